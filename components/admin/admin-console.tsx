@@ -1,0 +1,14 @@
+"use client";
+import { HealthPanel } from "./health-panel";
+import { UsersPanel } from "./users-panel";
+import { ApiKeysPanel } from "./api-keys-panel";
+
+export function AdminConsole({ currentUserId }: { currentUserId: string }) {
+  return (
+    <div className="stack">
+      <HealthPanel />
+      <UsersPanel currentUserId={currentUserId} />
+      <ApiKeysPanel />
+    </div>
+  );
+}

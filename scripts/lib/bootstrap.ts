@@ -1,0 +1,64 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { env } from "../../server/env";
+import { checkExternalDatabase, startEmbeddedPostgres, type RunningDatabase } from "./embedded-postgres";
+import { migrate } from "./migrator";
+
+export const log = (line: string) => console.log(`[dispatch] ${line}`);
+
+/** The database the app should use: DATABASE_URL when set, else the embedded one under DATA_DIR. */
+export async function openDatabase(): Promise<RunningDatabase> {
+  if (env.DATABASE_URL) {
+    log("Using the database from DATABASE_URL");
+    await checkExternalDatabase(env.DATABASE_URL);
+    return { url: env.DATABASE_URL, stop: async () => {}, embedded: false };
+  }
+  return startEmbeddedPostgres({ dataDir: env.DATA_DIR, port: env.EMBEDDED_PG_PORT, log });
+}
+
+/** Opens the database, applies pending migrations, and points this process's env at it. */
+export async function prepareDatabase(): Promise<RunningDatabase> {
+  const db = await openDatabase();
+  const { applied } = await migrate({ connectionString: db.url, log });
+  log(applied.length ? `Applied ${applied.length} migration(s)` : "Database schema is up to date");
+  env.DATABASE_URL = db.url;
+  return db;
+}
+
+/** AUTH_SECRET from the environment, or one generated once and kept under DATA_DIR. */
+export function resolveAuthSecret(): string {
+  if (env.AUTH_SECRET) return env.AUTH_SECRET;
+  const file = path.join(env.DATA_DIR, "auth-secret");
+  if (!existsSync(file)) {
+    mkdirSync(env.DATA_DIR, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600 });
+    log(`Generated AUTH_SECRET in ${file}`);
+  }
+  return readFileSync(file, "utf8").trim();
+}
+
+/** Creates the first admin when there are no users yet, and says how to sign in. */
+export async function ensureFirstAdmin(baseUrl: string): Promise<void> {
+  const { hasAnyUser, createUser } = await import("../../server/services/users");
+  const credentialsFile = path.join(env.DATA_DIR, "initial-admin.txt");
+  if (await hasAnyUser()) {
+    const hint = existsSync(credentialsFile) ? ` (first admin's credentials: ${credentialsFile})` : "";
+    log(`Sign in at ${baseUrl}/sign-in${hint}`);
+    return;
+  }
+  const email = env.DISPATCH_ADMIN_EMAIL ?? "admin@dispatch.local";
+  const password = env.DISPATCH_ADMIN_PASSWORD ?? randomBytes(12).toString("base64url");
+  await createUser({ email, password, role: "admin" });
+  mkdirSync(env.DATA_DIR, { recursive: true });
+  writeFileSync(credentialsFile, `email: ${email}\npassword: ${password}\n`, { mode: 0o600 });
+  log(`Created the first admin. Sign in at ${baseUrl}/sign-in with`);
+  log(`  email:    ${email}`);
+  log(`  password: ${env.DISPATCH_ADMIN_PASSWORD ? "(from DISPATCH_ADMIN_PASSWORD)" : password}`);
+  log(`  (also saved in ${credentialsFile}; more users: npm run admin -- user:create --email E --password P [--admin])`);
+}
+
+export async function closeAppDb(): Promise<void> {
+  const { getDb } = await import("../../server/db");
+  await getDb().$disconnect();
+}

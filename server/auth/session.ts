@@ -1,0 +1,33 @@
+import "server-only";
+import { auth } from "./auth";
+import { AppError } from "../errors";
+import { findUserById } from "../repositories/users";
+import { authenticateApiKey } from "../services/api-keys";
+
+export type Principal = { userId: string; email: string; role: "user" | "admin"; via: "session" | "api_key" };
+
+/** The signed-in browser user, re-read from the database; null when signed out or deleted. */
+export async function getSessionPrincipal(): Promise<Principal | null> {
+  const session = await auth();
+  const id = session?.user?.id;
+  if (!id) return null;
+  const user = await findUserById({ id });
+  return user ? { userId: user.id, email: user.email, role: user.role, via: "session" } : null;
+}
+
+/**
+ * Authenticates a protocol request: `Authorization: Bearer <api key>` when present
+ * (and then only that), otherwise the browser session.
+ */
+export async function authenticateRequest(req: Request): Promise<Principal> {
+  const header = req.headers.get("authorization");
+  if (header !== null) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match?.[1]) throw new AppError("UNAUTHORIZED", "Malformed Authorization header: expected `Bearer <api key>`");
+    const p = await authenticateApiKey(match[1]);
+    return { userId: p.userId, email: p.email, role: p.role, via: "api_key" };
+  }
+  const principal = await getSessionPrincipal();
+  if (!principal) throw new AppError("UNAUTHORIZED", "Sign in or send `Authorization: Bearer <api key>`");
+  return principal;
+}

@@ -1,0 +1,58 @@
+import { z } from "zod";
+
+// The only place that reads process.env. Values are validated once, at first import.
+
+const optionalString = z.string().trim().min(1).optional().catch(undefined);
+const bool = z
+  .enum(["true", "false", "1", "0"])
+  .transform((v) => v === "true" || v === "1")
+  .optional();
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  DATABASE_URL: z.string().url().optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
+  AUTH_SECRET: optionalString,
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  DATA_DIR: z.string().default(".data"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  RUN_DEADLINE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
+  LLM_BASE_URL: z.string().url().optional(),
+  LLM_API_KEY: optionalString,
+  LLM_MODEL: optionalString,
+  OPENAI_API_KEY: optionalString,
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_REGION: z.string().default("us-east-1"),
+  S3_BUCKET: optionalString,
+  S3_ACCESS_KEY_ID: optionalString,
+  S3_SECRET_ACCESS_KEY: optionalString,
+  S3_FORCE_PATH_STYLE: bool,
+  PUBLIC_URL: z.string().url().optional(),
+  // Read by the start scripts only: the first admin's credentials and the embedded database's port.
+  DISPATCH_ADMIN_EMAIL: optionalString,
+  DISPATCH_ADMIN_PASSWORD: optionalString,
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+function loadEnv(): Env {
+  // An empty variable means unset, as in most deployment tools.
+  const present = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`Invalid environment: ${problems}`);
+  }
+  return parsed.data;
+}
+
+export const env: Env = loadEnv();
+
+/** The database URL, or a clear error naming the variable that is missing. */
+export function requireDatabaseUrl(): string {
+  if (!env.DATABASE_URL) {
+    throw new Error("DATABASE_URL is not set. Start the app with `npm run dev` (embedded PostgreSQL) or set DATABASE_URL.");
+  }
+  return env.DATABASE_URL;
+}

@@ -1,0 +1,69 @@
+import "server-only";
+import { createHash, randomBytes } from "node:crypto";
+import { AppError } from "../errors";
+import { logger } from "../logger";
+import {
+  findApiKeyByHash,
+  findApiKeyById,
+  insertApiKey,
+  listApiKeysForUser,
+  markApiKeyRevoked,
+  touchApiKey,
+} from "../repositories/api-keys";
+import { findUserByEmail } from "../repositories/users";
+
+// Keys look like dsp_<43 base64url chars>. Only their SHA-256 is stored: a key is
+// high-entropy, so a fast hash is enough and keeps per-request authentication cheap.
+const KEY_PREFIX = "dsp_";
+const KEY_PATTERN = /^dsp_[A-Za-z0-9_-]{43}$/;
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+function hashKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+export async function createApiKey({ userId, name }: { userId: string; name?: string }) {
+  const key = KEY_PREFIX + randomBytes(32).toString("base64url");
+  const record = await insertApiKey({
+    userId,
+    name: name?.trim() || "API key",
+    prefix: key.slice(0, 12),
+    keyHash: hashKey(key),
+  });
+  return { key, record };
+}
+
+export async function createApiKeyForEmail({ email, name }: { email: string; name?: string }) {
+  const user = await findUserByEmail({ email: email.trim().toLowerCase() });
+  if (!user) throw new AppError("NOT_FOUND", `No user with email ${email}`);
+  return createApiKey({ userId: user.id, name });
+}
+
+export function listApiKeys({ userId }: { userId: string }) {
+  return listApiKeysForUser({ userId });
+}
+
+export async function revokeApiKey({ id }: { id: string }) {
+  const existing = await findApiKeyById({ id });
+  if (!existing) throw new AppError("NOT_FOUND", "API key not found");
+  await markApiKeyRevoked({ id });
+  return { ...existing, revokedAt: existing.revokedAt ?? new Date() };
+}
+
+export type ApiKeyPrincipal = { userId: string; email: string; role: "user" | "admin"; apiKeyId: string };
+
+/** Resolves a bearer key to its user, or throws UNAUTHORIZED with a message that says what is wrong. */
+export async function authenticateApiKey(key: string): Promise<ApiKeyPrincipal> {
+  if (!KEY_PATTERN.test(key)) {
+    throw new AppError("UNAUTHORIZED", "Malformed API key: expected `Authorization: Bearer dsp_...`");
+  }
+  const found = await findApiKeyByHash({ keyHash: hashKey(key) });
+  if (!found) throw new AppError("UNAUTHORIZED", "Invalid API key");
+  if (found.revokedAt) throw new AppError("UNAUTHORIZED", "This API key has been revoked");
+  const now = new Date();
+  if (!found.lastUsedAt || now.getTime() - found.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    // Bookkeeping only: a failure here must not fail the request.
+    touchApiKey({ id: found.id, at: now }).catch((err: unknown) => logger.warn({ err }, "could not record API key use"));
+  }
+  return { userId: found.user.id, email: found.user.email, role: found.user.role, apiKeyId: found.id };
+}

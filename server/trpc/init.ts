@@ -1,0 +1,62 @@
+import "server-only";
+import { initTRPC, TRPCError } from "@trpc/server";
+import superjson from "superjson";
+import { ZodError } from "zod";
+import { AppError, toAppError, type ErrorCode } from "../errors";
+import { getSessionPrincipal, type Principal } from "../auth/session";
+
+export async function createTrpcContext(): Promise<{ principal: Principal | null }> {
+  return { principal: await getSessionPrincipal() };
+}
+
+type TrpcCode = TRPCError["code"];
+const trpcCodes: Record<ErrorCode, TrpcCode> = {
+  BAD_REQUEST: "BAD_REQUEST",
+  UNAUTHORIZED: "UNAUTHORIZED",
+  FORBIDDEN: "FORBIDDEN",
+  NOT_FOUND: "NOT_FOUND",
+  CONFLICT: "CONFLICT",
+  PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
+  UNPROCESSABLE: "UNPROCESSABLE_CONTENT",
+  RATE_LIMITED: "TOO_MANY_REQUESTS",
+  INTERNAL: "INTERNAL_SERVER_ERROR",
+  UPSTREAM_ERROR: "BAD_GATEWAY",
+  SERVICE_UNAVAILABLE: "SERVICE_UNAVAILABLE",
+  DEADLINE_EXCEEDED: "GATEWAY_TIMEOUT",
+};
+
+const t = initTRPC.context<typeof createTrpcContext>().create({
+  transformer: superjson,
+  errorFormatter({ shape, error }) {
+    const zod = error.cause instanceof ZodError ? error.cause.issues.map((i) => ({ path: i.path.join("."), message: i.message })) : null;
+    return { ...shape, data: { ...shape.data, stack: undefined, zodIssues: zod } };
+  },
+});
+
+// Services throw AppError (or anything else); map it once, here, to a tRPC error.
+const errorMapping = t.middleware(async ({ next, path }) => {
+  const result = await next();
+  if (!result.ok) {
+    const cause = result.error.cause;
+    if (result.error.code === "INTERNAL_SERVER_ERROR" && cause && !(cause instanceof ZodError)) {
+      const app = cause instanceof AppError ? cause : toAppError(cause, { trpcPath: path });
+      throw new TRPCError({ code: trpcCodes[app.code], message: app.message, cause: app });
+    }
+  }
+  return result;
+});
+
+export const createTRPCRouter = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const publicProcedure = t.procedure.use(errorMapping);
+
+export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.principal) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue" });
+  return next({ ctx: { principal: ctx.principal } });
+});
+
+export const adminProcedure = protectedProcedure.use(({ ctx, next }) => {
+  if (ctx.principal.role !== "admin") throw new TRPCError({ code: "FORBIDDEN", message: "Admins only" });
+  return next({ ctx });
+});

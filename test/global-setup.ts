@@ -1,0 +1,99 @@
+// Integration harness: a fresh database for this run (on the embedded PostgreSQL, or on
+// the server DATABASE_URL names), migrated, and the production server started against it
+// when a build exists. Tests read both through `inject`.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import type { TestProject } from "vitest/node";
+import { ensureDatabase, freePort, startEmbeddedPostgres } from "../scripts/lib/embedded-postgres";
+import { migrate } from "../scripts/lib/migrator";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    databaseUrl: string;
+    baseUrl: string;
+    authSecret: string;
+    dataDir: string;
+  }
+}
+
+async function waitForHealthy(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  child.once("exit", () => (exited = true));
+  while (Date.now() < deadline) {
+    if (exited) throw new Error("The test server exited during start-up");
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`The test server did not become healthy within ${timeoutMs} ms`);
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const root = path.resolve(import.meta.dirname, "..");
+  const scratch = mkdtempSync(path.join(os.tmpdir(), "dispatch-test-"));
+  const external = process.env.DATABASE_URL;
+  const cluster = external ? null : await startEmbeddedPostgres({ dataDir: scratch, database: "postgres", persistent: false });
+  const serverUrl = new URL(external ?? cluster!.url);
+  const dbName = `dispatch_test_${randomBytes(5).toString("hex")}`;
+  const adminUrl = new URL(serverUrl);
+  adminUrl.pathname = "/postgres";
+  await ensureDatabase(adminUrl.toString(), dbName);
+  const testUrl = new URL(serverUrl);
+  testUrl.pathname = `/${dbName}`;
+  const databaseUrl = testUrl.toString();
+  await migrate({ connectionString: databaseUrl });
+
+  const authSecret = randomBytes(32).toString("base64url");
+  const dataDir = path.join(scratch, "data");
+  let server: ChildProcess | null = null;
+  let baseUrl = "";
+  if (existsSync(path.join(root, ".next", "BUILD_ID")) && process.env.TEST_SKIP_SERVER !== "1") {
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+    server = spawn(process.execPath, [nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {
+      cwd: root,
+      stdio: ["ignore", "ignore", "inherit"],
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        DATABASE_URL: databaseUrl,
+        AUTH_SECRET: authSecret,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: process.env.TEST_SERVER_LOG_LEVEL ?? "error",
+        NEXT_TELEMETRY_DISABLED: "1",
+        PUBLIC_URL: baseUrl,
+      },
+    });
+    await waitForHealthy(`${baseUrl}/api/health`, server, 60_000);
+  }
+
+  project.provide("databaseUrl", databaseUrl);
+  project.provide("baseUrl", baseUrl);
+  project.provide("authSecret", authSecret);
+  project.provide("dataDir", dataDir);
+
+  return async () => {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((r) => server!.once("exit", r));
+      server.kill("SIGTERM");
+      await exited;
+    }
+    const admin = new pg.Client({ connectionString: adminUrl.toString() });
+    await admin.connect();
+    await admin.query(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
+    await cluster?.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  };
+}

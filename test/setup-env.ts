@@ -1,0 +1,6 @@
+import { inject } from "vitest";
+
+// Runs before each test file's imports, so server/env.ts sees the test database.
+process.env.DATABASE_URL = inject("databaseUrl");
+process.env.AUTH_SECRET = inject("authSecret");
+process.env.DATA_DIR = inject("dataDir");
