@@ -1,0 +1,55 @@
+"use client";
+
+import { useMemo } from "react";
+import { parseUiSchema, type UiNode, type UiSchema } from "@/server/ui-schema/schema";
+import { UiFallback } from "./ui-fallback";
+import { UiNodeView } from "./ui-node-view";
+import styles from "./ui-schema.module.css";
+
+// Renders a tool card from TOOL_CALL_RESULT `metadata.ui_schema` or /history `uiSchema`.
+// The document arrives as untrusted JSON, so it is validated here against the same strict
+// schema the server compiles to; anything else becomes a readable fallback, never a crash.
+
+const THEME_CLASS: Record<UiSchema["theme"], string | undefined> = {
+  default: styles.themeDefault,
+  light: styles.themeLight,
+  dark: styles.themeDark,
+};
+
+export function UiSchemaView({ schema }: { schema: unknown }) {
+  const parsed = useMemo(() => parseUiSchema(schema), [schema]);
+
+  if (!parsed.success) {
+    return (
+      <section className={`${styles.root} ${styles.themeDefault}`} data-testid="ui-schema-card" data-state="invalid">
+        <UiFallback value={schema} reason={parsed.error} />
+      </section>
+    );
+  }
+
+  const doc = parsed.data;
+  return (
+    <section
+      className={`${styles.root} ${THEME_CLASS[doc.theme] ?? ""}`}
+      data-testid="ui-schema-card"
+      data-state="valid"
+      data-status={doc.status}
+      data-theme={doc.theme}
+      lang={doc.locale}
+      aria-label={firstTitle(doc.root)}
+    >
+      <UiNodeView node={doc.root} locale={doc.locale} />
+    </section>
+  );
+}
+
+/** The card's heading, so the section has an accessible name in a long chat. */
+function firstTitle(node: UiNode): string | undefined {
+  if (node.type === "text" && node.role === "title") return node.content;
+  const children = node.type === "stack" ? node.children : node.type === "list" ? node.items : [];
+  for (const child of children) {
+    const title = firstTitle(child);
+    if (title) return title;
+  }
+  return undefined;
+}
