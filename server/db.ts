@@ -1,22 +1,46 @@
 import "server-only";
+import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client";
 import { env, requireDatabaseUrl } from "./env";
+import { logger } from "./logger";
 
-// One client per process; kept on globalThis so dev hot reloads do not open new pools.
-const globalForDb = globalThis as unknown as { dispatchDb?: PrismaClient };
+// One pool per process, shared by Prisma and the hot paths (event log, history) that use
+// plain SQL; kept on globalThis so dev hot reloads do not open new pools.
+const globalForDb = globalThis as unknown as { dispatchPool?: pg.Pool; dispatchDb?: PrismaClient };
 
-function createClient(): PrismaClient {
-  const adapter = new PrismaPg({
-    connectionString: requireDatabaseUrl(),
-    max: env.DATABASE_POOL_MAX,
-    connectionTimeoutMillis: 5_000,
-    idleTimeoutMillis: 30_000,
-  });
-  return new PrismaClient({ adapter });
+export function getPool(): pg.Pool {
+  if (!globalForDb.dispatchPool) {
+    const pool = new pg.Pool({
+      connectionString: requireDatabaseUrl(),
+      max: env.DATABASE_POOL_MAX,
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 30_000,
+    });
+    // An idle client losing its connection (database restart) must not crash the process.
+    pool.on("error", (err) => logger.warn({ err }, "idle database connection lost"));
+    globalForDb.dispatchPool = pool;
+  }
+  return globalForDb.dispatchPool;
 }
 
 export function getDb(): PrismaClient {
-  globalForDb.dispatchDb ??= createClient();
+  globalForDb.dispatchDb ??= new PrismaClient({ adapter: new PrismaPg(getPool()) });
   return globalForDb.dispatchDb;
+}
+
+/** Runs `fn` in one transaction on a pooled connection; rolls back on any error. */
+export async function withTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await getPool().connect();
+  try {
+    await client.query("begin");
+    const result = await fn(client);
+    await client.query("commit");
+    return result;
+  } catch (err) {
+    await client.query("rollback").catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
 }

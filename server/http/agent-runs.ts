@@ -1,0 +1,29 @@
+import "server-only";
+import { AppError } from "../errors";
+import { authenticateRequest } from "../auth/session";
+import { MAX_PAYLOAD_BYTES, RUN_INPUT_ERRORS } from "../protocols/ag-ui/run-input-rules";
+import { parseRunAgentInput } from "../protocols/ag-ui/run-input";
+import { followRun } from "../runs/subscribe";
+import { startRun, taskAccepted } from "../services/runs";
+import { jsonResponse } from "./route";
+import { sseResponse } from "./sse";
+
+function wantsEventStream(req: Request): boolean {
+  return (req.headers.get("accept") ?? "").toLowerCase().includes("text/event-stream");
+}
+
+/** POST /api/v1/agent/runs (and its alias /run): validate, accept, then stream or answer 202. */
+export async function handleStartRun(req: Request): Promise<Response> {
+  const principal = await authenticateRequest(req);
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > MAX_PAYLOAD_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", RUN_INPUT_ERRORS.payloadTooLarge);
+  const parsed = parseRunAgentInput(await req.text());
+  if (!parsed.ok) {
+    throw new AppError(parsed.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", parsed.message, parsed.field ? { field: parsed.field } : undefined);
+  }
+  const { run } = await startRun({ userId: principal.userId, input: parsed.input, protocol: "ag-ui" });
+  if (wantsEventStream(req)) {
+    return sseResponse((signal) => followRun({ runId: run.id, after: 0, signal }), { headers: { "x-task-id": run.id } });
+  }
+  return jsonResponse(taskAccepted(run), 202);
+}

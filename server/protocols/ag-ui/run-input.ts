@@ -1,0 +1,279 @@
+import { z } from "zod";
+import {
+  MAX_MESSAGES,
+  MAX_PAYLOAD_BYTES,
+  MAX_RUN_ID_CHARS,
+  RUN_INPUT_ERRORS,
+  UUID_PATTERN,
+  checkRunInputRules,
+  contentText,
+  countCodePoints,
+  isDataUrl,
+  isImageMimeType,
+  isNonBlankString,
+  utf8ByteLength,
+  type RunInputFailure,
+} from "./run-input-rules";
+
+// Wire schemas for RunAgentInput (spec/agent-run-input.md, AG-UI 1.0). They describe the
+// shape of an accepted input and the per-field limits; the cross-field rules, their order
+// and their exact messages live in run-input-rules.ts, so parseRunAgentInput is the entry
+// point for request bodies.
+
+// Optional fields also accept null, which the spec allows on several of them and some
+// clients send for "absent"; consumers only ever see undefined.
+const optional = <T extends z.ZodType>(schema: T) =>
+  schema
+    .nullish()
+    .transform((value) => value ?? undefined)
+    .optional();
+
+const JsonObjectSchema = z.record(z.string(), z.unknown());
+const MessageIdSchema = z.string().min(1);
+const ImageMimeTypeSchema = z.string().refine(isImageMimeType, RUN_INPUT_ERRORS.binaryMimeType);
+const AttachmentUrlSchema = z
+  .string()
+  .refine(isNonBlankString, RUN_INPUT_ERRORS.binaryUrl)
+  .refine((url) => !isDataUrl(url), RUN_INPUT_ERRORS.binaryData);
+
+export const TextPartSchema = z.object({
+  type: z.literal("text"),
+  text: z.string(),
+  id: optional(z.string()),
+  metadata: optional(JsonObjectSchema),
+});
+
+/** The spec's binary block, after validation: an image referenced by (signed) URL, never inline data. */
+export const BinaryPartSchema = z.object({
+  type: z.literal("binary"),
+  mimeType: ImageMimeTypeSchema,
+  url: AttachmentUrlSchema,
+  id: optional(z.string()),
+  filename: optional(z.string()),
+});
+
+/** AG-UI 1.0's image part as @ag-ui/client sends it; only the URL source survives validation. */
+export const ImagePartSchema = z.object({
+  type: z.literal("image"),
+  source: z.object({
+    type: z.literal("url"),
+    value: AttachmentUrlSchema,
+    mimeType: ImageMimeTypeSchema,
+  }),
+  id: optional(z.string()),
+  metadata: optional(JsonObjectSchema),
+});
+
+export const UserContentPartSchema = z.discriminatedUnion("type", [TextPartSchema, BinaryPartSchema, ImagePartSchema]);
+// Tool results may carry content parts in AG-UI 1.0; the same URL-only image rule holds.
+export const ToolContentPartSchema = z.discriminatedUnion("type", [TextPartSchema, ImagePartSchema]);
+
+const messageBase = {
+  id: MessageIdSchema,
+  subagentRunId: optional(z.string()),
+  metadata: optional(JsonObjectSchema),
+};
+
+export const ToolCallSchema = z.object({
+  id: z.string().min(1),
+  type: z.literal("function"),
+  function: z.object({ name: z.string().min(1), arguments: z.string() }),
+  encryptedValue: optional(z.string()),
+  metadata: optional(JsonObjectSchema),
+});
+
+export const UserMessageSchema = z.object({
+  ...messageBase,
+  role: z.literal("user"),
+  content: z.union([z.string(), z.array(UserContentPartSchema)]),
+  name: optional(z.string()),
+  encryptedValue: optional(z.string()),
+});
+
+export const AssistantMessageSchema = z.object({
+  ...messageBase,
+  role: z.literal("assistant"),
+  content: optional(z.string()),
+  name: optional(z.string()),
+  toolCalls: optional(z.array(ToolCallSchema)),
+  encryptedValue: optional(z.string()),
+});
+
+export const SystemMessageSchema = z.object({
+  ...messageBase,
+  role: z.literal("system"),
+  content: z.string(),
+  name: optional(z.string()),
+  encryptedValue: optional(z.string()),
+});
+
+export const DeveloperMessageSchema = z.object({
+  ...messageBase,
+  role: z.literal("developer"),
+  content: z.string(),
+  name: optional(z.string()),
+  encryptedValue: optional(z.string()),
+});
+
+export const ToolMessageSchema = z.object({
+  ...messageBase,
+  role: z.literal("tool"),
+  content: z.union([z.string(), z.array(ToolContentPartSchema)]),
+  toolCallId: z.string().min(1),
+  error: optional(z.string()),
+  encryptedValue: optional(z.string()),
+});
+
+export const ReasoningMessageSchema = z.object({
+  ...messageBase,
+  role: z.literal("reasoning"),
+  content: z.string(),
+  encryptedValue: optional(z.string()),
+});
+
+export const ActivityMessageSchema = z.object({
+  ...messageBase,
+  role: z.literal("activity"),
+  activityType: z.string(),
+  content: JsonObjectSchema,
+});
+
+export const MessageSchema = z.discriminatedUnion("role", [
+  UserMessageSchema,
+  AssistantMessageSchema,
+  SystemMessageSchema,
+  DeveloperMessageSchema,
+  ToolMessageSchema,
+  ReasoningMessageSchema,
+  ActivityMessageSchema,
+]);
+
+export const ToolSchema = z.object({
+  name: z.string().min(1),
+  description: z.string(),
+  /** JSON Schema of the arguments. */
+  parameters: optional(JsonObjectSchema),
+  metadata: optional(JsonObjectSchema),
+});
+
+export const ContextSchema = z.object({ description: z.string(), value: z.string() });
+
+/** AG-UI 1.0: the answer to an interrupt, sent on the run that continues from it. */
+export const ResumeEntrySchema = z.object({
+  interruptId: z.string(),
+  status: z.enum(["resolved", "cancelled"]),
+  payload: z.unknown().optional(),
+  metadata: optional(JsonObjectSchema),
+});
+
+// Unknown top-level fields are stripped: AG-UI clients add fields across versions and the
+// spec asks us to ignore them.
+export const RunAgentInputSchema = z.object({
+  threadId: z.string().regex(UUID_PATTERN, RUN_INPUT_ERRORS.threadId),
+  runId: z
+    .string()
+    .min(1)
+    .refine((runId) => countCodePoints(runId) <= MAX_RUN_ID_CHARS, RUN_INPUT_ERRORS.runIdLength),
+  parentRunId: optional(z.string()),
+  protocolVersion: optional(z.string()),
+  state: z.unknown().optional(),
+  messages: z.array(MessageSchema).max(MAX_MESSAGES, RUN_INPUT_ERRORS.messagesLimit),
+  tools: z
+    .array(ToolSchema)
+    .nullish()
+    .transform((tools) => tools ?? []),
+  context: z
+    .array(ContextSchema)
+    .nullish()
+    .transform((context) => context ?? []),
+  forwardedProps: z.unknown().optional(),
+  resume: optional(z.array(ResumeEntrySchema)),
+});
+
+export type TextPart = z.infer<typeof TextPartSchema>;
+export type BinaryPart = z.infer<typeof BinaryPartSchema>;
+export type ImagePart = z.infer<typeof ImagePartSchema>;
+export type UserContentPart = z.infer<typeof UserContentPartSchema>;
+export type ToolContentPart = z.infer<typeof ToolContentPartSchema>;
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+export type UserMessage = z.infer<typeof UserMessageSchema>;
+export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
+export type ToolMessage = z.infer<typeof ToolMessageSchema>;
+export type Message = z.infer<typeof MessageSchema>;
+export type Tool = z.infer<typeof ToolSchema>;
+export type Context = z.infer<typeof ContextSchema>;
+export type ResumeEntry = z.infer<typeof ResumeEntrySchema>;
+export type RunAgentInput = z.infer<typeof RunAgentInputSchema>;
+
+export type ParseRunAgentInputResult = { ok: true; input: RunAgentInput } | RunInputFailure;
+
+function formatPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((out, key) => {
+    if (typeof key === "number") return `${out}[${key}]`;
+    const name = String(key);
+    return out === "" ? name : `${out}.${name}`;
+  }, "");
+}
+
+/**
+ * Validates a POST /api/v1/agent/runs body: the size limit on the raw UTF-8 bytes, JSON,
+ * the spec's table in order with its exact messages, then the full wire schema. A
+ * failure is always the caller's fault (400, or 413 for size).
+ */
+export function parseRunAgentInput(rawBody: string): ParseRunAgentInputResult {
+  // Each UTF-16 unit is at least one UTF-8 byte, so an over-long string needs no counting.
+  if (rawBody.length > MAX_PAYLOAD_BYTES || utf8ByteLength(rawBody) > MAX_PAYLOAD_BYTES) {
+    return { ok: false, status: 413, message: RUN_INPUT_ERRORS.payloadTooLarge };
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(rawBody);
+  } catch {
+    return { ok: false, status: 400, message: RUN_INPUT_ERRORS.invalidJson };
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return { ok: false, status: 400, message: "RunAgentInput must be a JSON object" };
+  }
+
+  const ruleFailure = checkRunInputRules(body as Record<string, unknown>);
+  if (ruleFailure) return ruleFailure;
+
+  const parsed = RunAgentInputSchema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue ? formatPath(issue.path) : "";
+    const message = issue?.message ?? "invalid RunAgentInput";
+    return field === ""
+      ? { ok: false, status: 400, message }
+      : { ok: false, status: 400, message: `${field}: ${message}`, field };
+  }
+  return { ok: true, input: parsed.data };
+}
+
+export type UserImageRef = { url: string; mimeType: string; filename?: string };
+export type UserMessageParts = { messageId: string; text: string; images: UserImageRef[] };
+
+/**
+ * The run's user message as the agent consumes it: its text (text parts concatenated,
+ * the same text the length rule measured) and its images, in order, whichever of the two
+ * wire forms carried them.
+ */
+export function userMessageParts(input: RunAgentInput): UserMessageParts {
+  const message = input.messages.find((candidate) => candidate.role === "user");
+  if (!message) throw new Error("RunAgentInput has no user message; parse it with parseRunAgentInput first");
+  const images: UserImageRef[] = [];
+  if (Array.isArray(message.content)) {
+    for (const part of message.content) {
+      if (part.type === "binary") {
+        images.push(
+          part.filename === undefined
+            ? { url: part.url, mimeType: part.mimeType }
+            : { url: part.url, mimeType: part.mimeType, filename: part.filename },
+        );
+      } else if (part.type === "image") {
+        images.push({ url: part.source.value, mimeType: part.source.mimeType });
+      }
+    }
+  }
+  return { messageId: message.id, text: contentText(message.content), images };
+}

@@ -1,0 +1,35 @@
+import "server-only";
+import type pg from "pg";
+import { getPool } from "../db";
+
+export type ThreadRow = { id: string; userId: string; title: string; createdAt: Date; updatedAt: Date };
+
+/** Creates the thread for `userId` if it does not exist, then locks it for this transaction. */
+export async function lockOrCreateThread(
+  { id, userId, title }: { id: string; userId: string; title: string },
+  db: pg.PoolClient,
+): Promise<ThreadRow> {
+  await db.query(`insert into threads (id, user_id, title, updated_at) values ($1, $2, $3, now()) on conflict (id) do nothing`, [id, userId, title]);
+  const { rows } = await db.query<ThreadRow>(
+    `select id, user_id as "userId", title, created_at as "createdAt", updated_at as "updatedAt" from threads where id = $1 for update`,
+    [id],
+  );
+  return rows[0]!;
+}
+
+export async function findThreadForUser({ id, userId }: { id: string; userId: string }): Promise<ThreadRow | null> {
+  const { rows } = await getPool().query<ThreadRow>(
+    `select id, user_id as "userId", title, created_at as "createdAt", updated_at as "updatedAt" from threads where id = $1 and user_id = $2`,
+    [id, userId],
+  );
+  return rows[0] ?? null;
+}
+
+export async function findLatestThreadForUser({ userId }: { userId: string }): Promise<ThreadRow | null> {
+  const { rows } = await getPool().query<ThreadRow>(
+    `select id, user_id as "userId", title, created_at as "createdAt", updated_at as "updatedAt" from threads
+     where user_id = $1 order by updated_at desc limit 1`,
+    [userId],
+  );
+  return rows[0] ?? null;
+}

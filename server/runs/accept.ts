@@ -1,0 +1,81 @@
+import "server-only";
+import { withTransaction } from "../db";
+import { env } from "../env";
+import { AppError } from "../errors";
+import { appendMessage } from "../repositories/messages";
+import { findActiveRunOnThread, findRunByClientId, insertRun, type RunRow } from "../repositories/runs";
+import { lockOrCreateThread } from "../repositories/threads";
+import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
+
+export type AcceptedRun = { run: RunRow; created: boolean };
+
+const UNIQUE_VIOLATION = "23505";
+
+function titleFrom(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  if (!line) return "New chat";
+  return line.length > 80 ? `${line.slice(0, 77)}…` : line;
+}
+
+/**
+ * Records a new run and its user message, or returns the run this user already started
+ * with the same runId. The thread is created for the caller on first use; someone else's
+ * thread is "not found", and a thread with a run in progress is busy.
+ */
+export async function acceptRun(opts: {
+  userId: string;
+  input: RunAgentInput;
+  protocol: string;
+  runner: string;
+  userMessageMetadata?: Record<string, unknown>;
+}): Promise<AcceptedRun> {
+  const { userId, input } = opts;
+  const existing = await findRunByClientId({ userId, runId: input.runId });
+  if (existing) return { run: existing, created: false };
+  const user = userMessageParts(input);
+  try {
+    return await withTransaction(async (tx) => {
+      const thread = await lockOrCreateThread({ id: input.threadId, userId, title: titleFrom(user.text) }, tx);
+      if (thread.userId !== userId) throw new AppError("NOT_FOUND", `Thread ${input.threadId} not found`);
+      const again = await findRunByClientId({ userId, runId: input.runId }, tx);
+      if (again) return { run: again, created: false };
+      const busy = await findActiveRunOnThread({ threadId: thread.id }, tx);
+      if (busy) {
+        throw new AppError("CONFLICT", `Thread ${thread.id} already has a run in progress (${busy.runId}); wait for it to finish or cancel it`, {
+          activeRunId: busy.runId,
+        });
+      }
+      const run = await insertRun(
+        {
+          runId: input.runId,
+          threadId: thread.id,
+          userId,
+          protocol: opts.protocol,
+          runner: opts.runner,
+          input,
+          deadlineAt: new Date(Date.now() + env.RUN_DEADLINE_SECONDS * 1000),
+        },
+        tx,
+      );
+      await appendMessage(
+        {
+          threadId: thread.id,
+          role: "user",
+          messageId: user.messageId,
+          runId: run.id,
+          content: user.text,
+          metadata: { run_id: input.runId, message_id: user.messageId, stage: "input", ...opts.userMessageMetadata },
+        },
+        tx,
+      );
+      return { run, created: true };
+    });
+  } catch (err) {
+    // Two requests with the same runId raced; the other one won, and it is the same task.
+    if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
+      const winner = await findRunByClientId({ userId, runId: input.runId });
+      if (winner) return { run: winner, created: false };
+    }
+    throw err;
+  }
+}

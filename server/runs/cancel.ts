@@ -1,0 +1,21 @@
+import "server-only";
+import { requestRunCancel, type RunRow } from "../repositories/runs";
+import { abortLocalRun, RUN_CANCEL_CHANNEL } from "./execute";
+import { notify } from "./notifications";
+import { closeAbandonedRun } from "./recovery";
+import { TERMINAL_STATUSES } from "./types";
+
+/**
+ * Stops a run wherever it executes: here directly, elsewhere through a notification to
+ * the instance that owns it. A run nobody executes any more is closed as cancelled at once.
+ * Idempotent: cancelling an ended run changes nothing.
+ */
+export async function cancelRun(run: RunRow): Promise<void> {
+  if (TERMINAL_STATUSES.has(run.status)) return;
+  if (abortLocalRun(run.id, "cancelled")) return;
+  await requestRunCancel({ id: run.id });
+  await notify(RUN_CANCEL_CHANNEL, run.id);
+  if (run.status === "queued" && Date.now() - run.createdAt.getTime() > 30_000) {
+    await closeAbandonedRun(run, { type: "cancelled" });
+  }
+}

@@ -1,0 +1,168 @@
+import "server-only";
+import { EventType } from "@ag-ui/core";
+import { AppError } from "../errors";
+import { logger } from "../logger";
+import { createEventSequenceGuard, type RunCloseOutcome } from "../protocols/ag-ui/event-guard";
+import type { AgUiEvent } from "../protocols/ag-ui/events";
+import type { RunAgentInput } from "../protocols/ag-ui/run-input";
+import { serializeEvent } from "../protocols/ag-ui/sse";
+import { appendMessage } from "../repositories/messages";
+import { heartbeatRuns, markRunFinished, markRunStarted } from "../repositories/runs";
+import { flushEvents } from "./event-log";
+import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
+import { listen } from "./notifications";
+import type { EmitExtras, RunHandle, Runner, RunnerResult } from "./types";
+
+export const RUN_CANCEL_CHANNEL = "dispatch_run_cancel";
+const HEARTBEAT_MS = 10_000;
+
+type AbortReason = "cancelled" | "deadline";
+const controllers = new Map<string, AbortController>();
+
+let heartbeat: NodeJS.Timeout | null = null;
+let cancelListener: Promise<unknown> | null = null;
+
+function startBackgroundDuties(): void {
+  heartbeat ??= setInterval(() => {
+    heartbeatRuns({ ids: [...controllers.keys()] }).catch((err: unknown) => logger.warn({ err }, "run heartbeat failed"));
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+  cancelListener ??= listen(RUN_CANCEL_CHANNEL, (id) => abortLocalRun(id, "cancelled")).catch((err: unknown) => {
+    cancelListener = null;
+    logger.warn({ err }, "could not listen for cancel requests");
+  });
+}
+
+/** Aborts a run executing on this instance; false when it is not here. */
+export function abortLocalRun(id: string, reason: AbortReason): boolean {
+  const c = controllers.get(id);
+  if (!c) return false;
+  if (!c.signal.aborted) c.abort(reason);
+  return true;
+}
+
+function hasState(state: unknown): boolean {
+  if (state === undefined || state === null) return false;
+  return typeof state !== "object" || Array.isArray(state) || Object.keys(state).length > 0;
+}
+
+/** Tracks streamed messages so each one lands in the thread when it completes. */
+class MessageRecorder {
+  private readonly texts = new Map<string, { role: string; parts: string[] }>();
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly run: RunHandle, private readonly startedAt: number) {}
+
+  observe(event: AgUiEvent, extras?: EmitExtras): void {
+    switch (event.type) {
+      case EventType.TEXT_MESSAGE_START:
+        this.texts.set(event.messageId, { role: event.role ?? "assistant", parts: [] });
+        break;
+      case EventType.TEXT_MESSAGE_CONTENT:
+        this.texts.get(event.messageId)?.parts.push(event.delta);
+        break;
+      case EventType.TEXT_MESSAGE_END: {
+        const msg = this.texts.get(event.messageId);
+        this.texts.delete(event.messageId);
+        if (msg && msg.parts.length > 0) this.save("assistant", event.messageId, msg.parts.join(""), { stage: "answer", ...extras?.messageMetadata });
+        break;
+      }
+      case EventType.TOOL_CALL_RESULT:
+        this.save("tool", event.messageId, typeof event.content === "string" ? event.content : JSON.stringify(event.content), { stage: "tool_execution", tool_call_id: event.toolCallId, ...extras?.messageMetadata });
+        break;
+      default:
+        break;
+    }
+  }
+
+  private save(role: "assistant" | "tool", messageId: string, content: string, meta: Record<string, unknown>): void {
+    const metadata = { run_id: this.run.runId, message_id: messageId, latency_ms: Date.now() - this.startedAt, ...meta };
+    this.chain = this.chain.then(() =>
+      appendMessage({ threadId: this.run.threadId, role, messageId, runId: this.run.id, content, metadata }).catch((err: unknown) =>
+        logger.error({ err, runId: this.run.id }, "could not persist a run message"),
+      ),
+    );
+  }
+
+  settled(): Promise<unknown> {
+    return this.chain;
+  }
+}
+
+function failureOf(err: unknown, reason: AbortReason | undefined): { status: "failed" | "cancelled"; outcome: RunCloseOutcome } {
+  if (reason === "cancelled") return { status: "cancelled", outcome: { type: "cancelled" } };
+  if (reason === "deadline") {
+    return { status: "failed", outcome: { type: "error", code: "DEADLINE_EXCEEDED", message: "The run exceeded its deadline and was stopped" } };
+  }
+  if (err instanceof AppError && err.status < 500) return { status: "failed", outcome: { type: "error", code: err.code, message: err.message } };
+  return { status: "failed", outcome: { type: "error", code: "RUNNER_ERROR", message: "The agent failed while running; see the run log" } };
+}
+
+/**
+ * Executes a run on this instance: RUN_STARTED, the runner's events (checked by the AG-UI
+ * sequence guard, persisted in batches, fanned out live), then exactly one terminal event.
+ * Resolves when the run has ended and everything about it is durable.
+ */
+export async function executeRun(run: RunHandle, input: RunAgentInput, runner: Runner): Promise<void> {
+  if (getLiveRun(run.id)) return;
+  startBackgroundDuties();
+  const live = openLiveRun(run.id);
+  const controller = new AbortController();
+  controllers.set(run.id, controller);
+  const startedAt = Date.now();
+  const recorder = new MessageRecorder(run, startedAt);
+  const guard = createEventSequenceGuard({ threadId: run.threadId, runId: run.runId });
+  const put = (event: AgUiEvent, extras?: EmitExtras) => {
+    const accepted = guard.accept(event);
+    live.append(accepted.type, serializeEvent(accepted));
+    recorder.observe(accepted, extras);
+  };
+  const deadline = setTimeout(() => controller.abort("deadline" satisfies AbortReason), Math.max(0, run.deadlineAt.getTime() - Date.now()));
+
+  let result: RunnerResult = {};
+  let failure: ReturnType<typeof failureOf> | null = null;
+  try {
+    put({ type: EventType.RUN_STARTED, threadId: run.threadId, runId: run.runId, ...(input.parentRunId ? { parentRunId: input.parentRunId } : {}) });
+    if (hasState(input.state)) put({ type: EventType.STATE_SNAPSHOT, snapshot: input.state });
+    await markRunStarted({ id: run.id });
+    result = await runner.run({
+      run,
+      input,
+      signal: controller.signal,
+      emit: (event, extras) => {
+        if (controller.signal.aborted) return;
+        put(event, extras);
+      },
+    });
+    if (controller.signal.aborted) failure = failureOf(null, controller.signal.reason as AbortReason);
+  } catch (err) {
+    const reason = controller.signal.aborted ? (controller.signal.reason as AbortReason) : undefined;
+    failure = failureOf(err, reason);
+    if (!reason) logger.error({ err, runId: run.id }, "run failed");
+  } finally {
+    clearTimeout(deadline);
+  }
+
+  try {
+    const outcome: RunCloseOutcome = failure?.outcome ?? { type: "success", ...(result.result !== undefined ? { result: result.result } : {}) };
+    const closing = guard.close(outcome);
+    // Messages closed by the terminal sequence (a cancelled answer) are recorded too.
+    for (const e of closing) if (e.type === EventType.TEXT_MESSAGE_END || e.type === EventType.TOOL_CALL_END) recorder.observe(e);
+    await recorder.settled();
+    await markRunFinished({
+      id: run.id,
+      status: failure?.status ?? "completed",
+      errorCode: failure?.outcome.type === "error" ? failure.outcome.code ?? "RUNNER_ERROR" : null,
+      errorMessage: failure?.outcome.type === "error" ? failure.outcome.message : null,
+      usage: result.usage ?? null,
+      model: result.model ?? null,
+    });
+    for (const e of closing) live.append(e.type, serializeEvent(e));
+    await flushEvents();
+  } catch (err) {
+    logger.error({ err, runId: run.id }, "could not close a run cleanly");
+  } finally {
+    controllers.delete(run.id);
+    closeLiveRun(run.id);
+  }
+}

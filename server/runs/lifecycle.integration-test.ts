@@ -1,0 +1,94 @@
+import { EventType } from "@ag-ui/core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { getPool } from "@/server/db";
+import { createTestUser } from "@/test/helpers";
+import { runInput } from "@/test/runs";
+import { parseRunAgentInput } from "@/server/protocols/ag-ui/run-input";
+import { acceptRun } from "./accept";
+import { flushEvents, readEvents } from "./event-log";
+import { executeRun } from "./execute";
+import { recoverAbandonedRuns } from "./recovery";
+import type { Runner } from "./types";
+
+let userId: string;
+beforeAll(async () => {
+  userId = (await createTestUser()).id;
+});
+
+async function accept(text = "hi") {
+  const parsed = parseRunAgentInput(JSON.stringify(runInput({}, text)));
+  if (!parsed.ok) throw new Error(parsed.message);
+  const { run } = await acceptRun({ userId, input: parsed.input, protocol: "ag-ui", runner: "test" });
+  return { run, input: parsed.input };
+}
+
+const handle = (run: Awaited<ReturnType<typeof accept>>["run"], deadlineAt = run.deadlineAt) => ({
+  id: run.id,
+  runId: run.runId,
+  threadId: run.threadId,
+  userId: run.userId,
+  protocol: run.protocol,
+  deadlineAt,
+  createdAt: run.createdAt,
+});
+
+async function eventTypes(runId: string) {
+  return (await readEvents({ runId, after: 0, limit: 1000 })).map((r) => JSON.parse(r.json) as { type: string; code?: string });
+}
+
+async function status(id: string) {
+  const { rows } = await getPool().query("select status, error_code from runs where id = $1", [id]);
+  return rows[0] as { status: string; error_code: string | null };
+}
+
+describe("run lifecycle", () => {
+  it("stops a run at its deadline and fails it with a clear code", async () => {
+    const { run, input } = await accept();
+    const hangs: Runner = {
+      id: "test:hang",
+      run: ({ signal, emit }) =>
+        new Promise((_, reject) => {
+          emit({ type: EventType.TEXT_MESSAGE_START, messageId: "m1", role: "assistant" });
+          emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m1", delta: "partial" });
+          signal.addEventListener("abort", () => reject(new Error("aborted")));
+        }),
+    };
+    await executeRun(handle(run, new Date(Date.now() + 150)), input, hangs);
+    const events = await eventTypes(run.id);
+    expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_ERROR"]);
+    expect(events.at(-1)).toMatchObject({ code: "DEADLINE_EXCEEDED" });
+    expect(await status(run.id)).toEqual({ status: "failed", error_code: "DEADLINE_EXCEEDED" });
+    // The partial answer is kept in the thread.
+    const { rows } = await getPool().query("select role, content, metadata from messages where thread_id = $1 order by seq", [run.threadId]);
+    expect(rows.map((r) => [r.role, r.content])).toEqual([["user", "hi"], ["assistant", "partial"]]);
+    expect(rows[1].metadata).toMatchObject({ run_id: run.runId, message_id: "m1", stage: "answer", latency_ms: expect.any(Number) });
+    expect(rows[0].metadata).toMatchObject({ run_id: run.runId, stage: "input" });
+  });
+
+  it("fails a run whose runner crashes with RUN_ERROR, hiding internal details", async () => {
+    const { run, input } = await accept();
+    const crashes: Runner = { id: "test:crash", run: async () => Promise.reject(new Error("secret stack detail")) };
+    await executeRun(handle(run), input, crashes);
+    const events = await eventTypes(run.id);
+    expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_ERROR"]);
+    expect(JSON.stringify(events)).not.toContain("secret stack detail");
+    expect((await status(run.id)).status).toBe("failed");
+  });
+
+  it("closes runs a dead server left open, keeping what was written", async () => {
+    const { run } = await accept();
+    const started = { type: "RUN_STARTED", threadId: run.threadId, runId: run.runId };
+    const open = { type: "TEXT_MESSAGE_START", messageId: "m-dead", role: "assistant" };
+    await getPool().query(
+      `insert into run_events (run_id, seq, type, payload) values ($1, 1, 'RUN_STARTED', $2), ($1, 2, 'TEXT_MESSAGE_START', $3)`,
+      [run.id, JSON.stringify(started), JSON.stringify(open)],
+    );
+    await getPool().query(`update runs set status = 'running', heartbeat_at = now() - interval '5 minutes' where id = $1`, [run.id]);
+    expect(await recoverAbandonedRuns()).toBeGreaterThanOrEqual(1);
+    await flushEvents();
+    const events = await eventTypes(run.id);
+    expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_END", "RUN_ERROR"]);
+    expect(events.at(-1)).toMatchObject({ code: "SERVER_RESTARTED" });
+    expect(await status(run.id)).toEqual({ status: "failed", error_code: "SERVER_RESTARTED" });
+  });
+});

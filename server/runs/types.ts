@@ -1,0 +1,46 @@
+import type { AgUiEvent } from "../protocols/ag-ui/events";
+import type { RunAgentInput } from "../protocols/ag-ui/run-input";
+
+/** One persisted event: its per-run sequence number and its JSON, serialized once. */
+export type EventRecord = { seq: number; type: string; json: string };
+
+export type RunStatus = "queued" | "running" | "completed" | "failed" | "cancelled";
+export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set(["completed", "failed", "cancelled"]);
+export const TERMINAL_EVENT_TYPES: ReadonlySet<string> = new Set(["RUN_FINISHED", "RUN_ERROR"]);
+
+export type TokenUsage = { inputTokens: number; outputTokens: number; totalTokens: number };
+
+/** What the engine knows of a run it executes. */
+export type RunHandle = {
+  id: string; // internal id, also the task id
+  runId: string; // the client's runId
+  threadId: string;
+  userId: string;
+  protocol: string;
+  deadlineAt: Date;
+  createdAt: Date;
+};
+
+/** Data that goes with an event into the thread's messages, never onto the wire. */
+export type EmitExtras = { messageMetadata?: Record<string, unknown> };
+
+export type RunnerInput = {
+  run: RunHandle;
+  input: RunAgentInput;
+  /** Aborted on cancel or deadline; runners pass it to every model call and tool. */
+  signal: AbortSignal;
+  /** Streams one event. RUN_STARTED / RUN_FINISHED / RUN_ERROR belong to the engine. */
+  emit: (event: AgUiEvent, extras?: EmitExtras) => void;
+};
+
+export type RunnerResult = {
+  usage?: TokenUsage;
+  /** Carried in RUN_FINISHED's `result`. */
+  result?: unknown;
+  model?: string;
+};
+
+export interface Runner {
+  readonly id: string;
+  run(input: RunnerInput): Promise<RunnerResult>;
+}

@@ -1,0 +1,71 @@
+import "server-only";
+import { after } from "next/server";
+import { AppError } from "../errors";
+import { logger } from "../logger";
+import { findRunByClientId, type RunRow } from "../repositories/runs";
+import type { RunAgentInput } from "../protocols/ag-ui/run-input";
+import { acceptRun } from "../runs/accept";
+import { cancelRun } from "../runs/cancel";
+import { executeRun } from "../runs/execute";
+import { defaultRunner, getRunner } from "../runs/runners/registry";
+import { startRecoverySweeper } from "../runs/recovery";
+
+/**
+ * Accepts a run for the user and starts executing it on this instance. Background work
+ * is registered with Next's `after`, so it outlives the response on serverless hosts too.
+ */
+export async function startRun(opts: { userId: string; input: RunAgentInput; protocol: string }): Promise<{ run: RunRow; created: boolean }> {
+  startRecoverySweeper();
+  const runner = defaultRunner();
+  const accepted = await acceptRun({ userId: opts.userId, input: opts.input, protocol: opts.protocol, runner: runner.id });
+  if (accepted.created) {
+    const r = accepted.run;
+    const execution = executeRun(
+      { id: r.id, runId: r.runId, threadId: r.threadId, userId: r.userId, protocol: r.protocol, deadlineAt: r.deadlineAt, createdAt: r.createdAt },
+      opts.input,
+      getRunner(r.runner) ?? runner,
+    ).catch((err: unknown) => logger.error({ err, runId: r.id }, "run execution crashed"));
+    try {
+      after(execution);
+    } catch {
+      // Outside a request (scripts, tests) there is nothing to extend; the promise runs on.
+    }
+  }
+  return accepted;
+}
+
+export async function getRunForUser({ userId, runId }: { userId: string; runId: string }): Promise<RunRow> {
+  const run = await findRunByClientId({ userId, runId });
+  if (!run) throw new AppError("NOT_FOUND", `Run ${runId} not found`);
+  return run;
+}
+
+export async function cancelRunForUser({ userId, runId }: { userId: string; runId: string }): Promise<RunRow> {
+  const run = await getRunForUser({ userId, runId });
+  await cancelRun(run);
+  return (await findRunByClientId({ userId, runId })) ?? run;
+}
+
+export function taskAccepted(run: RunRow) {
+  return { taskId: run.id, threadId: run.threadId, runId: run.runId, created: run.createdAt.toISOString() };
+}
+
+export function runView(run: RunRow) {
+  const end = run.finishedAt ?? null;
+  return {
+    taskId: run.id,
+    runId: run.runId,
+    threadId: run.threadId,
+    status: run.status,
+    protocol: run.protocol,
+    runner: run.runner,
+    model: run.model,
+    createdAt: run.createdAt.toISOString(),
+    startedAt: run.startedAt?.toISOString() ?? null,
+    finishedAt: end?.toISOString() ?? null,
+    durationMs: run.startedAt && end ? end.getTime() - run.startedAt.getTime() : null,
+    deadlineAt: run.deadlineAt.toISOString(),
+    error: run.errorCode ? { code: run.errorCode, message: run.errorMessage ?? "" } : null,
+    usage: run.usage,
+  };
+}
