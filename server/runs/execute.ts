@@ -11,7 +11,7 @@ import { heartbeatRuns, markRunFinished, markRunStarted } from "../repositories/
 import { flushEvents } from "./event-log";
 import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
 import { listen } from "./notifications";
-import type { EmitExtras, RunHandle, Runner, RunnerResult } from "./types";
+import type { EmitExtras, GenerationParams, RunHandle, Runner, RunnerResult } from "./types";
 
 export const RUN_CANCEL_CHANNEL = "dispatch_run_cancel";
 const HEARTBEAT_MS = 10_000;
@@ -103,7 +103,7 @@ function failureOf(err: unknown, reason: AbortReason | undefined): { status: "fa
  * sequence guard, persisted in batches, fanned out live), then exactly one terminal event.
  * Resolves when the run has ended and everything about it is durable.
  */
-export async function executeRun(run: RunHandle, input: RunAgentInput, runner: Runner): Promise<void> {
+export async function executeRun(run: RunHandle, input: RunAgentInput, runner: Runner, generation: GenerationParams = {}): Promise<void> {
   if (getLiveRun(run.id)) return;
   startBackgroundDuties();
   const live = openLiveRun(run.id);
@@ -128,6 +128,7 @@ export async function executeRun(run: RunHandle, input: RunAgentInput, runner: R
     result = await runner.run({
       run,
       input,
+      generation,
       signal: controller.signal,
       emit: (event, extras) => {
         if (controller.signal.aborted) return;

@@ -24,9 +24,22 @@ export type RunHandle = {
 /** Data that goes with an event into the thread's messages, never onto the wire. */
 export type EmitExtras = { messageMetadata?: Record<string, unknown> };
 
+/** Sampling parameters a protocol passed through; runners apply what their model supports. */
+export type GenerationParams = {
+  model?: string;
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  frequencyPenalty?: number;
+  presencePenalty?: number;
+  stop?: string[];
+  seed?: number;
+};
+
 export type RunnerInput = {
   run: RunHandle;
   input: RunAgentInput;
+  generation: GenerationParams;
   /** Aborted on cancel or deadline; runners pass it to every model call and tool. */
   signal: AbortSignal;
   /** Streams one event. RUN_STARTED / RUN_FINISHED / RUN_ERROR belong to the engine. */

@@ -9,21 +9,35 @@ import { cancelRun } from "../runs/cancel";
 import { executeRun } from "../runs/execute";
 import { defaultRunner, getRunner } from "../runs/runners/registry";
 import { startRecoverySweeper } from "../runs/recovery";
+import type { GenerationParams } from "../runs/types";
 
 /**
  * Accepts a run for the user and starts executing it on this instance. Background work
  * is registered with Next's `after`, so it outlives the response on serverless hosts too.
  */
-export async function startRun(opts: { userId: string; input: RunAgentInput; protocol: string }): Promise<{ run: RunRow; created: boolean }> {
+export async function startRun(opts: {
+  userId: string;
+  input: RunAgentInput;
+  protocol: string;
+  generation?: GenerationParams;
+  userMessageMetadata?: Record<string, unknown>;
+}): Promise<{ run: RunRow; created: boolean }> {
   startRecoverySweeper();
   const runner = defaultRunner();
-  const accepted = await acceptRun({ userId: opts.userId, input: opts.input, protocol: opts.protocol, runner: runner.id });
+  const accepted = await acceptRun({
+    userId: opts.userId,
+    input: opts.input,
+    protocol: opts.protocol,
+    runner: runner.id,
+    userMessageMetadata: opts.userMessageMetadata,
+  });
   if (accepted.created) {
     const r = accepted.run;
     const execution = executeRun(
       { id: r.id, runId: r.runId, threadId: r.threadId, userId: r.userId, protocol: r.protocol, deadlineAt: r.deadlineAt, createdAt: r.createdAt },
       opts.input,
       getRunner(r.runner) ?? runner,
+      opts.generation,
     ).catch((err: unknown) => logger.error({ err, runId: r.id }, "run execution crashed"));
     try {
       after(execution);

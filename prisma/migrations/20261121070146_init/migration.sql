@@ -4,6 +4,12 @@ CREATE TYPE "UserRole" AS ENUM ('user', 'admin');
 -- CreateEnum
 CREATE TYPE "RunStatus" AS ENUM ('queued', 'running', 'completed', 'failed', 'cancelled');
 
+-- CreateEnum
+CREATE TYPE "CalendarEventStatus" AS ENUM ('confirmed', 'tentative', 'cancelled');
+
+-- CreateEnum
+CREATE TYPE "InviteStatus" AS ENUM ('pending', 'accepted', 'rejected');
+
 -- CreateTable
 CREATE TABLE "users" (
     "id" UUID NOT NULL,
@@ -130,6 +136,81 @@ CREATE TABLE "run_events" (
     CONSTRAINT "run_events_pkey" PRIMARY KEY ("run_id","seq")
 );
 
+-- CreateTable
+CREATE TABLE "calendar_events" (
+    "id" UUID NOT NULL,
+    "owner_id" UUID NOT NULL,
+    "title" TEXT NOT NULL,
+    "description" TEXT,
+    "location" TEXT,
+    "start_at" TIMESTAMPTZ(3) NOT NULL,
+    "end_at" TIMESTAMPTZ(3) NOT NULL,
+    "time_zone" TEXT NOT NULL,
+    "all_day" BOOLEAN NOT NULL DEFAULT false,
+    "status" "CalendarEventStatus" NOT NULL DEFAULT 'confirmed',
+    "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updated_at" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "calendar_events_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "calendar_invites" (
+    "id" UUID NOT NULL,
+    "event_id" UUID NOT NULL,
+    "invitee_id" UUID NOT NULL,
+    "inviter_id" UUID NOT NULL,
+    "status" "InviteStatus" NOT NULL DEFAULT 'pending',
+    "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "responded_at" TIMESTAMP(3),
+
+    CONSTRAINT "calendar_invites_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "contacts" (
+    "id" UUID NOT NULL,
+    "owner_id" UUID NOT NULL,
+    "name" TEXT NOT NULL,
+    "email" TEXT,
+    "phone" TEXT,
+    "company" TEXT,
+    "job_title" TEXT,
+    "notes" TEXT,
+    "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updated_at" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "contacts_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "memory_facts" (
+    "id" UUID NOT NULL,
+    "user_id" UUID NOT NULL,
+    "key" TEXT NOT NULL,
+    "value" TEXT NOT NULL,
+    "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updated_at" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "memory_facts_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "attachments" (
+    "id" UUID NOT NULL,
+    "user_id" UUID NOT NULL,
+    "thread_id" UUID,
+    "driver" TEXT NOT NULL,
+    "bucket" TEXT NOT NULL,
+    "path" TEXT NOT NULL,
+    "mime_type" TEXT NOT NULL,
+    "size" INTEGER NOT NULL,
+    "sha256" TEXT NOT NULL,
+    "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "attachments_pkey" PRIMARY KEY ("id")
+);
+
 -- CreateIndex
 CREATE UNIQUE INDEX "users_email_key" ON "users"("email");
 
@@ -166,6 +247,27 @@ CREATE INDEX "runs_created_at_idx" ON "runs"("created_at");
 -- CreateIndex
 CREATE UNIQUE INDEX "runs_user_id_run_id_key" ON "runs"("user_id", "run_id");
 
+-- CreateIndex
+CREATE INDEX "calendar_events_owner_id_start_at_idx" ON "calendar_events"("owner_id", "start_at");
+
+-- CreateIndex
+CREATE INDEX "calendar_invites_invitee_id_status_idx" ON "calendar_invites"("invitee_id", "status");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "calendar_invites_event_id_invitee_id_key" ON "calendar_invites"("event_id", "invitee_id");
+
+-- CreateIndex
+CREATE INDEX "contacts_owner_id_name_idx" ON "contacts"("owner_id", "name");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "memory_facts_user_id_key_key" ON "memory_facts"("user_id", "key");
+
+-- CreateIndex
+CREATE INDEX "attachments_user_id_created_at_idx" ON "attachments"("user_id", "created_at");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "attachments_bucket_path_key" ON "attachments"("bucket", "path");
+
 -- AddForeignKey
 ALTER TABLE "accounts" ADD CONSTRAINT "accounts_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
@@ -189,3 +291,24 @@ ALTER TABLE "runs" ADD CONSTRAINT "runs_user_id_fkey" FOREIGN KEY ("user_id") RE
 
 -- AddForeignKey
 ALTER TABLE "run_events" ADD CONSTRAINT "run_events_run_id_fkey" FOREIGN KEY ("run_id") REFERENCES "runs"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "calendar_events" ADD CONSTRAINT "calendar_events_owner_id_fkey" FOREIGN KEY ("owner_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "calendar_invites" ADD CONSTRAINT "calendar_invites_event_id_fkey" FOREIGN KEY ("event_id") REFERENCES "calendar_events"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "calendar_invites" ADD CONSTRAINT "calendar_invites_invitee_id_fkey" FOREIGN KEY ("invitee_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "calendar_invites" ADD CONSTRAINT "calendar_invites_inviter_id_fkey" FOREIGN KEY ("inviter_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "contacts" ADD CONSTRAINT "contacts_owner_id_fkey" FOREIGN KEY ("owner_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "memory_facts" ADD CONSTRAINT "memory_facts_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "attachments" ADD CONSTRAINT "attachments_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE CASCADE;
