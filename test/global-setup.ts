@@ -57,7 +57,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const dataDir = path.join(scratch, "data");
   let server: ChildProcess | null = null;
   let baseUrl = "";
-  if (existsSync(path.join(root, ".next", "BUILD_ID")) && process.env.TEST_SKIP_SERVER !== "1") {
+  if (existsSync(path.join(root, process.env.NEXT_DIST_DIR || ".next", "BUILD_ID")) && process.env.TEST_SKIP_SERVER !== "1") {
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
     const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
