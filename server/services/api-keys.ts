@@ -43,8 +43,10 @@ export function listApiKeys({ userId }: { userId: string }) {
   return listApiKeysForUser({ userId });
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export async function revokeApiKey({ id }: { id: string }) {
-  const existing = await findApiKeyById({ id });
+  const existing = UUID.test(id) ? await findApiKeyById({ id }) : null;
   if (!existing) throw new AppError("NOT_FOUND", "API key not found");
   await markApiKeyRevoked({ id });
   return { ...existing, revokedAt: existing.revokedAt ?? new Date() };

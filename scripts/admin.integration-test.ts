@@ -1,0 +1,56 @@
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { baseUrl, bearer } from "@/test/helpers";
+
+const root = path.resolve(import.meta.dirname, "..");
+
+function admin(...args: string[]) {
+  const r = spawnSync(process.execPath, [path.join(root, "node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "scripts/admin.ts", ...args], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { ...process.env, LOG_LEVEL: "silent" },
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe("npm run admin", () => {
+  const email = `cli-${Date.now()}@test.dispatch`;
+
+  it("creates a user, then an API key printed as the last line, which authenticates", async () => {
+    const created = admin("user:create", "--email", email, "--password", "cli-password-1");
+    expect(created.status).toBe(0);
+    expect(created.stdout).toContain(`Created user ${email}`);
+
+    const key = admin("apikey:create", "--email", email);
+    expect(key.status).toBe(0);
+    const lastLine = key.stdout.trim().split("\n").at(-1)!;
+    expect(lastLine).toMatch(/^dsp_[A-Za-z0-9_-]{43}$/);
+    const me = await fetch(`${baseUrl()}/api/v1/me`, { headers: bearer(lastLine) });
+    expect(await me.json()).toMatchObject({ email, role: "user" });
+
+    const list = admin("apikey:list", "--email", email);
+    const id = list.stdout.trim().split(/\s+/)[0]!;
+    expect(admin("apikey:revoke", "--id", id).status).toBe(0);
+    expect((await fetch(`${baseUrl()}/api/v1/me`, { headers: bearer(lastLine) })).status).toBe(401);
+  });
+
+  it("explains bad input and exits non-zero", () => {
+    const dup = admin("user:create", "--email", email, "--password", "cli-password-1");
+    expect(dup.status).toBe(1);
+    expect(dup.stderr).toContain("already exists");
+    const short = admin("user:create", "--email", "x@test.dispatch", "--password", "short");
+    expect(short.status).toBe(1);
+    expect(short.stderr).toContain("at least 8 characters");
+    const unknown = admin("frobnicate");
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain("Unknown command: frobnicate");
+    const missing = admin("apikey:create");
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain("needs --email");
+    const badId = admin("apikey:revoke", "--id", "nope");
+    expect(badId.status).toBe(1);
+    expect(badId.stderr).toContain("API key not found");
+  });
+});
