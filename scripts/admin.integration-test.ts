@@ -18,7 +18,7 @@ function admin(...args: string[]) {
 describe("npm run admin", () => {
   const email = `cli-${Date.now()}@test.dispatch`;
 
-  it("creates a user, then an API key printed as the last line, which authenticates", async () => {
+  it("creates a user, then an API key printed as the last line, which authenticates", { timeout: 180_000 }, async () => {
     const created = admin("user:create", "--email", email, "--password", "cli-password-1");
     expect(created.status).toBe(0);
     expect(created.stdout).toContain(`Created user ${email}`);
@@ -36,7 +36,7 @@ describe("npm run admin", () => {
     expect((await fetch(`${baseUrl()}/api/v1/me`, { headers: bearer(lastLine) })).status).toBe(401);
   });
 
-  it("explains bad input and exits non-zero", () => {
+  it("explains bad input and exits non-zero", { timeout: 180_000 }, () => {
     const dup = admin("user:create", "--email", email, "--password", "cli-password-1");
     expect(dup.status).toBe(1);
     expect(dup.stderr).toContain("already exists");

@@ -18,7 +18,7 @@ export function getPool(): pg.Pool {
       idleTimeoutMillis: 30_000,
     });
     // An idle client losing its connection (database restart) must not crash the process.
-    pool.on("error", (err) => logger.warn({ err }, "idle database connection lost"));
+    pool.on("error", (err: Error & { code?: string }) => logger.warn({ code: err.code, reason: err.message }, "idle database connection lost"));
     globalForDb.dispatchPool = pool;
   }
   return globalForDb.dispatchPool;

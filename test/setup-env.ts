@@ -4,3 +4,5 @@ import { inject } from "vitest";
 process.env.DATABASE_URL = inject("databaseUrl");
 process.env.AUTH_SECRET = inject("authSecret");
 process.env.DATA_DIR = inject("dataDir");
+// Tests provoke errors on purpose; their log lines would bury real failures.
+process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? "silent";

@@ -2,6 +2,7 @@ import "server-only";
 import NextAuth, { CredentialsSignin } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { env } from "../env";
+import { logger } from "../logger";
 import { verifyCredentials } from "../services/users";
 
 class InvalidCredentials extends CredentialsSignin {
@@ -14,6 +15,17 @@ class InvalidCredentials extends CredentialsSignin {
 export const { handlers, auth, signIn, signOut } = NextAuth({
   secret: env.AUTH_SECRET,
   trustHost: true,
+  // A wrong password is an expected outcome, not a server error worth a stack trace.
+  logger: {
+    error(error) {
+      if (error.name === "CredentialsSignin" || error.name === "InvalidCredentials") logger.info({ reason: error.name }, "sign-in refused");
+      else logger.error({ err: error }, "auth error");
+    },
+    warn(code) {
+      logger.warn({ code }, "auth warning");
+    },
+    debug() {},
+  },
   session: { strategy: "jwt", maxAge: 30 * 24 * 60 * 60 },
   pages: { signIn: "/sign-in" },
   providers: [

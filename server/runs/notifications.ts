@@ -19,8 +19,8 @@ async function connect(): Promise<void> {
   c.on("notification", (msg) => {
     for (const h of handlers.get(msg.channel) ?? []) h(msg.payload ?? "");
   });
-  c.on("error", (err) => {
-    logger.warn({ err }, "notification connection lost; reconnecting");
+  c.on("error", (err: Error & { code?: string }) => {
+    logger.warn({ code: err.code, reason: err.message }, "notification connection lost; reconnecting");
     dropAndRetry(c);
   });
   c.on("end", () => dropAndRetry(c));
