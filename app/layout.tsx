@@ -6,6 +6,7 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: "Dispatch",
   description: "A self-hostable agent runtime",
+  icons: { icon: "/icon.svg" },
 };
 
 export const viewport: Viewport = { width: "device-width", initialScale: 1 };
