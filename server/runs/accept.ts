@@ -11,6 +11,36 @@ export type AcceptedRun = { run: RunRow; created: boolean };
 
 const UNIQUE_VIOLATION = "23505";
 
+// Signed URLs in the input are credentials for a while; the run record keeps only where
+// the object is (scheme, host, path), never the query that grants access.
+function withoutUrlTokens(input: RunAgentInput): RunAgentInput {
+  const strip = (url: string) => {
+    try {
+      const u = new URL(url);
+      return `${u.origin}${u.pathname}`;
+    } catch {
+      return "[invalid url]";
+    }
+  };
+  return {
+    ...input,
+    messages: input.messages.map((m) =>
+      m.role === "user" && Array.isArray(m.content)
+        ? {
+            ...m,
+            content: m.content.map((part) =>
+              part.type === "binary" && part.url
+                ? { ...part, url: strip(part.url) }
+                : part.type === "image" && part.source.type === "url"
+                  ? { ...part, source: { ...part.source, value: strip(part.source.value) } }
+                  : part,
+            ),
+          }
+        : m,
+    ),
+  };
+}
+
 function titleFrom(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();
   if (!line) return "New chat";
@@ -52,7 +82,7 @@ export async function acceptRun(opts: {
           userId,
           protocol: opts.protocol,
           runner: opts.runner,
-          input,
+          input: withoutUrlTokens(input),
           deadlineAt: new Date(Date.now() + env.RUN_DEADLINE_SECONDS * 1000),
         },
         tx,

@@ -13,5 +13,5 @@ export const GET = apiRoute(async (req) => {
   const threadId = params.get("threadId") || null;
   if (threadId && !UUID_PATTERN.test(threadId)) throw new AppError("BAD_REQUEST", "threadId must be a valid UUID", { field: "threadId" });
   const before = parseHistoryDate(params.get("before"));
-  return jsonResponse(await getHistoryDay({ userId: principal.userId, threadId, before }));
+  return jsonResponse(await getHistoryDay({ userId: principal.userId, threadId, before, requestOrigin: new URL(req.url).origin }));
 });
