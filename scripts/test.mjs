@@ -17,7 +17,7 @@ function run(label, cmd, args, extraEnv = {}) {
 const only = process.argv[2]; // "unit" | "e2e" | undefined (everything)
 let failedSteps = 0;
 if (process.env.SKIP_BUILD !== "1") {
-  if (run("build", "npx", ["next", "build"]) !== 0) {
+  if (run("build", "npm", ["run", "build"]) !== 0) {
     console.error("next build failed");
     process.exit(1);
   }

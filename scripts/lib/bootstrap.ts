@@ -49,7 +49,10 @@ export async function ensureFirstAdmin(baseUrl: string): Promise<void> {
   }
   const email = env.DISPATCH_ADMIN_EMAIL ?? "admin@dispatch.local";
   const password = env.DISPATCH_ADMIN_PASSWORD ?? randomBytes(12).toString("base64url");
-  await createUser({ email, password, role: "admin" });
+  const admin = await createUser({ email, password, role: "admin" });
+  // A few contacts, so the offline demo model's examples ("schedule a call with Ana…") work at once.
+  const { seedDemoContacts } = await import("../../server/tools/project-cli/modules/contacts/seed");
+  await seedDemoContacts(admin.id);
   mkdirSync(env.DATA_DIR, { recursive: true });
   writeFileSync(credentialsFile, `email: ${email}\npassword: ${password}\n`, { mode: 0o600 });
   log(`Created the first admin. Sign in at ${baseUrl}/sign-in with`);

@@ -1,0 +1,37 @@
+import "server-only";
+import { spawn } from "node:child_process";
+import path from "node:path";
+
+// The CLI runs as a bundled executable. `npm run build` can produce it ahead of time; the
+// server also builds it on first use (and after its sources changed), once per process.
+
+export const PROJECT_CLI_BUNDLE = path.join(process.cwd(), "bin", "project-cli.mjs");
+const BUILD_SCRIPT = path.join(process.cwd(), "scripts", "build-cli.mjs");
+const BUILD_TIMEOUT_MS = 60_000;
+
+let ready: Promise<string> | null = null;
+
+/** Path of an up-to-date bundle; builds it when missing or stale. */
+export function ensureProjectCliBundle(): Promise<string> {
+  ready ??= buildIfStale().catch((err: unknown) => {
+    ready = null;
+    throw err;
+  });
+  return ready;
+}
+
+function buildIfStale(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BUILD_SCRIPT, "--if-stale"], {
+      shell: false,
+      stdio: ["ignore", "ignore", "pipe"],
+      timeout: BUILD_TIMEOUT_MS,
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-4_000)));
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 ? resolve(PROJECT_CLI_BUNDLE) : reject(new Error(`Building the project_cli bundle failed (exit ${code}): ${stderr.trim()}`)),
+    );
+  });
+}

@@ -1,0 +1,22 @@
+import type pg from "pg";
+
+/** What a handler runs with: the user the credential names, one connection, the user's zone. */
+export type ToolContext = {
+  userId: string;
+  // One connection, not a pool, so a handler's transaction stays on it.
+  db: pg.ClientBase;
+  timeZone: string;
+};
+
+/** Runs `fn` in a transaction on the context's connection. */
+export async function inTransaction<T>(ctx: ToolContext, fn: () => Promise<T>): Promise<T> {
+  await ctx.db.query("begin");
+  try {
+    const result = await fn();
+    await ctx.db.query("commit");
+    return result;
+  } catch (err) {
+    await ctx.db.query("rollback").catch(() => {});
+    throw err;
+  }
+}

@@ -1,0 +1,35 @@
+import "server-only";
+import type { ToolContext } from "../../context";
+import { notFound } from "../../errors";
+import { dayBounds, formatInZone } from "../../time";
+import { presentEvents, presentEvent } from "./present";
+import { findCalendarEvents, findPendingInvitations, findVisibleEvent } from "./repository";
+import type { CalendarReadData, CalendarReadInput } from "./schemas";
+
+const MAX_EVENTS = 200;
+const MAX_PENDING = 50;
+
+// calendar.read: a day or range lists owned and accepted events (plus invitations waiting
+// for an answer, so the model can offer to accept them); event mode also shows invitations.
+export async function readCalendar(ctx: ToolContext, input: CalendarReadInput): Promise<CalendarReadData> {
+  if (input.mode === "event") {
+    const row = await findVisibleEvent({ userId: ctx.userId, eventId: input.event_id }, ctx.db);
+    if (!row) throw notFound("event", input.event_id);
+    return { mode: "event", event: await presentEvent(row, { userId: ctx.userId, db: ctx.db }) };
+  }
+  const zone = input.time_zone ?? ctx.timeZone;
+  const { start, end } = input.mode === "day" ? dayBounds(input.date, zone) : { start: new Date(input.start_at), end: new Date(input.end_at) };
+  const [rows, pending] = await Promise.all([
+    findCalendarEvents({ userId: ctx.userId, start, end, limit: MAX_EVENTS + 1 }, ctx.db),
+    findPendingInvitations({ userId: ctx.userId, start, end, limit: MAX_PENDING }, ctx.db),
+  ]);
+  const items = rows.slice(0, MAX_EVENTS);
+  return {
+    mode: input.mode,
+    range: { start_at: formatInZone(start, zone), end_at: formatInZone(end, zone), time_zone: zone },
+    items: await presentEvents(items, { userId: ctx.userId, zone, db: ctx.db }),
+    count: items.length,
+    truncated: rows.length > MAX_EVENTS,
+    pending_invites: await presentEvents(pending, { userId: ctx.userId, zone, db: ctx.db }),
+  };
+}

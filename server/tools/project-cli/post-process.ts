@@ -1,0 +1,45 @@
+import "server-only";
+import type { CliOutput } from "./router";
+import type { ToolAgentOutput } from "./tool";
+import { failureHints, successHints } from "./ui-hints";
+
+// The runtime post-processor: turns the CLI's raw result into the ToolAgentOutput that goes
+// into TOOL_CALL_RESULT, `metadata.tool_agent_output`, history and context rebuilds, and
+// into the text the model reads (the result's full JSON, never a summary).
+
+/** A call that did its main work but not all of it (an attendee who could not be invited). */
+function isPartial(data: unknown): boolean {
+  const notInvited = (data as { not_invited?: unknown } | null)?.not_invited;
+  return Array.isArray(notInvited) && notInvited.length > 0;
+}
+
+export function postProcess(opts: { toolCallId: string; args: unknown; outcome: CliOutput }): {
+  output: ToolAgentOutput;
+  toolResponseText: string;
+} {
+  const { outcome } = opts;
+  const base = { tool_name: "project_cli" as const, tool_call_id: opts.toolCallId, tool_call_args: opts.args };
+  if (outcome.ok) {
+    const result = { module: outcome.module, method: outcome.method, data: outcome.data };
+    return {
+      output: {
+        ...base,
+        status: isPartial(outcome.data) ? "partial" : "success",
+        result,
+        error: null,
+        ui_hints: successHints(outcome.module, outcome.method, outcome.data),
+      },
+      toolResponseText: JSON.stringify(result),
+    };
+  }
+  return {
+    output: {
+      ...base,
+      status: "failure",
+      result: null,
+      error: outcome.error,
+      ui_hints: failureHints(outcome.module, outcome.method, outcome.error),
+    },
+    toolResponseText: JSON.stringify({ status: "failure", error: outcome.error }),
+  };
+}

@@ -1,0 +1,34 @@
+import type pg from "pg";
+import { afterAll, beforeAll } from "vitest";
+import { getPool } from "@/server/db";
+import { projectCliRouter, type CliOutput } from "./router";
+
+const ALL_MODULES = ["calendar", "contacts", "memory"];
+
+/** One pooled connection for a test file, released after it. */
+export function openTestConnection(): () => pg.PoolClient {
+  let client: pg.PoolClient | null = null;
+  beforeAll(async () => {
+    client = await getPool().connect();
+  });
+  afterAll(() => client?.release());
+  return () => client!;
+}
+
+/** Dispatches an action as `userId` through the real router and database. */
+export function actAs(db: () => pg.ClientBase, userId: string, timeZone = "UTC") {
+  return (action: string, input: unknown): Promise<CliOutput> => {
+    const [module, method] = action.split(".") as [string, string];
+    return projectCliRouter.dispatch({ ctx: { userId, db: db(), timeZone }, module, method, input, allowedModules: ALL_MODULES });
+  };
+}
+
+export function dataOf<T = Record<string, unknown>>(output: CliOutput): T {
+  if (!output.ok) throw new Error(`expected success, got ${JSON.stringify(output.error)}`);
+  return output.data as T;
+}
+
+export function errorOf(output: CliOutput): { code: string; message: string } & Record<string, unknown> {
+  if (output.ok) throw new Error(`expected a failure, got ${JSON.stringify(output.data)}`);
+  return output.error;
+}

@@ -1,0 +1,118 @@
+import "server-only";
+import { z } from "zod";
+import { env } from "@/server/env";
+import { logger } from "@/server/logger";
+import { uiHintsSchema } from "@/server/ui-schema/hints";
+import { compileStoredUiHints } from "@/server/ui-schema/compile";
+import { timeZoneSchema, type UiSchema } from "@/server/ui-schema/schema";
+import { PROJECT_CLI_ACTIONS } from "./actions";
+import { mintToolCredential, toolCredentialKey } from "./credential";
+import { toolErrorSchema, ToolError } from "./errors";
+import { inputSignature } from "./input-schema";
+import { postProcess } from "./post-process";
+import type { CliOutput } from "./router";
+import { execProjectCli } from "./run-cli";
+
+// The agent's single tool. The model sees a thin schema (module, method, input) and a short
+// description; the strict per-method schemas are enforced inside the CLI, and their
+// mistakes come back as data the model can correct.
+
+export const PROJECT_CLI_TOOL_NAME = "project_cli";
+
+const TIMEOUT_MS = 30_000;
+
+export const projectCliArgsSchema = z
+  .strictObject({
+    module: z.string().min(1).max(64).describe("Module to use: calendar, contacts or memory"),
+    method: z.string().min(1).max(64).describe("Method of the module, e.g. read"),
+    input: z.record(z.string(), z.unknown()).describe("The method's input object, as listed in the tool description ({} when it takes none)"),
+  })
+  .describe("One project_cli action");
+
+export const projectCliToolDescription = [
+  "Reads and changes the signed-in user's calendar, contacts and memory. Call with {module, method, input}.",
+  "Times are ISO-8601 with an offset (2026-04-21T10:00:00+08:00), dates YYYY-MM-DD, ids come from earlier results; a field marked ? is optional.",
+  ...PROJECT_CLI_ACTIONS.map((a) => `- ${a.module}.${a.method} ${inputSignature(a.input)}: ${a.input.description ?? ""}`),
+  "A failure returns {status:\"failure\", error:{code, message, ...}}; for INVALID_ACTION_INPUT, error.input_schema and error.issues say what to fix before calling again.",
+].join("\n");
+
+export const toolAgentOutputSchema = z.strictObject({
+  tool_name: z.literal(PROJECT_CLI_TOOL_NAME),
+  tool_call_id: z.string(),
+  tool_call_args: z.unknown(),
+  status: z.enum(["success", "failure", "partial"]),
+  result: z.strictObject({ module: z.string(), method: z.string(), data: z.unknown() }).nullable(),
+  error: toolErrorSchema.nullable(),
+  ui_hints: uiHintsSchema.nullable(),
+});
+
+export type ToolAgentOutput = z.infer<typeof toolAgentOutputSchema>;
+
+function defaultModules(): string[] {
+  return env.PROJECT_CLI_MODULES.split(",").map((m) => m.trim()).filter(Boolean);
+}
+
+/** Runs one project_cli call for a run: validates the thin args, mints a credential, runs the CLI, post-processes. */
+export async function runProjectCli(opts: {
+  userId: string;
+  runId: string;
+  toolCallId: string;
+  args: unknown;
+  allowedModules?: readonly string[];
+  signal?: AbortSignal;
+  timeZone?: string;
+}): Promise<{ output: ToolAgentOutput; toolResponseText: string; uiSchema: UiSchema | null }> {
+  const started = Date.now();
+  const outcome = await execute(opts);
+  const { output, toolResponseText } = postProcess({ toolCallId: opts.toolCallId, args: opts.args, outcome });
+  logger.info(
+    { runId: opts.runId, toolCallId: opts.toolCallId, module: outcome.module, method: outcome.method, status: output.status, code: output.error?.code, ms: Date.now() - started },
+    "project_cli call",
+  );
+  return { output, toolResponseText, uiSchema: compileToolUiSchema(output) };
+}
+
+async function execute(opts: Parameters<typeof runProjectCli>[0]): Promise<CliOutput> {
+  const args = projectCliArgsSchema.safeParse(opts.args);
+  if (!args.success) {
+    const raw = (opts.args ?? {}) as { module?: unknown; method?: unknown };
+    const error = new ToolError("INVALID_TOOL_ARGS", "project_cli takes {module, method, input} and nothing else", {
+      details: { issues: args.error.issues.slice(0, 20).map((i) => ({ path: i.path.map(String).join("."), message: i.message })) },
+    });
+    return { ok: false, module: typeof raw.module === "string" ? raw.module : null, method: typeof raw.method === "string" ? raw.method : null, error: error.toBody() };
+  }
+  const { module, method, input } = args.data;
+  let credential: string;
+  let key: string;
+  try {
+    key = toolCredentialKey();
+    credential = mintToolCredential({ userId: opts.userId, runId: opts.runId, modules: opts.allowedModules ?? defaultModules(), key });
+  } catch (err) {
+    logger.error({ err }, "cannot mint a project_cli credential");
+    return { ok: false, module, method, error: new ToolError("TOOL_UNAVAILABLE", "project_cli is not available on this server").toBody() };
+  }
+  const timeZone = timeZoneSchema.safeParse(opts.timeZone);
+  return execProjectCli({
+    module,
+    method,
+    input,
+    credential,
+    key,
+    timeZone: timeZone.success ? timeZone.data : undefined,
+    signal: opts.signal,
+    timeoutMs: TIMEOUT_MS,
+  });
+}
+
+/**
+ * The tool card for a ToolAgentOutput, fresh from runProjectCli (TOOL_CALL_RESULT) or read
+ * back from `metadata.tool_agent_output` (/history): one function, so both are byte-identical.
+ * Stored outputs that no longer parse give null instead of failing the page.
+ */
+export function compileToolUiSchema(output: ToolAgentOutput | unknown): UiSchema | null {
+  if (typeof output !== "object" || output === null) return null;
+  const { ui_hints: hints, tool_call_id: toolId } = output as { ui_hints?: unknown; tool_call_id?: unknown };
+  if (!hints) return null;
+  const meta = typeof toolId === "string" && toolId.trim().length > 0 && toolId.length <= 200 ? { toolId } : undefined;
+  return compileStoredUiHints(hints, meta ? { meta } : {});
+}
