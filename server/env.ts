@@ -21,13 +21,23 @@ const envSchema = z.object({
   LLM_API_KEY: optionalString,
   LLM_MODEL: optionalString,
   OPENAI_API_KEY: optionalString,
+  // Milliseconds between the offline demo model's tokens, so streaming is visible (browser tests raise it).
+  DEMO_MODEL_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(15),
   S3_ENDPOINT: z.string().url().optional(),
   S3_REGION: z.string().default("us-east-1"),
   S3_BUCKET: optionalString,
   S3_ACCESS_KEY_ID: optionalString,
   S3_SECRET_ACCESS_KEY: optionalString,
   S3_FORCE_PATH_STYLE: bool,
+  // The app's public origin, for absolute URLs it hands out (local-storage signed URLs). Unset:
+  // each request's own origin (history outside a request: http://localhost:PORT). Set it
+  // behind a reverse proxy whose Host differs from the public one.
   PUBLIC_URL: z.string().url().optional(),
+  // project_cli: modules a run may use unless the caller narrows them (comma-separated).
+  PROJECT_CLI_MODULES: z.string().default("calendar,contacts,memory"),
+  // Set by the server in the project_cli child's environment only, never in its own.
+  DISPATCH_TOOL_CREDENTIAL: optionalString,
+  DISPATCH_TOOL_KEY: optionalString,
   // Read by the start scripts only: the first admin's credentials and the embedded database's port.
   DISPATCH_ADMIN_EMAIL: optionalString,
   DISPATCH_ADMIN_PASSWORD: optionalString,

@@ -11,6 +11,7 @@ import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { ensureDatabase, freePort, startEmbeddedPostgres } from "../scripts/lib/embedded-postgres";
 import { migrate } from "../scripts/lib/migrator";
+import { startFakeLlm } from "./fake-llm";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -18,6 +19,10 @@ declare module "vitest" {
     baseUrl: string;
     authSecret: string;
     dataDir: string;
+    /** The model id the test server's fake OpenAI-compatible LLM answers as. */
+    llmModel: string;
+    llmBaseUrl: string;
+    llmApiKey: string;
   }
 }
 
@@ -55,6 +60,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   const authSecret = randomBytes(32).toString("base64url");
   const dataDir = path.join(scratch, "data");
+  // Every HTTP test exercises the real OpenAI-compatible provider path against the fake LLM.
+  const llm = await startFakeLlm();
   let server: ChildProcess | null = null;
   let baseUrl = "";
   if (existsSync(path.join(root, process.env.NEXT_DIST_DIR || ".next", "BUILD_ID")) && process.env.TEST_SKIP_SERVER !== "1") {
@@ -73,6 +80,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
         LOG_LEVEL: process.env.TEST_SERVER_LOG_LEVEL ?? "error",
         NEXT_TELEMETRY_DISABLED: "1",
         PUBLIC_URL: baseUrl,
+        LLM_BASE_URL: llm.baseUrl,
+        LLM_API_KEY: llm.apiKey,
+        LLM_MODEL: llm.model,
       },
     });
     await waitForHealthy(`${baseUrl}/api/health`, server, 60_000);
@@ -82,6 +92,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("baseUrl", baseUrl);
   project.provide("authSecret", authSecret);
   project.provide("dataDir", dataDir);
+  project.provide("llmModel", llm.model);
+  project.provide("llmBaseUrl", llm.baseUrl);
+  project.provide("llmApiKey", llm.apiKey);
 
   return async () => {
     if (server && server.exitCode === null) {
@@ -89,6 +102,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       server.kill("SIGTERM");
       await exited;
     }
+    await llm.close();
     const admin = new pg.Client({ connectionString: adminUrl.toString() });
     await admin.connect();
     await admin.query(`drop database if exists ${dbName} with (force)`);

@@ -14,6 +14,11 @@ export function runInput(overrides: Record<string, unknown> = {}, text = "hello 
   };
 }
 
+/** User text that makes the test server's fake LLM wait `delayMs` between tokens (see test/fake-llm.ts). */
+export function paced(delayMs: number, text: string): string {
+  return `[[delay:${delayMs}]] ${text}`;
+}
+
 export function postRun(key: string, body: unknown, opts: { stream?: boolean; raw?: string } = {}): Promise<Response> {
   return fetch(`${baseUrl()}/api/v1/agent/runs`, {
     method: "POST",

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/server/db";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
-import { getJson, postRun, runInput, waitForRunEnd } from "@/test/runs";
+import { getJson, paced, postRun, runInput, waitForRunEnd } from "@/test/runs";
 import { collectSse, readSse, type SseFrame } from "@/test/sse";
 
 let alice: Awaited<ReturnType<typeof createTestUser>>;
@@ -14,7 +14,6 @@ beforeAll(async () => {
 });
 
 const types = (frames: SseFrame[]) => frames.map((f) => (JSON.parse(f.data) as { type: string }).type);
-const paced = (delayMs: number) => ({ forwardedProps: { echo: { delayMs } } });
 
 describe("a run over AG-UI", () => {
   it("works with the official @ag-ui/client HttpAgent, and its messages match /history", async () => {
@@ -74,7 +73,7 @@ describe("a run over AG-UI", () => {
 
 describe("resume", () => {
   it("rejoins with Last-Event-ID: the two parts equal an uninterrupted stream", async () => {
-    const body = runInput(paced(5), Array.from({ length: 40 }, (_, i) => `w${i}`).join(" "));
+    const body = runInput({}, paced(5, Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ")));
     const first = await postRun(alice.apiKey, body, { stream: true });
     const part1: SseFrame[] = [];
     for await (const f of readSse(first)) {
@@ -102,7 +101,7 @@ describe("resume", () => {
 
 describe("cancel, busy threads and repeated runIds", () => {
   it("cancels a run mid-stream: RUN_FINISHED with outcome cancelled, status cancelled, idempotent", async () => {
-    const body = runInput(paced(200), "a b c d e f g h i j k l m n o p");
+    const body = runInput({}, paced(200, "a b c d e f g h i j k l m n o p"));
     const stream = readSse(await postRun(alice.apiKey, body, { stream: true }));
     const seen: SseFrame[] = [];
     for await (const f of stream) {
@@ -123,7 +122,7 @@ describe("cancel, busy threads and repeated runIds", () => {
   });
 
   it("answers 409 for a second run on a busy thread", async () => {
-    const first = runInput(paced(100), "a b c d e f g h");
+    const first = runInput({}, paced(100, "a b c d e f g h"));
     expect((await postRun(alice.apiKey, first)).status).toBe(202);
     const second = runInput({ threadId: first.threadId });
     const res = await postRun(alice.apiKey, second);

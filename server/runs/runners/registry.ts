@@ -1,10 +1,10 @@
 import "server-only";
+import { agentRunner } from "../../agent/agent-runner";
 import type { Runner } from "../types";
-import { echoRunner } from "./echo";
 
 // The runners this instance can execute, by id. The default handles runs that name none.
-const runners = new Map<string, Runner>([[echoRunner.id, echoRunner]]);
-let defaultRunnerId = echoRunner.id;
+const runners = new Map<string, Runner>([[agentRunner.id, agentRunner]]);
+let defaultRunnerId = agentRunner.id;
 
 export function registerRunner(runner: Runner, opts: { default?: boolean } = {}): void {
   runners.set(runner.id, runner);

@@ -1,0 +1,120 @@
+import "server-only";
+import { AISDKError, APICallError, isStepCount, streamText, type LanguageModel } from "ai";
+import { AppError } from "../errors";
+import { logger } from "../logger";
+import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
+import type { RunHandle, Runner, RunnerInput, RunnerResult } from "../runs/types";
+import { loadAttachmentBytes } from "../services/attachments";
+import { findMemoryFacts, findPreviousRunToolEvents, findRecentThreadMessages, findRunUserAttachments, type ThreadMessage, type ToolEventRow } from "./agent-repository";
+import { AGENT_RUNNER_ID, HISTORY_MESSAGE_LIMIT, MAX_AGENT_STEPS, MEMORY_FACT_LIMIT, MODEL_MAX_RETRIES } from "./constants";
+import { buildConversation, clientToolResults, openClientToolCalls } from "./conversation";
+import { AgUiEventTranslator } from "./event-translator";
+import { createAgentModel, type ModelInfo } from "./models";
+import { projectCliBinding } from "./project-cli-binding";
+import { buildSystemPrompt, type MemoryFact } from "./prompt";
+import { resolveTimeZone } from "./time";
+import { buildAgentTools, type ProjectCliBinding } from "./tools";
+
+export type UserImage = { mimeType: string; data: Uint8Array };
+export type AgentContext = { history: ThreadMessage[]; memoryFacts: MemoryFact[]; toolEvents: ToolEventRow[]; userImages?: UserImage[] };
+
+export type AgentRunnerDeps = {
+  model: (opts: { now: () => Date; timeZone: string }) => { model: LanguageModel; info: ModelInfo };
+  projectCli: ProjectCliBinding;
+  loadContext: (opts: { run: RunHandle; input: RunAgentInput }) => Promise<AgentContext>;
+  now: () => Date;
+};
+
+async function loadAgentContext({ run, input }: { run: RunHandle; input: RunAgentInput }): Promise<AgentContext> {
+  const answersToolCalls = input.messages.some((m) => m.role === "tool");
+  const [history, memoryFacts, toolEvents, userImages] = await Promise.all([
+    findRecentThreadMessages({ threadId: run.threadId, excludeRunId: run.id, limit: HISTORY_MESSAGE_LIMIT }),
+    findMemoryFacts({ userId: run.userId, limit: MEMORY_FACT_LIMIT }),
+    answersToolCalls ? findPreviousRunToolEvents({ threadId: run.threadId, runId: run.id }) : Promise.resolve([]),
+    loadUserImages(run.id),
+  ]);
+  return { history, memoryFacts, toolEvents, userImages };
+}
+
+// The images were checked (ours, the caller's, present) when the run was accepted; the
+// model gets their bytes read server-side, never a URL it could fetch or leak.
+async function loadUserImages(runId: string): Promise<UserImage[]> {
+  const refs = await findRunUserAttachments({ runId });
+  const images = await Promise.all(
+    refs.map((ref) =>
+      loadAttachmentBytes(ref).catch((err: unknown) => {
+        logger.warn({ runId, path: ref.path, reason: err instanceof Error ? err.message : String(err) }, "attachment unavailable for the model");
+        return null;
+      }),
+    ),
+  );
+  return images.filter((i): i is UserImage => i !== null);
+}
+
+// The provider's own error can carry the request body (the whole conversation) and
+// response headers: the run log gets the status only, the client a generic failure.
+function modelFailure(error: unknown, info: ModelInfo, runId: string): AppError {
+  const status = APICallError.isInstance(error) ? error.statusCode : undefined;
+  logger.warn({ runId, provider: info.provider, model: info.id, status, error: error instanceof Error ? error.name : typeof error }, "model call failed");
+  return new AppError("UPSTREAM_ERROR", `The model call failed${status ? ` (HTTP ${status})` : ""}`);
+}
+
+/**
+ * The built-in agent: one AI SDK tool loop (at most MAX_AGENT_STEPS model calls) over
+ * project_cli and the client's own tools, streamed as AG-UI events while it runs.
+ */
+export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Runner {
+  const deps: AgentRunnerDeps = { model: createAgentModel, projectCli: projectCliBinding, loadContext: loadAgentContext, now: () => new Date(), ...overrides };
+  return {
+    id: AGENT_RUNNER_ID,
+    async run({ run, input, generation, signal, emit }: RunnerInput): Promise<RunnerResult> {
+      const timeZone = resolveTimeZone(input);
+      const now = deps.now();
+      const { projectCli } = deps;
+      const context = await deps.loadContext({ run, input });
+      const { model, info } = deps.model({ now: deps.now, timeZone });
+      const serverToolNames = new Set([projectCli.name]);
+      const translator = new AgUiEventTranslator(emit, serverToolNames);
+
+      const result = streamText({
+        model,
+        instructions: buildSystemPrompt({ now, timeZone, memoryFacts: context.memoryFacts, context: input.context, clientTools: input.tools }),
+        messages: buildConversation({
+          history: context.history,
+          clientResults: clientToolResults(input, openClientToolCalls(context.toolEvents, serverToolNames)),
+          userText: userMessageParts(input).text,
+          userImages: context.userImages,
+        }),
+        tools: buildAgentTools({ projectCli, userId: run.userId, runId: run.id, timeZone, signal, clientTools: input.tools }),
+        stopWhen: isStepCount(MAX_AGENT_STEPS),
+        abortSignal: signal,
+        maxRetries: MODEL_MAX_RETRIES,
+        temperature: generation.temperature,
+        topP: generation.topP,
+        maxOutputTokens: generation.maxTokens,
+        frequencyPenalty: generation.frequencyPenalty,
+        presencePenalty: generation.presencePenalty,
+        stopSequences: generation.stop,
+        seed: generation.seed,
+        // Errors arrive as stream parts and are handled below; the default handler would print them.
+        onError: () => {},
+      });
+      try {
+        for await (const part of result.stream) {
+          translator.accept(part);
+          if (translator.error) break;
+        }
+      } catch (err) {
+        // Errors of the SDK (network, provider) are the model's; anything else is ours and propagates as is.
+        if (signal.aborted || !AISDKError.isInstance(err)) throw err;
+        throw modelFailure(err, info, run.id);
+      }
+      if (translator.error && !signal.aborted) throw modelFailure(translator.error, info, run.id);
+
+      const usage = translator.totalUsage;
+      return { usage, model: info.id, result: { usage, model: info.id } };
+    },
+  };
+}
+
+export const agentRunner: Runner = createAgentRunner();

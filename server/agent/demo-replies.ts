@@ -1,0 +1,112 @@
+import "server-only";
+import { fromLocal, toLocal, type LocalDate } from "./time";
+
+// The demo model's words: plain summaries of project_cli results, read tolerantly from the
+// result JSON the model is given (the same text a real model sees), and its help text.
+
+export type ToolResult = { ok: true; module: string; method: string; data: unknown } | { ok: false; code: string; message: string };
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | null => (typeof v === "string" && v.trim() ? v.trim() : null);
+
+/** Reads project_cli's ToolResponse text: `{module, method, data}` on success, `{status: "failure", error}` otherwise. */
+export function parseToolResult(text: string): ToolResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, code: "UNREADABLE_RESULT", message: "the tool answered with something I could not read" };
+  }
+  if (!isRecord(value)) return { ok: false, code: "UNREADABLE_RESULT", message: "the tool answered with something I could not read" };
+  if (value.status === "failure" || value.ok === false || isRecord(value.error)) {
+    const error = isRecord(value.error) ? value.error : {};
+    return { ok: false, code: str(error.code) ?? "TOOL_FAILURE", message: str(error.message) ?? "the tool reported a failure" };
+  }
+  return { ok: true, module: str(value.module) ?? "", method: str(value.method) ?? "", data: "data" in value ? value.data : value };
+}
+
+/** The first list in `data` under one of `keys` (or `data` itself when it is a list). */
+export function listIn(data: unknown, keys: readonly string[]): Record<string, unknown>[] {
+  const list = Array.isArray(data) ? data : isRecord(data) ? keys.map((k) => data[k]).find(Array.isArray) : undefined;
+  return (list ?? []).filter(isRecord);
+}
+
+export function field(record: Record<string, unknown>, ...names: string[]): string | null {
+  for (const name of names) {
+    const value = str(record[name]);
+    if (value) return value;
+  }
+  return null;
+}
+
+export function dayLabel(date: LocalDate, timeZone: string): string {
+  const noon = fromLocal({ ...date, hour: 12, minute: 0 }, timeZone);
+  return new Intl.DateTimeFormat("en-US", { timeZone, weekday: "long", month: "long", day: "numeric" }).format(noon);
+}
+
+function clock(iso: string, timeZone: string): string | null {
+  const instant = new Date(iso);
+  if (Number.isNaN(instant.getTime())) return null;
+  const l = toLocal(instant, timeZone);
+  return `${String(l.hour).padStart(2, "0")}:${String(l.minute).padStart(2, "0")}`;
+}
+
+function shortDay(iso: string, timeZone: string): string {
+  const instant = new Date(iso);
+  if (Number.isNaN(instant.getTime())) return "";
+  return new Intl.DateTimeFormat("en-US", { timeZone, weekday: "short", month: "short", day: "numeric" }).format(instant);
+}
+
+/** One event as a line: "10:00–10:30 Project sync" (with the day, for ranges). */
+export function eventLine(event: Record<string, unknown>, timeZone: string, withDay: boolean): string {
+  const title = field(event, "title", "name") ?? "Untitled event";
+  const start = field(event, "start_at", "startAt", "start");
+  const end = field(event, "end_at", "endAt", "end");
+  const allDay = event.all_day === true || event.allDay === true;
+  const day = withDay && start ? `${shortDay(start, timeZone)}, ` : "";
+  if (!start) return `- ${title}`;
+  if (allDay) return `- ${day}all day: ${title}`;
+  const from = clock(start, timeZone);
+  const to = end ? clock(end, timeZone) : null;
+  return `- ${day}${from}${to ? `–${to}` : ""} ${title}`;
+}
+
+/**
+ * Contacts whose name has a word starting with each word of the query ("Ana" is Ana Souza,
+ * not Diana), or every contact when none does: the search itself matches substrings.
+ */
+export function bestContacts(contacts: Record<string, unknown>[], query: string | null): Record<string, unknown>[] {
+  if (!query) return contacts;
+  const wanted = query.toLowerCase().split(/\s+/).filter(Boolean);
+  const close = contacts.filter((c) => {
+    const words = (field(c, "name") ?? "").toLowerCase().split(/\s+/);
+    return wanted.every((w) => words.some((word) => word.startsWith(w)));
+  });
+  return close.length > 0 ? close : contacts;
+}
+
+export const EVENT_KEYS = ["items", "events"] as const;
+export const CONTACT_KEYS = ["items", "contacts"] as const;
+export const FACT_KEYS = ["facts", "items"] as const;
+
+/** Second person for echoing the user's own words back ("I prefer" → "you prefer"). */
+export function toSecondPerson(text: string): string {
+  return text
+    .replace(/\bI'm\b/g, "you're")
+    .replace(/\bI am\b/g, "you are")
+    .replace(/\bI\b/g, "you")
+    .replace(/\bmy\b/gi, "your")
+    .replace(/\bmine\b/gi, "yours")
+    .replace(/\bme\b/gi, "you");
+}
+
+export const HELP_TEXT = `I'm Dispatch's offline demo model, so I only understand a few kinds of requests. Try:
+- "What's on my calendar tomorrow?" or "What's on my calendar this week?"
+- "Schedule a call with Ana on Friday at 10 for 30 minutes"
+- "Find Ana's email"
+- "Remember that I prefer mornings" and "What do you remember about me?"
+For open conversation, connect a real model: set LLM_BASE_URL, LLM_API_KEY and LLM_MODEL for any OpenAI-compatible server (vLLM, Ollama, LM Studio...), or OPENAI_API_KEY for OpenAI, then restart Dispatch.`;
+
+export function failureReply(result: { code: string; message: string }): string {
+  return `I couldn't complete that: ${result.message.replace(/\.$/, "")} (${result.code}).`;
+}

@@ -1,0 +1,180 @@
+import "server-only";
+import { EventType } from "@ag-ui/core";
+import type { TextStreamPart, ToolSet } from "ai";
+import { randomUUID } from "node:crypto";
+import type { RunnerInput, TokenUsage } from "../runs/types";
+import { toolFailureText, toolOutcomeSchema, type ToolOutcome } from "./tool-outcome";
+
+// Translates the AI SDK's stream parts into AG-UI events as they arrive. Message ids are
+// minted here, never taken from the provider, because providers reuse theirs across steps
+// (and the event log refuses a message id twice in one run). Tool call ids are the
+// provider's, so a client can match them with what the model saw, unless a provider
+// reuses one in a later step: that call gets a suffixed id on the wire.
+
+type Emit = RunnerInput["emit"];
+type ToolCallState = { wireId: string; name: string; step: number; ended: boolean; answered: boolean };
+
+export class AgUiEventTranslator {
+  private readonly texts = new Map<string, string | null>();
+  // By the provider's id; the latest call that used it.
+  private readonly toolCalls = new Map<string, ToolCallState>();
+  private readonly wireIds = new Set<string>();
+  private step = 0;
+  // The assistant message of the current step, which the step's tool calls belong to.
+  private stepMessageId: string | null = null;
+  private readonly usage: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  private failure: unknown = null;
+
+  constructor(
+    private readonly emit: Emit,
+    private readonly serverToolNames: ReadonlySet<string>,
+    private readonly newId: () => string = randomUUID,
+  ) {}
+
+  /** Token usage summed over the steps that finished. */
+  get totalUsage(): TokenUsage {
+    return { ...this.usage };
+  }
+
+  /** The provider error the stream reported, if any; the run fails with it. */
+  get error(): unknown {
+    return this.failure;
+  }
+
+  accept(part: TextStreamPart<ToolSet>): void {
+    switch (part.type) {
+      case "start-step":
+        this.step++;
+        this.stepMessageId = null;
+        return;
+      case "finish-step":
+        this.stepMessageId = null;
+        this.addUsage(part.usage);
+        return;
+      case "text-start":
+        this.texts.set(part.id, null);
+        return;
+      case "text-delta":
+        return this.textDelta(part.id, part.text);
+      case "text-end":
+        return this.textEnd(part.id);
+      case "tool-input-start":
+        this.toolStart(part.id, part.toolName);
+        return;
+      case "tool-input-delta": {
+        const call = this.toolCalls.get(part.id);
+        if (part.delta && call && !call.ended) this.emit({ type: EventType.TOOL_CALL_ARGS, toolCallId: call.wireId, delta: part.delta });
+        return;
+      }
+      case "tool-input-end":
+        return this.toolEnd(part.id);
+      case "tool-call":
+        return this.toolCall(part.toolCallId, part.toolName, part.input);
+      case "tool-result":
+        if (part.preliminary) return;
+        return this.toolResult(part.toolCallId, part.toolName, part.input, part.output);
+      case "tool-error":
+        return this.toolError(part.toolCallId, part.toolName, part.input, part.error);
+      case "error":
+        this.failure ??= part.error;
+        return;
+      default:
+        return;
+    }
+  }
+
+  private addUsage(u: { inputTokens: number | undefined; outputTokens: number | undefined; totalTokens: number | undefined }): void {
+    const input = u.inputTokens ?? 0;
+    const output = u.outputTokens ?? 0;
+    this.usage.inputTokens += input;
+    this.usage.outputTokens += output;
+    this.usage.totalTokens += u.totalTokens ?? input + output;
+  }
+
+  private textDelta(sdkId: string, delta: string): void {
+    if (!delta) return;
+    let messageId = this.texts.get(sdkId) ?? null;
+    if (messageId === null) {
+      messageId = `msg_${this.newId()}`;
+      this.texts.set(sdkId, messageId);
+      this.stepMessageId ??= messageId;
+      this.emit({ type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" });
+    }
+    this.emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta });
+  }
+
+  private textEnd(sdkId: string): void {
+    const messageId = this.texts.get(sdkId);
+    this.texts.delete(sdkId);
+    if (messageId) this.emit({ type: EventType.TEXT_MESSAGE_END, messageId });
+  }
+
+  private inThisStep(toolCallId: string): ToolCallState | undefined {
+    const call = this.toolCalls.get(toolCallId);
+    return call?.step === this.step ? call : undefined;
+  }
+
+  private toolStart(toolCallId: string, name: string): ToolCallState {
+    const existing = this.inThisStep(toolCallId);
+    if (existing) return existing;
+    let wireId = toolCallId;
+    for (let n = 2; this.wireIds.has(wireId); n++) wireId = `${toolCallId}_${n}`;
+    this.wireIds.add(wireId);
+    const call: ToolCallState = { wireId, name, step: this.step, ended: false, answered: false };
+    this.toolCalls.set(toolCallId, call);
+    this.stepMessageId ??= `msg_${this.newId()}`;
+    this.emit({ type: EventType.TOOL_CALL_START, toolCallId: wireId, toolCallName: name, parentMessageId: this.stepMessageId });
+    return call;
+  }
+
+  private toolEnd(toolCallId: string): void {
+    const call = this.toolCalls.get(toolCallId);
+    if (!call || call.ended) return;
+    call.ended = true;
+    this.emit({ type: EventType.TOOL_CALL_END, toolCallId: call.wireId });
+  }
+
+  // Providers that do not stream arguments only report the finished call.
+  private toolCall(toolCallId: string, name: string, input: unknown): void {
+    if (!this.inThisStep(toolCallId)) {
+      const call = this.toolStart(toolCallId, name);
+      this.emit({ type: EventType.TOOL_CALL_ARGS, toolCallId: call.wireId, delta: JSON.stringify(input ?? {}) });
+    }
+    this.toolEnd(toolCallId);
+  }
+
+  private answer(toolCallId: string, name: string, content: string, uiSchema: ToolOutcome["uiSchema"], messageMetadata: Record<string, unknown>): void {
+    if (!this.toolCalls.has(toolCallId)) this.toolCall(toolCallId, name, {});
+    this.toolEnd(toolCallId);
+    const call = this.toolCalls.get(toolCallId)!;
+    if (call.answered) return;
+    call.answered = true;
+    this.emit(
+      { type: EventType.TOOL_CALL_RESULT, messageId: `tool_${this.newId()}`, toolCallId: call.wireId, content, role: "tool", metadata: { ui_schema: uiSchema } },
+      { messageMetadata },
+    );
+  }
+
+  private toolResult(toolCallId: string, name: string, input: unknown, output: unknown): void {
+    const outcome = toolOutcomeSchema.safeParse(output);
+    if (!outcome.success) {
+      this.answer(toolCallId, name, toolFailureText("TOOL_OUTPUT_INVALID", "The tool returned an unreadable result"), null, {
+        tool_name: name,
+        tool_call_args: input,
+      });
+      return;
+    }
+    const { toolResponseText, uiSchema, output: agentOutput } = outcome.data;
+    const metadata = agentOutput ? { tool_name: name, tool_agent_output: agentOutput } : { tool_name: name, tool_call_args: input };
+    this.answer(toolCallId, name, toolResponseText, uiSchema, metadata);
+  }
+
+  // The SDK could not run the call (unparsable arguments, a tool that does not exist): the
+  // model receives the SDK's error text and may correct itself; the client gets a result too.
+  private toolError(toolCallId: string, name: string, input: unknown, error: unknown): void {
+    const message = error instanceof Error ? error.name : "ToolError";
+    const known = this.serverToolNames.has(name);
+    const text = toolFailureText(known ? "INVALID_TOOL_CALL" : "UNKNOWN_TOOL", known ? `${name} could not be called (${message})` : `There is no tool named ${name}`);
+    this.answer(toolCallId, name, text, null, { tool_name: name, tool_call_args: input });
+  }
+}

@@ -1,0 +1,46 @@
+import "server-only";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import type { LanguageModel } from "ai";
+import { z } from "zod";
+import { env } from "../env";
+import { DEFAULT_OPENAI_MODEL, DEMO_MODEL_ID } from "./constants";
+import { createDemoModel } from "./demo-model";
+
+// Which model the agent runs on, from configuration alone: any OpenAI-compatible server
+// (LLM_BASE_URL + LLM_MODEL, with LLM_API_KEY when it needs one), else OpenAI
+// (OPENAI_API_KEY, LLM_MODEL optional), else the built-in offline demo model.
+
+export const modelInfoSchema = z.object({
+  id: z.string().describe("Model id as the provider knows it"),
+  provider: z.enum(["openai-compatible", "openai", "demo"]).describe("Where the model runs"),
+  label: z.string().describe("Human-readable name for the UI"),
+  offline: z.boolean().describe("True for the built-in demo model, which needs no network or key"),
+});
+export type ModelInfo = z.infer<typeof modelInfoSchema>;
+
+export function currentModelInfo(): ModelInfo {
+  if (env.LLM_BASE_URL && env.LLM_MODEL) {
+    return { id: env.LLM_MODEL, provider: "openai-compatible", label: `${env.LLM_MODEL} (OpenAI-compatible server)`, offline: false };
+  }
+  if (env.OPENAI_API_KEY) {
+    const id = env.LLM_MODEL ?? DEFAULT_OPENAI_MODEL;
+    return { id, provider: "openai", label: `${id} (OpenAI)`, offline: false };
+  }
+  return { id: DEMO_MODEL_ID, provider: "demo", label: "Offline demo model", offline: true };
+}
+
+/** The language model for one run; the demo model needs the run's clock and time zone. */
+export function createAgentModel(opts: { now: () => Date; timeZone: string }): { model: LanguageModel; info: ModelInfo } {
+  const info = currentModelInfo();
+  switch (info.provider) {
+    case "openai-compatible": {
+      const provider = createOpenAICompatible({ name: "llm", baseURL: env.LLM_BASE_URL!, apiKey: env.LLM_API_KEY, includeUsage: true });
+      return { model: provider.chatModel(info.id), info };
+    }
+    case "openai":
+      return { model: createOpenAI({ apiKey: env.OPENAI_API_KEY })(info.id), info };
+    case "demo":
+      return { model: createDemoModel({ now: opts.now, timeZone: opts.timeZone, delayMs: env.DEMO_MODEL_DELAY_MS }), info };
+  }
+}

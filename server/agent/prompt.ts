@@ -1,0 +1,57 @@
+import "server-only";
+import { buildToolsPrompt } from "../protocols/ag-ui/tools-prompt";
+import type { Context, Tool } from "../protocols/ag-ui/run-input";
+import { toLocal } from "./time";
+
+export type MemoryFact = { key: string; value: string };
+
+export type SystemPromptInput = {
+  now: Date;
+  timeZone: string;
+  memoryFacts: readonly MemoryFact[];
+  context: readonly Context[];
+  /** Client-declared (frontend) tools, rendered with the spec's build_tools_prompt. */
+  clientTools: readonly Tool[];
+};
+
+const ROLE = `You are Dispatch, an assistant that manages the user's calendar, contacts and memory.
+You act through one tool, project_cli, called as {"module", "method", "input"}.
+- Read before you write: look contacts up with contacts.read before inviting someone, and never invent ids.
+- Interpret relative dates ("tomorrow", "on Friday", "this week") in the user's time zone below, and pass that zone wherever a method takes time_zone.
+- When project_cli answers {"status":"failure"} with INVALID_ACTION_INPUT, correct the input using its input_schema and issues, then call it again.
+- When the user tells you something lasting about themselves (a preference, a habit), save it with memory.update.
+- After a tool call, answer in a few plain sentences; the user also sees the tool's result as a card.`;
+
+function describeNow(now: Date, timeZone: string): string {
+  const l = toLocal(now, timeZone);
+  const words = new Intl.DateTimeFormat("en-US", { timeZone, weekday: "long", year: "numeric", month: "long", day: "numeric" }).format(now);
+  const clock = `${String(l.hour).padStart(2, "0")}:${String(l.minute).padStart(2, "0")}`;
+  return `Now: ${words}, ${clock} in the user's time zone ${timeZone} (${now.toISOString()} UTC).`;
+}
+
+function describeMemory(facts: readonly MemoryFact[]): string {
+  if (facts.length === 0) return "What you remember about the user: nothing yet.";
+  return ["What you remember about the user (memory facts, key: value):", ...facts.map((f) => `- ${f.key}: ${f.value}`)].join("\n");
+}
+
+function describeContext(context: readonly Context[]): string | null {
+  if (context.length === 0) return null;
+  return ["Context from the user's application:", ...context.map((c) => `- ${c.description}: ${c.value}`)].join("\n");
+}
+
+function describeClientTools(tools: readonly Tool[]): string | null {
+  const rendered = buildToolsPrompt(tools);
+  if (!rendered) return null;
+  return `The user's application also runs these tools itself. Call one when it helps; its result arrives later, so stop after calling it.\n${rendered}`;
+}
+
+/**
+ * The system prompt for one run: role and rules, the current date and time in the user's
+ * zone, what the agent remembers about the user, the client's context entries, and the
+ * client-declared tools exactly as build_tools_prompt renders them (nothing when none).
+ */
+export function buildSystemPrompt(input: SystemPromptInput): string {
+  return [ROLE, describeNow(input.now, input.timeZone), describeMemory(input.memoryFacts), describeContext(input.context), describeClientTools(input.clientTools)]
+    .filter((section): section is string => section !== null)
+    .join("\n\n");
+}

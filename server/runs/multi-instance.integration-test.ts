@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { freePort } from "@/scripts/lib/embedded-postgres";
+import { baseUrl, bearer, createTestUser } from "@/test/helpers";
+import { postRun, runInput, waitForRunEnd } from "@/test/runs";
+import { collectSse, readSse } from "@/test/sse";
+
+// A second production server on the same database: clients may follow and cancel a run
+// from any instance, not only the one executing it.
+const root = path.resolve(import.meta.dirname, "../..");
+let other: ChildProcess | undefined;
+let otherUrl = "";
+let user: Awaited<ReturnType<typeof createTestUser>>;
+
+beforeAll(async () => {
+  baseUrl(); // needs a production build
+  user = await createTestUser();
+  const port = await freePort();
+  otherUrl = `http://127.0.0.1:${port}`;
+  other = spawn(process.execPath, [createRequire(import.meta.url).resolve("next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: root,
+    stdio: "ignore",
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      DATABASE_URL: inject("databaseUrl"),
+      AUTH_SECRET: inject("authSecret"),
+      DATA_DIR: inject("dataDir"),
+      LLM_BASE_URL: inject("llmBaseUrl"),
+      LLM_API_KEY: inject("llmApiKey"),
+      LLM_MODEL: inject("llmModel"),
+      LOG_LEVEL: "silent",
+    },
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const ok = await fetch(`${otherUrl}/api/health`).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error("second server did not start");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}, 90_000);
+
+afterAll(() => {
+  other?.kill("SIGTERM");
+});
+
+const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(" ");
+
+describe("runs across server instances", () => {
+  it("streams a run live from an instance that does not execute it", async () => {
+    const body = runInput({}, `[[delay:30]] ${words(20)}`);
+    expect((await postRun(user.apiKey, body)).status).toBe(202);
+    const elsewhere = await collectSse(await fetch(`${otherUrl}/api/v1/agent/runs/${body.runId}/events`, { headers: bearer(user.apiKey) }));
+    const here = await collectSse(await fetch(`${baseUrl()}/api/v1/agent/runs/${body.runId}/events`, { headers: bearer(user.apiKey) }));
+    expect(elsewhere).toEqual(here);
+    expect(JSON.parse(elsewhere.at(-1)!.data)).toMatchObject({ type: "RUN_FINISHED" });
+  });
+
+  it("cancels a run from another instance", async () => {
+    const body = runInput({}, `[[delay:200]] ${words(30)}`);
+    const stream = readSse(await postRun(user.apiKey, body, { stream: true }));
+    for await (const f of stream) if (JSON.parse(f.data).type === "TEXT_MESSAGE_CONTENT") break;
+    const res = await fetch(`${otherUrl}/api/v1/agent/runs/${body.runId}/cancel`, { method: "POST", headers: bearer(user.apiKey) });
+    expect(res.status).toBe(202);
+    expect((await waitForRunEnd(user.apiKey, body.runId)).status).toBe("cancelled");
+  });
+});

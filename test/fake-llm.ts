@@ -1,0 +1,199 @@
+// A small OpenAI-compatible chat completions server for tests, scripted by the user's text.
+// By default it answers "You said: <text>" word by word. Directives in the latest user
+// message change that (they are removed from the echoed text):
+//   [[delay:200]]                  200 ms between tokens (text and tool-argument chunks)
+//   [[tool:calendar.read {...}]]   call project_cli with {module, method, input} first
+//   [[call:get_weather {...}]]     call any tool with exactly these arguments first
+//   [[fail]]                       answer HTTP 500
+//   [[hang]]                       stream one token, then nothing until the client aborts
+//   [[show:messages]]              answer with the conversation it received, one line a message
+//   [[show:system]]                answer with the system prompt it received
+// Tool directives run in order, one per model call; after the last one it summarises the
+// latest tool result ("Tool said: <content>").
+import { randomUUID } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+export type FakeLlm = { baseUrl: string; model: string; apiKey: string; close(): Promise<void> };
+
+type ChatMessage = {
+  role: string;
+  content?: string | { type: string; text?: string; image_url?: { url?: string } }[] | null;
+  tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+};
+type ChatRequest = { model?: string; stream?: boolean; messages?: ChatMessage[] };
+type ToolCall = { name: string; arguments: string };
+type Script = { text: string; delayMs: number; calls: ToolCall[]; fail: boolean; hang: boolean; show: "messages" | "system" | null };
+
+const DIRECTIVE = /\[\[(tool|call):(\S+)\s+(\{.*?\})\]\]|\[\[(delay):(\d+)\]\]|\[\[(fail|hang)\]\]|\[\[(show):(messages|system)\]\]/g;
+
+function textOf(content: ChatMessage["content"]): string {
+  if (typeof content === "string") return content;
+  // Images show as their URL's first characters, so tests can see what kind of reference the model got.
+  return (content ?? []).map((p) => (p.type === "image_url" ? ` [image ${(p.image_url?.url ?? "").slice(0, 40)}]` : p.text ?? "")).join("");
+}
+
+function parseScript(userText: string): Script {
+  const script: Script = { text: "", delayMs: 0, calls: [], fail: false, hang: false, show: null };
+  for (const m of userText.matchAll(DIRECTIVE)) {
+    if (m[1] === "tool") {
+      const [module, method] = m[2]!.split(".");
+      script.calls.push({ name: "project_cli", arguments: JSON.stringify({ module, method, input: JSON.parse(m[3]!) }) });
+    } else if (m[1] === "call") script.calls.push({ name: m[2]!, arguments: m[3]! });
+    else if (m[4] === "delay") script.delayMs = Number(m[5]);
+    else if (m[6] === "fail") script.fail = true;
+    else if (m[6] === "hang") script.hang = true;
+    else if (m[7] === "show") script.show = m[8] as Script["show"];
+  }
+  script.text = userText.replace(DIRECTIVE, " ").replace(/\s+/g, " ").trim();
+  return script;
+}
+
+function renderMessages(messages: ChatMessage[]): string {
+  return messages
+    .filter((m) => m.role !== "system")
+    .map((m) => {
+      const calls = (m.tool_calls ?? []).map((c) => `call ${c.function.name} ${c.function.arguments}`).join("; ");
+      const text = textOf(m.content);
+      return `${m.role}: ${[text, calls].filter(Boolean).join(" ")}`;
+    })
+    .join("\n");
+}
+
+type Reply = { kind: "text"; text: string } | { kind: "tool"; call: ToolCall } | { kind: "hang" };
+
+function plan(messages: ChatMessage[], script: Script): Reply {
+  const lastUser = messages.findLastIndex((m) => m.role === "user");
+  const turn = messages.slice(lastUser + 1);
+  const made = turn.reduce((n, m) => n + (m.tool_calls?.length ?? 0), 0);
+  if (made < script.calls.length) return { kind: "tool", call: script.calls[made]! };
+  if (script.hang) return { kind: "hang" };
+  if (script.show === "system") return { kind: "text", text: textOf(messages.find((m) => m.role === "system")?.content) };
+  if (script.show === "messages") return { kind: "text", text: renderMessages(messages) };
+  const lastTool = turn.findLast((m) => m.role === "tool");
+  if (lastTool) return { kind: "text", text: `Tool said: ${textOf(lastTool.content)}` };
+  return { kind: "text", text: `You said: ${script.text || "(nothing)"}` };
+}
+
+const tokens = (text: string) => text.split(/(?<=\s)/).filter(Boolean);
+const chunksOf = (text: string, size: number) => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
+}
+
+async function readBody(req: http.IncomingMessage): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const chunk of req) parts.push(chunk as Buffer);
+  return Buffer.concat(parts).toString("utf8");
+}
+
+function usage(messages: ChatMessage[], completion: number) {
+  const prompt = Math.ceil(JSON.stringify(messages).length / 4);
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+async function stream(res: http.ServerResponse, model: string, messages: ChatMessage[], reply: Reply, delayMs: number): Promise<void> {
+  const id = `chatcmpl-${randomUUID()}`;
+  const created = Math.floor(Date.now() / 1000);
+  const send = (body: object) => res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, ...body })}\n\n`);
+  const delta = (d: object, finish: string | null = null) => send({ choices: [{ index: 0, delta: d, finish_reason: finish }] });
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  delta({ role: "assistant" });
+  if (reply.kind === "hang") {
+    delta({ content: "Thinking" });
+    return new Promise((resolve) => res.once("close", resolve));
+  }
+  let count = 0;
+  if (reply.kind === "text") {
+    for (const token of tokens(reply.text)) {
+      if (res.destroyed) return;
+      await pause(delayMs);
+      delta({ content: token });
+      count++;
+    }
+  } else {
+    const callId = `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
+    delta({ tool_calls: [{ index: 0, id: callId, type: "function", function: { name: reply.call.name, arguments: "" } }] });
+    for (const piece of chunksOf(reply.call.arguments, 16)) {
+      if (res.destroyed) return;
+      await pause(delayMs);
+      delta({ tool_calls: [{ index: 0, function: { arguments: piece } }] });
+      count++;
+    }
+  }
+  delta({}, reply.kind === "tool" ? "tool_calls" : "stop");
+  send({ choices: [], usage: usage(messages, count) });
+  res.end("data: [DONE]\n\n");
+}
+
+function complete(res: http.ServerResponse, model: string, messages: ChatMessage[], reply: Exclude<Reply, { kind: "hang" }>): void {
+  const message =
+    reply.kind === "text"
+      ? { role: "assistant", content: reply.text }
+      : { role: "assistant", content: null, tool_calls: [{ id: `call_${randomUUID().slice(0, 8)}`, type: "function", function: reply.call }] };
+  const completion = reply.kind === "text" ? tokens(reply.text).length : 1;
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(
+    JSON.stringify({
+      id: `chatcmpl-${randomUUID()}`,
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model,
+      choices: [{ index: 0, message, finish_reason: reply.kind === "tool" ? "tool_calls" : "stop" }],
+      usage: usage(messages, completion),
+    }),
+  );
+}
+
+async function handle(req: http.IncomingMessage, res: http.ServerResponse, apiKey: string): Promise<void> {
+  if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
+    res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found" } }));
+    return;
+  }
+  if (req.headers.authorization !== `Bearer ${apiKey}`) {
+    res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "bad api key", type: "invalid_request_error" } }));
+    return;
+  }
+  const body = JSON.parse(await readBody(req)) as ChatRequest;
+  const messages = body.messages ?? [];
+  const script = parseScript(textOf(messages.findLast((m) => m.role === "user")?.content));
+  if (script.fail) {
+    res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "scripted failure", type: "server_error" } }));
+    return;
+  }
+  const reply = plan(messages, script);
+  const model = body.model ?? "fake";
+  if (body.stream) await stream(res, model, messages, reply, script.delayMs);
+  else if (reply.kind === "hang") await new Promise((resolve) => res.once("close", resolve));
+  else complete(res, model, messages, reply);
+}
+
+/** Starts the fake LLM on 127.0.0.1 at a free port. */
+export async function startFakeLlm(opts: { model?: string; apiKey?: string } = {}): Promise<FakeLlm> {
+  const apiKey = opts.apiKey ?? "fake-llm-key";
+  const sockets = new Set<Socket>();
+  const server = http.createServer((req, res) => {
+    handle(req, res, apiKey).catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(400, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: err instanceof Error ? err.message : String(err) } }));
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    model: opts.model ?? "fake-model",
+    apiKey,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
