@@ -2,11 +2,13 @@ import "server-only";
 import { AppError } from "../errors";
 import { findHistoryDay, type MessageRow } from "../repositories/messages";
 import { findLatestThreadForUser, findThreadForUser } from "../repositories/threads";
-import { compileStoredUiHints } from "../ui-schema/compile";
+import { compileToolUiSchema } from "../tools/project-cli/tool";
 import type { UiSchema } from "../ui-schema/schema";
+import { attachmentLinks, type AttachmentLink } from "./attachments";
 
 export type HistoryMessage =
-  | { id: string; seq: number; role: "user"; content: string; url: string | null; timestamp: string }
+  // `url` is the first attachment's; `attachments` has every one, each with a freshly signed URL.
+  | { id: string; seq: number; role: "user"; content: string; url: string | null; attachments: AttachmentLink[]; timestamp: string }
   | { id: string; seq: number; role: "tool" | "assistant"; content: string; uiSchema: UiSchema | null; timestamp: string };
 
 export type HistorySnapshot = {
@@ -17,22 +19,16 @@ export type HistorySnapshot = {
   messages: HistoryMessage[];
 };
 
-/** Resolves a user attachment to a fresh signed URL; attachments plug in here. */
-export type AttachmentUrlResolver = (message: MessageRow) => Promise<string | null>;
-let resolveAttachmentUrl: AttachmentUrlResolver = async () => null;
-export function setAttachmentUrlResolver(fn: AttachmentUrlResolver): void {
-  resolveAttachmentUrl = fn;
-}
-
 function toolUiSchema(m: MessageRow): UiSchema | null {
-  const output = m.metadata.tool_agent_output as { ui_hints?: unknown; tool_call_id?: string } | undefined;
-  if (!output?.ui_hints) return null;
-  return compileStoredUiHints(output.ui_hints, { meta: output.tool_call_id ? { toolId: output.tool_call_id } : undefined });
+  return compileToolUiSchema(m.metadata.tool_agent_output);
 }
 
-async function toHistoryMessage(m: MessageRow): Promise<HistoryMessage> {
+async function toHistoryMessage(m: MessageRow, requestOrigin?: string): Promise<HistoryMessage> {
   const base = { id: m.messageId, seq: m.seq, content: m.content, timestamp: m.createdAt.toISOString() };
-  if (m.role === "user") return { ...base, role: "user", url: await resolveAttachmentUrl(m) };
+  if (m.role === "user") {
+    const attachments = await attachmentLinks({ metadata: m.metadata, requestOrigin });
+    return { ...base, role: "user", url: attachments[0]?.url ?? null, attachments };
+  }
   return { ...base, role: m.role === "tool" ? "tool" : "assistant", uiSchema: m.role === "tool" ? toolUiSchema(m) : null };
 }
 
@@ -47,7 +43,13 @@ export function parseHistoryDate(raw: string | null): Date | null {
 }
 
 /** One day of a thread's history (UTC days), newest first by day, messages in seq order. */
-export async function getHistoryDay(opts: { userId: string; threadId: string | null; before: Date | null }): Promise<HistorySnapshot> {
+export async function getHistoryDay(opts: {
+  userId: string;
+  threadId: string | null;
+  before: Date | null;
+  /** Origin for attachment URLs served by the app itself, when PUBLIC_URL is not set. */
+  requestOrigin?: string;
+}): Promise<HistorySnapshot> {
   const thread = opts.threadId
     ? await findThreadForUser({ id: opts.threadId, userId: opts.userId })
     : await findLatestThreadForUser({ userId: opts.userId });
@@ -61,6 +63,6 @@ export async function getHistoryDay(opts: { userId: string; threadId: string | n
     threadId: thread.id,
     day: dayStart ? dayStart.toISOString().slice(0, 10) : null,
     hasMore,
-    messages: await Promise.all(messages.filter((m) => m.role === "user" || m.role === "assistant" || m.role === "tool").map(toHistoryMessage)),
+    messages: await Promise.all(messages.filter((m) => m.role === "user" || m.role === "assistant" || m.role === "tool").map((m) => toHistoryMessage(m, opts.requestOrigin))),
   };
 }
