@@ -1,0 +1,209 @@
+import { EventType } from "@ag-ui/core";
+import type { AgUiEvent } from "../ag-ui/events";
+import type { AgentResponse, Content, DataContent, Heartbeat, Message, RunStatus, StreamObject, TextContent, Usage } from "./response";
+
+// Encodes a run's AG-UI events as the Agent API's object stream: a pure state machine,
+// fed the run's events in order (live or replayed from the log), so every client of a
+// run sees the same objects. The engine's guard has already made the sequence well formed
+// (START/CONTENT/END pairs, END events before the run closes, nothing after the end).
+//
+//   RUN_STARTED                 response created, response in_progress
+//   TEXT_MESSAGE_START          message created, message in_progress (type message)
+//   TEXT_MESSAGE_CONTENT        content delta (type text, delta true, index 0)
+//   TEXT_MESSAGE_END            content completed (full text), message completed
+//   TOOL_CALL_START             message created, in_progress (type function_call)
+//   TOOL_CALL_END               content completed {call_id, name, arguments}, message completed
+//   TOOL_CALL_RESULT            function_call_output message: created, in_progress,
+//                               content completed {call_id, name, output}, completed
+//   RUN_FINISHED / RUN_ERROR    response completed | canceled | failed (with error)
+//
+// Reasoning, steps, state and activity events have no Agent API form and are skipped.
+
+export type TokenCounts = { inputTokens: number; outputTokens: number; totalTokens: number };
+
+export type AgentApiEncoderOptions = {
+  responseId: string;
+  sessionId: string;
+  /** When the run was accepted, in Unix seconds. */
+  createdAt: number;
+  /** Milliseconds since the epoch; completed_at is taken from it. */
+  now?: () => number;
+  newId?: () => string;
+};
+
+export interface AgentApiEncoder {
+  /** The objects one run event becomes; terminal events take the run's token usage. */
+  encode(event: AgUiEvent, final?: { usage?: TokenCounts | null }): StreamObject[];
+  /** A keep-alive object in the same sequence. */
+  heartbeat(): Heartbeat;
+  /** True once the response reached a terminal status; nothing is encoded after it. */
+  readonly done: boolean;
+  /** The response as it stands, without a sequence number. */
+  response(): AgentResponse;
+}
+
+type OpenText = { id: string; role: Message["role"]; text: string; hasContent: boolean };
+type OpenCall = { id: string; name: string; args: string };
+
+function toUsage(usage: TokenCounts | null | undefined): Usage | null {
+  if (!usage) return null;
+  return { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, total_tokens: usage.totalTokens };
+}
+
+function textRole(role: string | undefined): Message["role"] {
+  return role === "user" || role === "system" ? role : "assistant";
+}
+
+function terminalStatus(event: AgUiEvent): RunStatus {
+  if (event.type === EventType.RUN_ERROR) return "failed";
+  if (event.type !== EventType.RUN_FINISHED) return "unknown";
+  const outcome = event.outcome?.type;
+  if (outcome === "cancelled") return "canceled";
+  // An interrupted run waits for input this protocol cannot send.
+  if (outcome === "interrupt") return "incomplete";
+  return "completed";
+}
+
+export function createAgentApiEncoder(options: AgentApiEncoderOptions): AgentApiEncoder {
+  const now = options.now ?? Date.now;
+  const newId = options.newId ?? (() => crypto.randomUUID());
+  let sequence = 0;
+  let started = false;
+  let done = false;
+  const response: AgentResponse = {
+    object: "response",
+    id: options.responseId,
+    status: "created",
+    session_id: options.sessionId,
+    created_at: options.createdAt,
+    completed_at: null,
+    output: [],
+    usage: null,
+    error: null,
+  };
+  const texts = new Map<string, OpenText>();
+  const calls = new Map<string, OpenCall>();
+  const callNames = new Map<string, string>();
+
+  const stamp = <T extends StreamObject>(object: T): T => ({ ...object, sequence_number: sequence++ });
+  const snapshot = (): AgentResponse => ({ ...response, output: response.output.map((m) => ({ ...m, content: [...m.content] })) });
+  const responseObject = () => stamp(snapshot());
+
+  const message = (id: string, type: Message["type"], role: Message["role"], status: Message["status"], content: Content[] = []): Message => ({
+    object: "message",
+    id,
+    type,
+    role,
+    status,
+    content,
+  });
+
+  const opened = (id: string, type: Message["type"], role: Message["role"]): StreamObject[] => [
+    stamp(message(id, type, role, "created")),
+    stamp(message(id, type, role, "in_progress")),
+  ];
+
+  // The completed content, then the completed message holding it, which joins the output.
+  const completed = (id: string, type: Message["type"], role: Message["role"], content: Content | null): StreamObject[] => {
+    const whole = message(id, type, role, "completed", content ? [content] : []);
+    response.output.push(whole);
+    return content ? [stamp(content), stamp(whole)] : [stamp(whole)];
+  };
+
+  const data = (msgId: string, value: DataContent["data"]): DataContent => ({
+    object: "content",
+    type: "data",
+    index: 0,
+    delta: false,
+    msg_id: msgId,
+    status: "completed",
+    data: value,
+  });
+
+  function start(): StreamObject[] {
+    if (started) return [];
+    started = true;
+    response.status = "created";
+    const created = responseObject();
+    response.status = "in_progress";
+    return [created, responseObject()];
+  }
+
+  function finish(event: AgUiEvent, usage: TokenCounts | null | undefined): StreamObject[] {
+    const out = start();
+    done = true;
+    response.status = terminalStatus(event);
+    response.completed_at = Math.floor(now() / 1000);
+    response.usage = toUsage(usage);
+    if (event.type === EventType.RUN_ERROR) response.error = { code: event.code ?? "RUNNER_ERROR", message: event.message };
+    out.push(responseObject());
+    return out;
+  }
+
+  function encode(event: AgUiEvent, final?: { usage?: TokenCounts | null }): StreamObject[] {
+    if (done) return [];
+    switch (event.type) {
+      case EventType.RUN_STARTED:
+        return start();
+      case EventType.RUN_FINISHED:
+      case EventType.RUN_ERROR:
+        return finish(event, final?.usage);
+      case EventType.TEXT_MESSAGE_START: {
+        const role = textRole(event.role);
+        texts.set(event.messageId, { id: event.messageId, role, text: "", hasContent: false });
+        return [...start(), ...opened(event.messageId, "message", role)];
+      }
+      case EventType.TEXT_MESSAGE_CONTENT: {
+        const open = texts.get(event.messageId);
+        if (!open) return [];
+        open.text += event.delta;
+        open.hasContent = true;
+        const delta: TextContent = { object: "content", type: "text", index: 0, delta: true, msg_id: open.id, status: "in_progress", text: event.delta };
+        return [stamp(delta)];
+      }
+      case EventType.TEXT_MESSAGE_END: {
+        const open = texts.get(event.messageId);
+        if (!open) return [];
+        texts.delete(event.messageId);
+        const full: TextContent = { object: "content", type: "text", index: 0, delta: false, msg_id: open.id, status: "completed", text: open.text };
+        return completed(open.id, "message", open.role, open.hasContent ? full : null);
+      }
+      case EventType.TOOL_CALL_START:
+        calls.set(event.toolCallId, { id: event.toolCallId, name: event.toolCallName, args: "" });
+        callNames.set(event.toolCallId, event.toolCallName);
+        return [...start(), ...opened(event.toolCallId, "function_call", "assistant")];
+      case EventType.TOOL_CALL_ARGS: {
+        const open = calls.get(event.toolCallId);
+        if (open) open.args += event.delta;
+        return [];
+      }
+      case EventType.TOOL_CALL_END: {
+        const open = calls.get(event.toolCallId);
+        if (!open) return [];
+        calls.delete(event.toolCallId);
+        return completed(open.id, "function_call", "assistant", data(open.id, { call_id: open.id, name: open.name, arguments: open.args }));
+      }
+      case EventType.TOOL_CALL_RESULT: {
+        const output = typeof event.content === "string" ? event.content : JSON.stringify(event.content);
+        const name = callNames.get(event.toolCallId);
+        const value = { call_id: event.toolCallId, ...(name === undefined ? {} : { name }), output };
+        return [
+          ...start(),
+          ...opened(event.messageId, "function_call_output", "tool"),
+          ...completed(event.messageId, "function_call_output", "tool", data(event.messageId, value)),
+        ];
+      }
+      default:
+        return [];
+    }
+  }
+
+  return {
+    encode,
+    heartbeat: () => stamp<Heartbeat>({ object: "message", id: `msg_${newId()}`, type: "heartbeat", status: "completed" }),
+    get done() {
+      return done;
+    },
+    response: snapshot,
+  };
+}
