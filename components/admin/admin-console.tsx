@@ -1,4 +1,5 @@
 "use client";
+import { DashboardPanel } from "./dashboard-panel";
 import { HealthPanel } from "./health-panel";
 import { UsersPanel } from "./users-panel";
 import { ApiKeysPanel } from "./api-keys-panel";
@@ -6,6 +7,7 @@ import { ApiKeysPanel } from "./api-keys-panel";
 export function AdminConsole({ currentUserId }: { currentUserId: string }) {
   return (
     <div className="stack">
+      <DashboardPanel />
       <HealthPanel />
       <UsersPanel currentUserId={currentUserId} />
       <ApiKeysPanel />

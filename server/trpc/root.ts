@@ -3,11 +3,19 @@ import { createCallerFactory, createTRPCRouter } from "./init";
 import { usersRouter } from "./routers/users";
 import { apiKeysRouter } from "./routers/api-keys";
 import { healthRouter } from "./routers/health";
+import { threadsRouter } from "./routers/threads";
+import { adminRunsRouter } from "./routers/admin-runs";
+import { adminThreadsRouter } from "./routers/admin-threads";
+import { adminDashboardRouter } from "./routers/admin-dashboard";
 
 export const appRouter = createTRPCRouter({
   users: usersRouter,
   apiKeys: apiKeysRouter,
   health: healthRouter,
+  threads: threadsRouter,
+  adminRuns: adminRunsRouter,
+  adminThreads: adminThreadsRouter,
+  adminDashboard: adminDashboardRouter,
 });
 
 export type AppRouter = typeof appRouter;

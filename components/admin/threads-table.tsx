@@ -1,0 +1,105 @@
+"use client";
+import { useState } from "react";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useInfiniteQuery } from "@tanstack/react-query";
+import { useTRPC } from "../trpc-provider";
+import { formatDateTime } from "./format";
+import styles from "./admin.module.css";
+
+export function ThreadsTable({ initialUserEmail }: { initialUserEmail: string }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const [userEmail, setUserEmail] = useState(initialUserEmail);
+  const [draft, setDraft] = useState(initialUserEmail);
+  const threads = useInfiniteQuery(
+    trpc.adminThreads.list.infiniteQueryOptions(
+      { userEmail: userEmail || undefined, limit: 25 },
+      { getNextPageParam: (last) => last.nextCursor ?? undefined },
+    ),
+  );
+  const rows = threads.data?.pages.flatMap((p) => p.items) ?? [];
+  const apply = (email: string) => {
+    setUserEmail(email);
+    setDraft(email);
+    router.replace(email ? `/admin/threads?user=${encodeURIComponent(email)}` : "/admin/threads", { scroll: false });
+  };
+
+  return (
+    <section className="card" aria-label="Thread list">
+      <form
+        className="row"
+        style={{ marginBottom: 12 }}
+        onSubmit={(e) => {
+          e.preventDefault();
+          apply(draft.trim());
+        }}
+      >
+        <label htmlFor="threads-user">Owner email</label>
+        <input id="threads-user" className="input" style={{ maxWidth: 280 }} value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="any part" />
+        <button className="btn btn-primary" type="submit">
+          Filter
+        </button>
+        {userEmail ? (
+          <button className="btn" type="button" onClick={() => apply("")}>
+            Clear
+          </button>
+        ) : null}
+      </form>
+      {threads.error ? (
+        <p role="alert" className="error-text">
+          {threads.error.message}
+        </p>
+      ) : null}
+      <div className="table-wrap">
+        <table className="data" data-testid="threads-table" aria-busy={threads.isFetching}>
+          <caption className={styles.caption}>Threads, most recently active first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Title</th>
+              <th scope="col">Owner</th>
+              <th scope="col" className={styles.num}>
+                Messages
+              </th>
+              <th scope="col" className={styles.num}>
+                Runs
+              </th>
+              <th scope="col">Last activity</th>
+              <th scope="col">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((t) => (
+              <tr key={t.id} data-testid="thread-row" data-thread-id={t.id}>
+                <td className={styles.truncate}>
+                  <Link href={`/admin/threads/${t.id}`} title={t.title}>
+                    {t.title}
+                  </Link>
+                </td>
+                <td>{t.userEmail}</td>
+                <td className={styles.num}>{t.messageCount}</td>
+                <td className={styles.num}>
+                  <Link href={`/admin/runs?thread=${t.id}`}>{t.runCount}</Link>
+                </td>
+                <td className={styles.nowrap}>{formatDateTime(t.updatedAt)}</td>
+                <td className={`${styles.nowrap} muted`}>{formatDateTime(t.createdAt)}</td>
+              </tr>
+            ))}
+            {!threads.isPending && rows.length === 0 ? (
+              <tr>
+                <td colSpan={6} className="muted">
+                  No threads.
+                </td>
+              </tr>
+            ) : null}
+          </tbody>
+        </table>
+      </div>
+      {threads.hasNextPage ? (
+        <button className="btn" type="button" onClick={() => void threads.fetchNextPage()} disabled={threads.isFetchingNextPage}>
+          {threads.isFetchingNextPage ? "Loading…" : "Load more"}
+        </button>
+      ) : null}
+    </section>
+  );
+}

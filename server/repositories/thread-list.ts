@@ -1,0 +1,87 @@
+import "server-only";
+import { getPool, withTransaction } from "../db";
+
+export type ThreadListItem = { id: string; title: string; createdAt: Date; updatedAt: Date; running: boolean };
+
+// Threads are listed newest activity first. updated_at moves, so pages are cut with a keyset
+// cursor (updated_at in epoch microseconds, id) rather than an offset; microseconds, because
+// PostgreSQL keeps them and a millisecond cursor would skip rows that share a millisecond.
+const CURSOR = /^(\d{1,17})_([0-9a-f-]{36})$/;
+
+export function parseThreadCursor(cursor: string): { micros: string; id: string } | null {
+  const match = CURSOR.exec(cursor);
+  return match ? { micros: match[1]!, id: match[2]! } : null;
+}
+
+export async function listThreadsPage({ userId, cursor, limit }: { userId: string; cursor: { micros: string; id: string } | null; limit: number }): Promise<{
+  items: ThreadListItem[];
+  nextCursor: string | null;
+}> {
+  const { rows } = await getPool().query<ThreadListItem & { micros: string }>(
+    `select t.id, t.title, t.created_at as "createdAt", t.updated_at as "updatedAt",
+            (extract(epoch from t.updated_at) * 1000000)::bigint::text as micros,
+            exists (select 1 from runs r where r.thread_id = t.id and r.status in ('queued', 'running')) as running
+     from threads t
+     where t.user_id = $1
+       and ($2::bigint is null or (t.updated_at, t.id) < (timestamptz 'epoch' + $2::bigint * interval '1 microsecond', $3::uuid))
+     order by t.updated_at desc, t.id desc
+     limit $4`,
+    [userId, cursor?.micros ?? null, cursor?.id ?? null, limit + 1],
+  );
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    items: page.map(({ micros: _micros, ...item }) => item),
+    nextCursor: rows.length > limit && last ? `${last.micros}_${last.id}` : null,
+  };
+}
+
+/** Whether any user has a thread with this id. */
+export async function threadIdTaken({ id }: { id: string }): Promise<boolean> {
+  const { rowCount } = await getPool().query(`select 1 from threads where id = $1`, [id]);
+  return (rowCount ?? 0) > 0;
+}
+
+/** The client runId of the thread's run that is still queued or running. */
+export async function findOpenRunId({ threadId }: { threadId: string }): Promise<string | null> {
+  const { rows } = await getPool().query<{ runId: string }>(
+    `select run_id as "runId" from runs where thread_id = $1 and status in ('queued', 'running') order by created_at desc limit 1`,
+    [threadId],
+  );
+  return rows[0]?.runId ?? null;
+}
+
+export async function updateThreadTitle({ id, userId, title }: { id: string; userId: string; title: string }): Promise<ThreadListItem | null> {
+  const { rows } = await getPool().query<ThreadListItem>(
+    `update threads set title = $3 where id = $1 and user_id = $2
+     returning id, title, created_at as "createdAt", updated_at as "updatedAt", false as running`,
+    [id, userId, title],
+  );
+  return rows[0] ?? null;
+}
+
+export type DeleteThreadResult = "deleted" | "not_found" | "busy";
+
+/**
+ * Deletes the thread with its messages, runs and events, unless a run of it is still open
+ * or has ended so recently that its last events may not be written yet: the event log's
+ * writer must never meet a run that vanished under it.
+ */
+export async function deleteIdleThread({ id, userId }: { id: string; userId: string }): Promise<DeleteThreadResult> {
+  return withTransaction(async (tx) => {
+    const thread = await tx.query(`select 1 from threads where id = $1 and user_id = $2 for update`, [id, userId]);
+    if (thread.rowCount === 0) return "not_found";
+    const busy = await tx.query(
+      `select 1 from runs r
+       where r.thread_id = $1
+         and (r.status in ('queued', 'running')
+              or (r.finished_at > now() - interval '1 minute'
+                  and not exists (select 1 from run_events e where e.run_id = r.id and e.type in ('RUN_FINISHED', 'RUN_ERROR'))))
+       limit 1`,
+      [id],
+    );
+    if ((busy.rowCount ?? 0) > 0) return "busy";
+    await tx.query(`delete from threads where id = $1`, [id]);
+    return "deleted";
+  });
+}

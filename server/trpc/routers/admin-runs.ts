@@ -1,0 +1,9 @@
+import "server-only";
+import { adminProcedure, createTRPCRouter } from "../init";
+import { getRunDetail, listRunEvents, listRunEventsInput, listRuns, listRunsInput, runIdInput } from "../../services/admin-runs";
+
+export const adminRunsRouter = createTRPCRouter({
+  list: adminProcedure.input(listRunsInput).query(({ input }) => listRuns(input)),
+  get: adminProcedure.input(runIdInput).query(({ input }) => getRunDetail(input)),
+  events: adminProcedure.input(listRunEventsInput).query(({ input }) => listRunEvents(input)),
+});
