@@ -1,55 +1,60 @@
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { baseUrl, bearer } from "@/test/helpers";
 
 const root = path.resolve(import.meta.dirname, "..");
 
-function admin(...args: string[]) {
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "scripts/admin.ts", ...args], {
-    cwd: root,
-    encoding: "utf8",
-    timeout: 60_000,
-    env: { ...process.env, LOG_LEVEL: "silent" },
+// Asynchronous on purpose: a synchronous spawn would block this worker's event loop, and its
+// pooled keep-alive connections to the server would go stale unnoticed.
+function admin(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [path.join(root, "node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "scripts/admin.ts", ...args],
+      { cwd: root, encoding: "utf8", timeout: 90_000, env: { ...process.env, LOG_LEVEL: "silent" } },
+      (err, stdout, stderr) => resolve({ status: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
+    );
   });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 describe("npm run admin", () => {
   const email = `cli-${Date.now()}@test.dispatch`;
 
   it("creates a user, then an API key printed as the last line, which authenticates", { timeout: 180_000 }, async () => {
-    const created = admin("user:create", "--email", email, "--password", "cli-password-1");
+    const created = await admin("user:create", "--email", email, "--password", "cli-password-1");
     expect(created.status).toBe(0);
     expect(created.stdout).toContain(`Created user ${email}`);
 
-    const key = admin("apikey:create", "--email", email);
+    const key = await admin("apikey:create", "--email", email);
     expect(key.status).toBe(0);
     const lastLine = key.stdout.trim().split("\n").at(-1)!;
     expect(lastLine).toMatch(/^dsp_[A-Za-z0-9_-]{43}$/);
     const me = await fetch(`${baseUrl()}/api/v1/me`, { headers: bearer(lastLine) });
     expect(await me.json()).toMatchObject({ email, role: "user" });
 
-    const list = admin("apikey:list", "--email", email);
-    const id = list.stdout.trim().split(/\s+/)[0]!;
-    expect(admin("apikey:revoke", "--id", id).status).toBe(0);
+    const list = await admin("apikey:list", "--email", email);
+    const row = list.stdout.split("\n").find((line) => line.includes(lastLine.slice(0, 12)));
+    expect(row).toContain("active");
+    const id = row!.split(/\s+/)[0]!;
+    expect((await admin("apikey:revoke", "--id", id)).status).toBe(0);
     expect((await fetch(`${baseUrl()}/api/v1/me`, { headers: bearer(lastLine) })).status).toBe(401);
   });
 
-  it("explains bad input and exits non-zero", { timeout: 180_000 }, () => {
-    const dup = admin("user:create", "--email", email, "--password", "cli-password-1");
+  it("explains bad input and exits non-zero", { timeout: 180_000 }, async () => {
+    const dup = await admin("user:create", "--email", email, "--password", "cli-password-1");
     expect(dup.status).toBe(1);
     expect(dup.stderr).toContain("already exists");
-    const short = admin("user:create", "--email", "x@test.dispatch", "--password", "short");
+    const short = await admin("user:create", "--email", "x@test.dispatch", "--password", "short");
     expect(short.status).toBe(1);
     expect(short.stderr).toContain("at least 8 characters");
-    const unknown = admin("frobnicate");
+    const unknown = await admin("frobnicate");
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain("Unknown command: frobnicate");
-    const missing = admin("apikey:create");
+    const missing = await admin("apikey:create");
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain("needs --email");
-    const badId = admin("apikey:revoke", "--id", "nope");
+    const badId = await admin("apikey:revoke", "--id", "nope");
     expect(badId.status).toBe(1);
     expect(badId.stderr).toContain("API key not found");
   });
