@@ -82,8 +82,16 @@ function decide(options: LanguageModelV4CallOptions, opts: DemoModelOptions): De
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   if (ms <= 0) return new Promise((resolve) => setImmediate(resolve));
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+    // One listener per pause, removed when the pause ends, so a long answer does not pile them up.
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
 

@@ -1,0 +1,28 @@
+"use server";
+
+import { z } from "zod";
+import { getSessionPrincipal } from "@/server/auth/session";
+import { AppError } from "@/server/errors";
+import { getHistoryDay, parseHistoryDate } from "@/server/services/history";
+import { HistoryDay } from "@/components/chat/history-day";
+
+const inputSchema = z.object({ threadId: z.string().uuid(), before: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) });
+
+export type OlderHistory =
+  | { ok: true; day: string | null; hasMore: boolean; node: React.ReactNode }
+  | { ok: false; message: string };
+
+/** The day of a thread before `before`, rendered on the server like the rest of the history. */
+export async function loadOlderHistory(input: z.input<typeof inputSchema>): Promise<OlderHistory> {
+  const parsed = inputSchema.safeParse(input);
+  if (!parsed.success) return { ok: false, message: "That page of history does not exist." };
+  const principal = await getSessionPrincipal();
+  if (!principal) return { ok: false, message: "Your session ended. Sign in again to see older messages." };
+  try {
+    const snapshot = await getHistoryDay({ userId: principal.userId, threadId: parsed.data.threadId, before: parseHistoryDate(parsed.data.before) });
+    return { ok: true, day: snapshot.day, hasMore: snapshot.hasMore, node: <HistoryDay snapshot={snapshot} /> };
+  } catch (err) {
+    if (err instanceof AppError && err.status < 500) return { ok: false, message: err.message };
+    throw err;
+  }
+}

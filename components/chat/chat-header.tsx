@@ -1,0 +1,58 @@
+import Link from "next/link";
+import { signOutAction } from "@/app/(auth)/actions";
+import { MenuIcon } from "./icons";
+import { ModelBadge } from "./model-badge";
+import { ThemeToggle } from "./theme-toggle";
+
+export const TOGGLE_ID = "chat-sidebar-toggle";
+
+export function ChatHeader({
+  email,
+  isAdmin,
+  sidebarOpen,
+  onToggleSidebar,
+}: {
+  email: string;
+  isAdmin: boolean;
+  sidebarOpen: boolean;
+  onToggleSidebar: () => void;
+}) {
+  return (
+    <header className="chat-header">
+      <div className="row chat-header-start">
+        <button
+          id={TOGGLE_ID}
+          type="button"
+          className="btn chat-icon-btn chat-sidebar-toggle"
+          aria-label={sidebarOpen ? "Hide chats" : "Show chats"}
+          aria-expanded={sidebarOpen}
+          aria-controls="chat-sidebar"
+          data-testid="sidebar-toggle"
+          onClick={onToggleSidebar}
+        >
+          <MenuIcon size={18} />
+        </button>
+        <Link href="/chat" prefetch={false} className="chat-brand">
+          Dispatch
+        </Link>
+        <ModelBadge />
+      </div>
+      <nav className="row chat-header-end" aria-label="Account">
+        {isAdmin ? (
+          <Link href="/admin" className="chat-hide-narrow">
+            Admin
+          </Link>
+        ) : null}
+        <ThemeToggle />
+        <span className="muted chat-hide-narrow chat-email" data-testid="signed-in-as">
+          {email}
+        </span>
+        <form action={signOutAction}>
+          <button className="btn" type="submit">
+            Sign out
+          </button>
+        </form>
+      </nav>
+    </header>
+  );
+}

@@ -1,0 +1,117 @@
+import { EventType, type AGUIEvent, type BaseEvent } from "@ag-ui/core";
+
+// What the chat shows of a run while it streams: the user's message, then the answer's
+// text and tool calls in the order they arrived, and how the run ended. Built only from
+// AG-UI events, so a live run and a run replayed from its event log look the same.
+
+export type LiveImage = { url: string; mimeType: string; name: string };
+
+export type LiveItem =
+  | { kind: "text"; id: string; text: string; streaming: boolean }
+  | {
+      kind: "tool";
+      id: string;
+      name: string;
+      status: "running" | "done" | "stopped";
+      result: { content: string; uiSchema: unknown } | null;
+    };
+
+export type TurnStatus = "sending" | "running" | "completed" | "cancelled" | "failed";
+
+export type LiveTurn = {
+  key: string;
+  runId: string;
+  /** Null when the page rejoined a run whose user message is already in the history above. */
+  user: { id: string; text: string; images: LiveImage[] } | null;
+  items: LiveItem[];
+  status: TurnStatus;
+  started: boolean;
+  stopping: boolean;
+  error: string | null;
+};
+
+export function isTurnOpen(turn: LiveTurn): boolean {
+  return turn.status === "sending" || turn.status === "running";
+}
+
+export function newTurn(opts: { key: string; runId: string; user: LiveTurn["user"] }): LiveTurn {
+  return { ...opts, items: [], status: "sending", started: false, stopping: false, error: null };
+}
+
+/** The same turn, ready to be rebuilt from a replay of its run's events. */
+export function resetTurn(turn: LiveTurn): LiveTurn {
+  return { ...turn, items: [], status: "sending", started: false, error: null };
+}
+
+export function failTurn(turn: LiveTurn, message: string): LiveTurn {
+  return { ...turn, status: "failed", stopping: false, error: message, items: closeItems(turn.items, "stopped") };
+}
+
+function closeItems(items: LiveItem[], toolStatus: "stopped" | "done"): LiveItem[] {
+  return items.map((item) => {
+    if (item.kind === "text") return item.streaming ? { ...item, streaming: false } : item;
+    return item.status === "running" ? { ...item, status: toolStatus } : item;
+  });
+}
+
+function updateItem(items: LiveItem[], id: string, kind: LiveItem["kind"], update: (item: LiveItem) => LiveItem): LiveItem[] {
+  return items.map((item) => (item.id === id && item.kind === kind ? update(item) : item));
+}
+
+function hasItem(items: LiveItem[], id: string, kind: LiveItem["kind"]): boolean {
+  return items.some((item) => item.id === id && item.kind === kind);
+}
+
+function uiSchemaOf(metadata: unknown): unknown {
+  if (!metadata || typeof metadata !== "object") return null;
+  return (metadata as { ui_schema?: unknown }).ui_schema ?? null;
+}
+
+function appendText(items: LiveItem[], id: string, delta: string): LiveItem[] {
+  if (!hasItem(items, id, "text")) return [...items, { kind: "text", id, text: delta, streaming: true }];
+  return updateItem(items, id, "text", (item) => (item.kind === "text" ? { ...item, text: item.text + delta } : item));
+}
+
+/** Folds one AG-UI event into the turn; events it has no view for leave it unchanged. */
+export function applyRunEvent(turn: LiveTurn, raw: BaseEvent): LiveTurn {
+  const event = raw as AGUIEvent;
+  switch (event.type) {
+    case EventType.RUN_STARTED:
+      return { ...turn, status: "running", started: true };
+    case EventType.TEXT_MESSAGE_START:
+      if (event.role && event.role !== "assistant") return turn;
+      if (hasItem(turn.items, event.messageId, "text")) return turn;
+      return { ...turn, items: [...turn.items, { kind: "text", id: event.messageId, text: "", streaming: true }] };
+    case EventType.TEXT_MESSAGE_CONTENT:
+      return { ...turn, items: appendText(turn.items, event.messageId, event.delta) };
+    case EventType.TEXT_MESSAGE_END:
+      return {
+        ...turn,
+        items: updateItem(turn.items, event.messageId, "text", (item) => (item.kind === "text" ? { ...item, streaming: false } : item)),
+      };
+    case EventType.TOOL_CALL_START:
+      if (hasItem(turn.items, event.toolCallId, "tool")) return turn;
+      return { ...turn, items: [...turn.items, { kind: "tool", id: event.toolCallId, name: event.toolCallName, status: "running", result: null }] };
+    case EventType.TOOL_CALL_RESULT: {
+      const result = {
+        content: typeof event.content === "string" ? event.content : JSON.stringify(event.content),
+        uiSchema: uiSchemaOf(event.metadata),
+      };
+      if (!hasItem(turn.items, event.toolCallId, "tool")) {
+        return { ...turn, items: [...turn.items, { kind: "tool", id: event.toolCallId, name: "tool", status: "done", result }] };
+      }
+      return {
+        ...turn,
+        items: updateItem(turn.items, event.toolCallId, "tool", (item) => (item.kind === "tool" ? { ...item, status: "done", result } : item)),
+      };
+    }
+    case EventType.RUN_FINISHED: {
+      const cancelled = event.outcome?.type === "cancelled";
+      return { ...turn, status: cancelled ? "cancelled" : "completed", stopping: false, items: closeItems(turn.items, cancelled ? "stopped" : "done") };
+    }
+    case EventType.RUN_ERROR:
+      return failTurn(turn, event.message || "The run failed.");
+    default:
+      return turn;
+  }
+}

@@ -1,0 +1,164 @@
+"use client";
+
+import { useState } from "react";
+import Link from "next/link";
+import { useParams, useRouter } from "next/navigation";
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { randomUUID } from "@ag-ui/client";
+import { useTRPC } from "@/components/trpc-provider";
+import { PencilIcon, PlusIcon, TrashIcon } from "./icons";
+
+type Thread = { id: string; title: string; running: boolean };
+
+export function ThreadSidebar({ onNavigate }: { onNavigate: () => void }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const params = useParams<{ threadId?: string }>();
+  const currentId = params.threadId ?? null;
+  const threads = useInfiniteQuery(trpc.threads.list.infiniteQueryOptions({ limit: 30 }, { getNextPageParam: (last) => last.nextCursor ?? undefined }));
+  const items = threads.data?.pages.flatMap((p) => p.items) ?? [];
+
+  return (
+    <aside className="chat-sidebar" id="chat-sidebar" aria-label="Chats" data-testid="thread-sidebar">
+      <button
+        type="button"
+        className="btn btn-primary chat-new"
+        data-testid="new-chat"
+        onClick={() => {
+          onNavigate();
+          router.push(`/chat/${randomUUID()}`);
+        }}
+      >
+        <PlusIcon /> New chat
+      </button>
+      {threads.error ? (
+        <p role="alert" className="error-text">
+          Could not load your chats: {threads.error.message}
+        </p>
+      ) : null}
+      {threads.isPending ? <p className="muted chat-sidebar-note">Loading chats…</p> : null}
+      {!threads.isPending && items.length === 0 && !threads.error ? <p className="muted chat-sidebar-note">No chats yet.</p> : null}
+      <ul className="chat-thread-list" data-testid="thread-list">
+        {items.map((t) => (
+          <ThreadRow key={t.id} thread={t} current={t.id === currentId} onNavigate={onNavigate} />
+        ))}
+      </ul>
+      {threads.hasNextPage ? (
+        <button type="button" className="btn chat-more" onClick={() => void threads.fetchNextPage()} disabled={threads.isFetchingNextPage}>
+          {threads.isFetchingNextPage ? "Loading…" : "Show older chats"}
+        </button>
+      ) : null}
+    </aside>
+  );
+}
+
+function ThreadRow({ thread, current, onNavigate }: { thread: Thread; current: boolean; onNavigate: () => void }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const [mode, setMode] = useState<"view" | "rename" | "confirm-delete">("view");
+  const [draft, setDraft] = useState(thread.title);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.threads.list.pathKey() });
+  const rename = useMutation(
+    trpc.threads.rename.mutationOptions({
+      onSuccess: () => {
+        setMode("view");
+        void refresh();
+      },
+    }),
+  );
+  const remove = useMutation(
+    trpc.threads.delete.mutationOptions({
+      onSuccess: () => {
+        void refresh();
+        if (current) router.replace("/chat");
+      },
+    }),
+  );
+  const error = rename.error ?? remove.error;
+
+  return (
+    <li className={`chat-thread${current ? " chat-thread-current" : ""}`} data-testid="thread-item" data-thread-id={thread.id}>
+      {mode === "rename" ? (
+        <form
+          className="chat-thread-rename"
+          onSubmit={(e) => {
+            e.preventDefault();
+            rename.mutate({ id: thread.id, title: draft });
+          }}
+        >
+          <label className="sr-only" htmlFor={`rename-${thread.id}`}>
+            Chat title
+          </label>
+          <input
+            id={`rename-${thread.id}`}
+            className="input"
+            value={draft}
+            maxLength={200}
+            autoFocus
+            onChange={(e) => setDraft(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === "Escape") setMode("view");
+            }}
+          />
+          <div className="row">
+            <button type="submit" className="btn btn-primary" disabled={rename.isPending}>
+              Save
+            </button>
+            <button type="button" className="btn" onClick={() => setMode("view")}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : (
+        <div className="chat-thread-row">
+          <Link href={`/chat/${thread.id}`} className="chat-thread-link" aria-current={current ? "page" : undefined} onClick={onNavigate} data-testid="thread-link">
+            {thread.running ? <span className="chat-spinner" role="img" aria-label="Answering" /> : null}
+            <span className="chat-thread-title">{thread.title}</span>
+          </Link>
+          <div className="chat-thread-actions">
+            <button
+              type="button"
+              className="chat-mini-btn"
+              aria-label={`Rename chat ${thread.title}`}
+              title="Rename"
+              onClick={() => {
+                setDraft(thread.title);
+                setMode("rename");
+              }}
+            >
+              <PencilIcon size={14} />
+            </button>
+            <button
+              type="button"
+              className="chat-mini-btn"
+              aria-label={`Delete chat ${thread.title}`}
+              title="Delete"
+              onClick={() => setMode("confirm-delete")}
+            >
+              <TrashIcon size={14} />
+            </button>
+          </div>
+        </div>
+      )}
+      {mode === "confirm-delete" ? (
+        <div className="chat-thread-confirm" role="group" aria-label={`Delete chat ${thread.title}?`}>
+          <span>{thread.running ? "Stop the answer and delete this chat?" : "Delete this chat?"}</span>
+          <div className="row">
+            <button type="button" className="btn btn-danger" autoFocus disabled={remove.isPending} onClick={() => remove.mutate({ id: thread.id })}>
+              {remove.isPending ? "Deleting…" : "Delete"}
+            </button>
+            <button type="button" className="btn" onClick={() => setMode("view")}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : null}
+      {error ? (
+        <p role="alert" className="error-text chat-thread-error">
+          {error.message}
+        </p>
+      ) : null}
+    </li>
+  );
+}

@@ -1,0 +1,146 @@
+"use client";
+
+import { useCallback, useEffect, useRef, useState } from "react";
+import { randomUUID } from "@ag-ui/client";
+import { z } from "zod";
+import type { LiveImage } from "./live-turn";
+
+// Images picked or pasted into the composer, each uploaded at once to
+// POST /api/v1/agent/attachments with XHR, the one browser API that reports upload progress.
+
+export const MAX_ATTACHMENTS = 6;
+
+export type Attachment = {
+  id: string;
+  name: string;
+  mimeType: string;
+  previewUrl: string;
+  /** 0..1 */
+  progress: number;
+  status: "uploading" | "ready" | "failed";
+  url: string | null;
+  error: string | null;
+};
+
+const uploadedSchema = z.object({ url: z.string().min(1), mime_type: z.string().min(1), bucket: z.string(), path: z.string() });
+const errorSchema = z.object({ error: z.object({ message: z.string() }) });
+
+function parseUploaded(body: string): z.infer<typeof uploadedSchema> | null {
+  try {
+    const parsed = uploadedSchema.safeParse(JSON.parse(body));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+function uploadError(status: number, body: string): string {
+  try {
+    const parsed = errorSchema.safeParse(JSON.parse(body));
+    if (parsed.success) return parsed.data.error.message;
+  } catch {
+    // not JSON: fall through to a generic sentence
+  }
+  if (status === 404) return "Image uploads are not available on this server.";
+  return `Upload failed (HTTP ${status}).`;
+}
+
+export function useAttachments(threadId: string) {
+  const [items, setItems] = useState<Attachment[]>([]);
+  const [notice, setNotice] = useState<string | null>(null);
+  const requests = useRef(new Map<string, XMLHttpRequest>());
+  const previews = useRef(new Map<string, string>());
+
+  const update = useCallback((id: string, patch: Partial<Attachment>) => {
+    setItems((list) => list.map((a) => (a.id === id ? { ...a, ...patch } : a)));
+  }, []);
+
+  const upload = useCallback(
+    (id: string, file: File) => {
+      const xhr = new XMLHttpRequest();
+      requests.current.set(id, xhr);
+      xhr.open("POST", "/api/v1/agent/attachments");
+      xhr.upload.onprogress = (e) => {
+        if (e.lengthComputable) update(id, { progress: e.loaded / e.total });
+      };
+      xhr.onload = () => {
+        requests.current.delete(id);
+        if (xhr.status < 200 || xhr.status >= 300) return update(id, { status: "failed", error: uploadError(xhr.status, xhr.responseText) });
+        const parsed = parseUploaded(xhr.responseText);
+        if (!parsed) return update(id, { status: "failed", error: "The server's answer to the upload was not understood." });
+        update(id, { status: "ready", progress: 1, url: parsed.url, mimeType: parsed.mime_type });
+      };
+      xhr.onerror = () => {
+        requests.current.delete(id);
+        update(id, { status: "failed", error: "Could not upload: the connection failed." });
+      };
+      const form = new FormData();
+      form.append("file", file, file.name);
+      form.append("threadId", threadId);
+      xhr.send(form);
+    },
+    [update, threadId],
+  );
+
+  const add = useCallback(
+    (files: Iterable<File>) => {
+      const all = [...files];
+      const images = all.filter((file) => file.type.startsWith("image/"));
+      const rejected = all.length - images.length;
+      const room = Math.max(0, MAX_ATTACHMENTS - items.length);
+      const accepted = images.slice(0, room);
+      const notes = [];
+      if (rejected > 0) notes.push("Only images can be attached.");
+      if (images.length > accepted.length) notes.push(`At most ${MAX_ATTACHMENTS} images per message.`);
+      setNotice(notes.length > 0 ? notes.join(" ") : null);
+      const added = accepted.map((file): Attachment => {
+        const id = randomUUID();
+        const previewUrl = URL.createObjectURL(file);
+        previews.current.set(id, previewUrl);
+        return { id, name: file.name || "image", mimeType: file.type, previewUrl, progress: 0, status: "uploading", url: null, error: null };
+      });
+      setItems((list) => [...list, ...added]);
+      added.forEach((a, i) => upload(a.id, accepted[i]!));
+    },
+    [items.length, upload],
+  );
+
+  const forget = useCallback((id: string) => {
+    requests.current.get(id)?.abort();
+    requests.current.delete(id);
+    const preview = previews.current.get(id);
+    if (preview) URL.revokeObjectURL(preview);
+    previews.current.delete(id);
+  }, []);
+
+  const remove = useCallback(
+    (id: string) => {
+      forget(id);
+      setItems((list) => list.filter((a) => a.id !== id));
+      setNotice(null);
+    },
+    [forget],
+  );
+
+  /** The uploaded images for a message, then an empty composer. */
+  const take = useCallback((): LiveImage[] => {
+    const ready = items.filter((a) => a.status === "ready" && a.url).map((a) => ({ url: a.url!, mimeType: a.mimeType, name: a.name }));
+    for (const a of items) forget(a.id);
+    setItems([]);
+    setNotice(null);
+    return ready;
+  }, [items, forget]);
+
+  useEffect(() => {
+    const open = requests.current;
+    const urls = previews.current;
+    return () => {
+      for (const xhr of open.values()) xhr.abort();
+      for (const url of urls.values()) URL.revokeObjectURL(url);
+    };
+  }, []);
+
+  const uploading = items.some((a) => a.status === "uploading");
+  const failed = items.some((a) => a.status === "failed");
+  return { items, notice, uploading, failed, add, remove, take };
+}

@@ -1,0 +1,164 @@
+"use client";
+
+import { useCallback, useEffect, useReducer, useRef } from "react";
+import { randomUUID, type BaseEvent } from "@ag-ui/client";
+import { applyRunEvent, failTurn, isTurnOpen, newTurn, resetTurn, type LiveImage, type LiveTurn } from "./live-turn";
+import { cancelRun, describeError, followRun, isAbortError, startRun, userMessage, type RunOutcome } from "./run-client";
+
+type Action =
+  | { type: "add"; turn: LiveTurn }
+  | { type: "event"; key: string; event: BaseEvent }
+  | { type: "reset"; key: string }
+  | { type: "fail"; key: string; message: string }
+  | { type: "stopping"; key: string; stopping: boolean }
+  | { type: "notice"; key: string; message: string };
+
+function reducer(turns: LiveTurn[], action: Action): LiveTurn[] {
+  if (action.type === "add") return turns.some((t) => t.key === action.turn.key) ? turns : [...turns, action.turn];
+  return turns.map((turn) => {
+    if (turn.key !== action.key) return turn;
+    switch (action.type) {
+      case "event":
+        return applyRunEvent(turn, action.event);
+      case "reset":
+        return resetTurn(turn);
+      case "fail":
+        return failTurn(turn, action.message);
+      case "stopping":
+        return { ...turn, stopping: action.stopping };
+      case "notice":
+        return { ...turn, error: action.message };
+    }
+  });
+}
+
+type Pending = { key: string; runId: string; started: boolean; stopRequested: boolean; abort: AbortController };
+
+export type SendInput = { text: string; images: LiveImage[] };
+
+/**
+ * The runs started (or rejoined) on this page: send, stop, retry and reconnect. Only one
+ * run is open at a time, as the server allows one per thread.
+ */
+export function useChatRuns(opts: { threadId: string; activeRunId: string | null; onRunStarted: () => void; onRunEnded: () => void }) {
+  const { threadId } = opts;
+  const [turns, dispatch] = useReducer(reducer, []);
+  const pending = useRef<Pending | null>(null);
+  const callbacks = useRef(opts);
+  const retryInputs = useRef(new Map<string, SendInput>());
+
+  useEffect(() => {
+    callbacks.current = opts;
+  });
+
+  const handleEvent = useCallback((p: Pending, event: BaseEvent) => {
+    dispatch({ type: "event", key: p.key, event });
+    if (event.type === "RUN_STARTED") {
+      p.started = true;
+      callbacks.current.onRunStarted();
+      // Stop was pressed before the server had the run; now it can be cancelled.
+      if (p.stopRequested) void cancelRun(p.runId).catch(() => undefined);
+    }
+  }, []);
+
+  const settle = useCallback((p: Pending, outcome: RunOutcome | null, error: unknown) => {
+    if (pending.current === p) pending.current = null;
+    if (error !== null && !isAbortError(error)) dispatch({ type: "fail", key: p.key, message: describeError(error) });
+    else if (outcome && !outcome.ended && !p.abort.signal.aborted) {
+      dispatch({ type: "fail", key: p.key, message: "The connection closed before the answer finished." });
+    }
+    callbacks.current.onRunEnded();
+  }, []);
+
+  const follow = useCallback(
+    async (key: string, runId: string) => {
+      const p: Pending = { key, runId, started: false, stopRequested: false, abort: new AbortController() };
+      pending.current = p;
+      dispatch({ type: "reset", key });
+      try {
+        const outcome = await followRun({ threadId, runId, signal: p.abort.signal, onEvent: (e) => handleEvent(p, e) });
+        settle(p, outcome, null);
+      } catch (err) {
+        settle(p, null, err);
+      }
+    },
+    [threadId, handleEvent, settle],
+  );
+
+  const execute = useCallback(
+    async (key: string, runId: string, input: SendInput, messageId: string) => {
+      const p: Pending = { key, runId, started: false, stopRequested: false, abort: new AbortController() };
+      pending.current = p;
+      let outcome: RunOutcome | null = null;
+      let error: unknown = null;
+      try {
+        outcome = await startRun({ threadId, runId, message: userMessage(messageId, input.text, input.images), abortController: p.abort, onEvent: (e) => handleEvent(p, e) });
+      } catch (err) {
+        error = err;
+      }
+      // The run goes on on the server when only the connection failed: rejoin it from its log.
+      const dropped = p.started && !p.abort.signal.aborted && !(outcome?.ended ?? false) && !(error as { status?: number } | null)?.status;
+      if (dropped) {
+        void follow(key, runId);
+        return;
+      }
+      settle(p, outcome, error);
+    },
+    [threadId, handleEvent, settle, follow],
+  );
+
+  const send = useCallback(
+    (input: SendInput) => {
+      if (pending.current) return;
+      const key = randomUUID();
+      const runId = `run_${randomUUID()}`;
+      const messageId = `msg_${randomUUID()}`;
+      retryInputs.current.set(key, input);
+      dispatch({ type: "add", turn: newTurn({ key, runId, user: { id: messageId, text: input.text, images: input.images } }) });
+      void execute(key, runId, input, messageId);
+    },
+    [execute],
+  );
+
+  const retry = useCallback(
+    (turn: LiveTurn) => {
+      if (pending.current) return;
+      const input = retryInputs.current.get(turn.key);
+      if (!input || !turn.user) return void follow(turn.key, turn.runId);
+      if (turn.started) return send(input);
+      // The server may or may not have the run; the same runId is idempotent either way.
+      dispatch({ type: "reset", key: turn.key });
+      void execute(turn.key, turn.runId, input, turn.user.id);
+    },
+    [send, follow, execute],
+  );
+
+  const stop = useCallback(async () => {
+    const p = pending.current;
+    if (!p) return;
+    p.stopRequested = true;
+    dispatch({ type: "stopping", key: p.key, stopping: true });
+    if (!p.started) return;
+    try {
+      await cancelRun(p.runId);
+    } catch (err) {
+      // The run goes on; say so rather than pretend it stopped.
+      dispatch({ type: "stopping", key: p.key, stopping: false });
+      dispatch({ type: "notice", key: p.key, message: `Could not stop the run: ${describeError(err)}` });
+    }
+  }, []);
+
+  const { activeRunId } = opts;
+  useEffect(() => {
+    if (activeRunId) {
+      const key = `rejoin:${activeRunId}`;
+      dispatch({ type: "add", turn: newTurn({ key, runId: activeRunId, user: null }) });
+      void follow(key, activeRunId);
+    }
+    // Leaving the page closes the stream; the run itself goes on on the server.
+    return () => pending.current?.abort.abort();
+  }, [activeRunId, follow]);
+
+  const busy = turns.some(isTurnOpen);
+  return { turns, busy, send, stop, retry };
+}
