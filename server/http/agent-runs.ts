@@ -2,9 +2,8 @@ import "server-only";
 import { AppError } from "../errors";
 import { authenticateRequest } from "../auth/session";
 import { MAX_PAYLOAD_BYTES, RUN_INPUT_ERRORS } from "../protocols/ag-ui/run-input-rules";
-import { parseRunAgentInput, userMessageParts } from "../protocols/ag-ui/run-input";
+import { parseRunAgentInput } from "../protocols/ag-ui/run-input";
 import { followRun } from "../runs/subscribe";
-import { resolveRunAttachments } from "../services/attachments";
 import { startRun, taskAccepted } from "../services/runs";
 import { jsonResponse } from "./route";
 import { sseResponse } from "./sse";
@@ -22,13 +21,7 @@ export async function handleStartRun(req: Request): Promise<Response> {
   if (!parsed.ok) {
     throw new AppError(parsed.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", parsed.message, parsed.field ? { field: parsed.field } : undefined);
   }
-  // Image URLs are checked (ours, signed, unexpired, the caller's) before anything is persisted.
-  const { userMessageMetadata } = await resolveRunAttachments({
-    userId: principal.userId,
-    images: userMessageParts(parsed.input).images,
-    requestOrigin: new URL(req.url).origin,
-  });
-  const { run } = await startRun({ userId: principal.userId, input: parsed.input, protocol: "ag-ui", userMessageMetadata });
+  const { run } = await startRun({ userId: principal.userId, input: parsed.input, protocol: "ag-ui", requestOrigin: new URL(req.url).origin });
   if (wantsEventStream(req)) {
     return sseResponse((signal) => followRun({ runId: run.id, after: 0, signal }), { headers: { "x-task-id": run.id } });
   }

@@ -33,7 +33,7 @@ function requestField(field: string | undefined, userIndex: number): string {
  * is the thread: created for the caller when session_id is absent, "not found" when it is
  * someone else's, 409 when a run is already in progress on it.
  */
-export async function startAgentResponse(opts: { userId: string; request: AgentRequest; userIndex: number }): Promise<RunRow> {
+export async function startAgentResponse(opts: { userId: string; request: AgentRequest; userIndex: number; requestOrigin?: string | null }): Promise<RunRow> {
   const { request, userIndex } = opts;
   const input = toRunAgentInput(request, userIndex, {
     threadId: request.session_id ?? randomUUID(),
@@ -46,7 +46,13 @@ export async function startAgentResponse(opts: { userId: string; request: AgentR
     const problem = parsed.field ? parsed.message.replace(`${parsed.field}: `, "") : parsed.message;
     throw new AppError(parsed.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", `${field}: ${problem}`, { field });
   }
-  const { run } = await startRun({ userId: opts.userId, input: parsed.input, protocol: "agent-api", generation: generationParams(request) });
+  const { run } = await startRun({
+    userId: opts.userId,
+    input: parsed.input,
+    protocol: "agent-api",
+    generation: generationParams(request),
+    requestOrigin: opts.requestOrigin,
+  });
   return run;
 }
 

@@ -3,7 +3,8 @@ import { after } from "next/server";
 import { AppError } from "../errors";
 import { logger } from "../logger";
 import { findRunByClientId, type RunRow } from "../repositories/runs";
-import type { RunAgentInput } from "../protocols/ag-ui/run-input";
+import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
+import { resolveRunAttachments } from "./attachments";
 import { acceptRun } from "../runs/accept";
 import { cancelRun } from "../runs/cancel";
 import { executeRun } from "../runs/execute";
@@ -12,24 +13,34 @@ import { startRecoverySweeper } from "../runs/recovery";
 import type { GenerationParams } from "../runs/types";
 
 /**
- * Accepts a run for the user and starts executing it on this instance. Background work
- * is registered with Next's `after`, so it outlives the response on serverless hosts too.
+ * Accepts a run for the user and starts executing it on this instance. Every protocol
+ * comes through here, so image URLs get the same checks (ours, signed, unexpired, the
+ * caller's) before anything is written. Background work is registered with Next's `after`,
+ * so it outlives the response on serverless hosts too.
  */
 export async function startRun(opts: {
   userId: string;
   input: RunAgentInput;
   protocol: string;
   generation?: GenerationParams;
-  userMessageMetadata?: Record<string, unknown>;
+  requestOrigin?: string | null;
 }): Promise<{ run: RunRow; created: boolean }> {
   startRecoverySweeper();
+  // A repeated runId is the same task: answer it without re-checking URLs that may have expired since.
+  const existing = await findRunByClientId({ userId: opts.userId, runId: opts.input.runId });
+  if (existing) return { run: existing, created: false };
+  const { userMessageMetadata } = await resolveRunAttachments({
+    userId: opts.userId,
+    images: userMessageParts(opts.input).images,
+    requestOrigin: opts.requestOrigin,
+  });
   const runner = defaultRunner();
   const accepted = await acceptRun({
     userId: opts.userId,
     input: opts.input,
     protocol: opts.protocol,
     runner: runner.id,
-    userMessageMetadata: opts.userMessageMetadata,
+    userMessageMetadata,
   });
   if (accepted.created) {
     const r = accepted.run;

@@ -16,7 +16,7 @@ export const POST = apiRoute(async (req) => {
   if (!parsed.ok) {
     throw new AppError(parsed.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", parsed.message, parsed.field ? { field: parsed.field } : undefined);
   }
-  const run = await startAgentResponse({ userId: principal.userId, request: parsed.request, userIndex: parsed.userIndex });
+  const run = await startAgentResponse({ userId: principal.userId, request: parsed.request, userIndex: parsed.userIndex, requestOrigin: new URL(req.url).origin });
   const headers = { "x-session-id": run.threadId, "x-response-id": run.runId };
   if (!parsed.request.stream) return jsonResponse(await agentResponseResult({ run, signal: req.signal }), 200, headers);
   return sseResponse(
