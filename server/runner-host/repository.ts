@@ -1,0 +1,197 @@
+import "server-only";
+import type pg from "pg";
+import { getPool } from "../db";
+import type { AgentRunnerManifest } from "../protocols/runner/manifest";
+import type { BindingPolicy } from "./policy";
+
+type Db = pg.Pool | pg.PoolClient;
+
+export type EndpointRow = {
+  id: string;
+  baseUrl: string;
+  secretSealed: string;
+  status: string;
+  lastError: string | null;
+  warnings: { runner_id: string | null; reason: string }[];
+  refreshedAt: Date | null;
+  createdAt: Date;
+};
+
+export type RunnerRow = {
+  id: string;
+  endpointId: string | null;
+  name: string;
+  manifest: AgentRunnerManifest;
+  available: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+export type BindingScope = "default" | "user" | "thread";
+
+export type BindingRow = {
+  id: string;
+  runnerId: string;
+  scope: BindingScope;
+  userId: string | null;
+  threadId: string | null;
+  eventTypes: string[];
+  config: Record<string, unknown>;
+  policy: BindingPolicy;
+  enabled: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+const ENDPOINT_COLUMNS = `id, base_url as "baseUrl", secret_sealed as "secretSealed", status, last_error as "lastError", warnings,
+  refreshed_at as "refreshedAt", created_at as "createdAt"`;
+const RUNNER_COLUMNS = `id, endpoint_id as "endpointId", name, manifest, available, created_at as "createdAt", updated_at as "updatedAt"`;
+const bindingColumns = (t = "agent_bindings") =>
+  `${t}.id, ${t}.runner_id as "runnerId", ${t}.scope, ${t}.user_id as "userId", ${t}.thread_id as "threadId", ${t}.event_types as "eventTypes",
+  ${t}.config, ${t}.policy, ${t}.enabled, ${t}.created_at as "createdAt", ${t}.updated_at as "updatedAt"`;
+const BINDING_COLUMNS = bindingColumns();
+
+export async function upsertEndpoint(data: { baseUrl: string; secretSealed: string; secretHash: string }): Promise<EndpointRow> {
+  const { rows } = await getPool().query<EndpointRow>(
+    `insert into runner_endpoints (id, base_url, secret_sealed, secret_hash) values (gen_random_uuid(), $1, $2, $3)
+     on conflict (base_url) do update set secret_sealed = excluded.secret_sealed, secret_hash = excluded.secret_hash
+     returning ${ENDPOINT_COLUMNS}`,
+    [data.baseUrl, data.secretSealed, data.secretHash],
+  );
+  return rows[0]!;
+}
+
+export async function findEndpoint({ id }: { id: string }): Promise<EndpointRow | null> {
+  const { rows } = await getPool().query<EndpointRow>(`select ${ENDPOINT_COLUMNS} from runner_endpoints where id = $1`, [id]);
+  return rows[0] ?? null;
+}
+
+export async function findEndpointBySecretHash({ secretHash }: { secretHash: string }): Promise<EndpointRow | null> {
+  const { rows } = await getPool().query<EndpointRow>(`select ${ENDPOINT_COLUMNS} from runner_endpoints where secret_hash = $1`, [secretHash]);
+  return rows[0] ?? null;
+}
+
+export async function listEndpoints(): Promise<EndpointRow[]> {
+  const { rows } = await getPool().query<EndpointRow>(`select ${ENDPOINT_COLUMNS} from runner_endpoints order by created_at`);
+  return rows;
+}
+
+export async function deleteEndpoint({ id }: { id: string }): Promise<boolean> {
+  const { rowCount } = await getPool().query(`delete from runner_endpoints where id = $1`, [id]);
+  return (rowCount ?? 0) > 0;
+}
+
+export async function recordDiscovery(
+  data: { endpointId: string; status: "ok" | "unreachable" | "invalid"; lastError: string | null; warnings: EndpointRow["warnings"]; manifests: AgentRunnerManifest[] },
+  db: Db,
+): Promise<void> {
+  await db.query(`update runner_endpoints set status = $2, last_error = $3, warnings = $4, refreshed_at = now() where id = $1`, [
+    data.endpointId,
+    data.status,
+    data.lastError,
+    JSON.stringify(data.warnings),
+  ]);
+  if (data.status === "unreachable") return; // keep what we knew; runs will fail with a clear reason
+  for (const m of data.manifests) {
+    await db.query(
+      `insert into agent_runners (id, endpoint_id, name, manifest, available, updated_at) values ($1, $2, $3, $4, true, now())
+       on conflict (id) do update set endpoint_id = excluded.endpoint_id, name = excluded.name, manifest = excluded.manifest,
+         available = true, updated_at = now()`,
+      [m.id, data.endpointId, m.name, JSON.stringify(m)],
+    );
+  }
+  await db.query(`update agent_runners set available = false, updated_at = now() where endpoint_id = $1 and not (id = any($2::text[]))`, [
+    data.endpointId,
+    data.manifests.map((m) => m.id),
+  ]);
+}
+
+/** Refuses (returns the owner) when an id is already served by another endpoint or built in. */
+export async function findRunnerOwners({ ids }: { ids: string[] }, db: Db = getPool()): Promise<{ id: string; endpointId: string | null }[]> {
+  const { rows } = await db.query<{ id: string; endpointId: string | null }>(
+    `select id, endpoint_id as "endpointId" from agent_runners where id = any($1::text[])`,
+    [ids],
+  );
+  return rows;
+}
+
+export async function upsertBuiltinRunner(manifest: AgentRunnerManifest): Promise<void> {
+  await getPool().query(
+    `insert into agent_runners (id, endpoint_id, name, manifest, available, updated_at) values ($1, null, $2, $3, true, now())
+     on conflict (id) do update set manifest = excluded.manifest, name = excluded.name, available = true, updated_at = now()`,
+    [manifest.id, manifest.name, JSON.stringify(manifest)],
+  );
+}
+
+export async function findRunner({ id }: { id: string }): Promise<RunnerRow | null> {
+  const { rows } = await getPool().query<RunnerRow>(`select ${RUNNER_COLUMNS} from agent_runners where id = $1`, [id]);
+  return rows[0] ?? null;
+}
+
+export async function listRunners(): Promise<RunnerRow[]> {
+  const { rows } = await getPool().query<RunnerRow>(`select ${RUNNER_COLUMNS} from agent_runners order by endpoint_id nulls first, id`);
+  return rows;
+}
+
+export async function insertBinding(data: {
+  runnerId: string;
+  scope: BindingScope;
+  userId: string | null;
+  threadId: string | null;
+  eventTypes: string[];
+  config: Record<string, unknown>;
+  policy: BindingPolicy;
+}): Promise<BindingRow> {
+  const { rows } = await getPool().query<BindingRow>(
+    `insert into agent_bindings (id, runner_id, scope, user_id, thread_id, event_types, config, policy, updated_at)
+     values (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, now()) returning ${BINDING_COLUMNS}`,
+    [data.runnerId, data.scope, data.userId, data.threadId, data.eventTypes, JSON.stringify(data.config), JSON.stringify(data.policy)],
+  );
+  return rows[0]!;
+}
+
+export async function updateBinding(
+  id: string,
+  data: { enabled?: boolean; config?: Record<string, unknown>; policy?: BindingPolicy; eventTypes?: string[] },
+): Promise<BindingRow | null> {
+  const { rows } = await getPool().query<BindingRow>(
+    `update agent_bindings set enabled = coalesce($2, enabled), config = coalesce($3::jsonb, config), policy = coalesce($4::jsonb, policy),
+       event_types = coalesce($5, event_types), updated_at = now()
+     where id = $1 returning ${BINDING_COLUMNS}`,
+    [id, data.enabled ?? null, data.config ? JSON.stringify(data.config) : null, data.policy ? JSON.stringify(data.policy) : null, data.eventTypes ?? null],
+  );
+  return rows[0] ?? null;
+}
+
+export async function deleteBinding({ id }: { id: string }): Promise<boolean> {
+  const { rowCount } = await getPool().query(`delete from agent_bindings where id = $1`, [id]);
+  return (rowCount ?? 0) > 0;
+}
+
+export async function findBinding({ id }: { id: string }): Promise<BindingRow | null> {
+  const { rows } = await getPool().query<BindingRow>(`select ${BINDING_COLUMNS} from agent_bindings where id = $1`, [id]);
+  return rows[0] ?? null;
+}
+
+export async function listBindings(): Promise<(BindingRow & { userEmail: string | null })[]> {
+  const { rows } = await getPool().query<BindingRow & { userEmail: string | null }>(
+    `select ${bindingColumns("b")}, u.email as "userEmail"
+     from agent_bindings b left join users u on u.id = b.user_id order by b.created_at desc`,
+  );
+  return rows;
+}
+
+/**
+ * The binding that answers an event: the narrowest enabled one (thread, then user, then
+ * default) whose runner is available; the newest wins within a scope.
+ */
+export async function findEffectiveBinding({ userId, threadId, eventType }: { userId: string; threadId: string; eventType: string }): Promise<BindingRow | null> {
+  const { rows } = await getPool().query<BindingRow>(
+    `select ${bindingColumns("b")} from agent_bindings b join agent_runners r on r.id = b.runner_id
+     where b.enabled and r.available and $3 = any(b.event_types)
+       and ((b.scope = 'thread' and b.thread_id = $2) or (b.scope = 'user' and b.user_id = $1) or b.scope = 'default')
+     order by case b.scope when 'thread' then 0 when 'user' then 1 else 2 end, b.created_at desc limit 1`,
+    [userId, threadId, eventType],
+  );
+  return rows[0] ?? null;
+}
