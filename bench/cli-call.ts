@@ -1,0 +1,26 @@
+// Times project_cli calls made the way the agent makes them: execProjectCli spawns the
+// bundled CLI as a child process with a fresh credential. Prints the durations (ms) as JSON.
+// Runs with the server's environment and the react-server condition.
+//   node --conditions=react-server --import tsx bench/cli-call.ts --user ID --calls N
+import { parseArgs } from "node:util";
+import { mintToolCredential, toolCredentialKey } from "@/server/tools/project-cli/credential";
+import { execProjectCli } from "@/server/tools/project-cli/run-cli";
+
+const { values } = parseArgs({ options: { user: { type: "string" }, calls: { type: "string" }, warmup: { type: "string", default: "3" } } });
+const userId = values.user!;
+const key = toolCredentialKey();
+
+async function call(): Promise<number> {
+  const credential = mintToolCredential({ userId, runId: "bench", modules: ["calendar", "contacts", "memory"], key });
+  const started = performance.now();
+  const out = await execProjectCli({ module: "calendar", method: "read", input: { mode: "day", date: "2026-03-15" }, credential, key, timeZone: "UTC", timeoutMs: 30_000 });
+  const ms = performance.now() - started;
+  if (!out.ok) throw new Error(`project_cli failed: ${JSON.stringify(out.error)}`);
+  return ms;
+}
+
+for (let i = 0; i < Number(values.warmup); i++) await call();
+const times: number[] = [];
+for (let i = 0; i < Number(values.calls); i++) times.push(await call());
+process.stdout.write(`${JSON.stringify(times)}\n`);
+process.exit(0);

@@ -1,0 +1,207 @@
+// `npm run bench [-- --quick] [-- --only runs,streams,history,cli] [-- --profile DIR]`
+// Measures the production build (NEXT_DIST_DIR, default .next) against a throwaway
+// PostgreSQL and a local fake model, next to a bare node:http server doing the same
+// protocol work, and prints a markdown report. Loopback only; every process it starts
+// is stopped when it ends, fails or is interrupted.
+import { randomBytes, randomUUID } from "node:crypto";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { createBenchUser, startDatabase } from "./database";
+import { measureHistory, seedHistory, type HistoryFigures } from "./history";
+import { percentile } from "./load";
+import { onCleanup, runScript, stopAll } from "./processes";
+import { renderReport, type CliFigures, type Report, type RunsRow, type StreamsRow } from "./report";
+import { measureRuns, runBody, type Pace, type Target } from "./runs-phase";
+import { assertBuilt, dispatchEnv, distDir, startBaseline, startDispatch, startFakeModel, type DispatchEnv, type Server } from "./servers";
+import { measureStreams } from "./streams";
+
+const PHASES = ["runs", "streams", "history", "cli"] as const;
+type Phase = (typeof PHASES)[number];
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    only: { type: "string" },
+    profile: { type: "string" },
+  },
+});
+const quick = values.quick!;
+const only = new Set<Phase>(values.only ? (values.only.split(",") as Phase[]) : PHASES);
+for (const p of only) if (!PHASES.includes(p)) throw new Error(`--only takes ${PHASES.join(",")}; got ${p}`);
+
+const plan = {
+  warmupMs: quick ? 1_500 : 3_000,
+  windowMs: quick ? 3_000 : 10_000,
+  concurrency: [1, 10, 50],
+  streamLevels: quick ? [500, 1_000] : [1_000, 2_000, 4_000],
+  historyMessages: 1_000_000,
+  historyRequests: quick ? 40 : 200,
+  cliCalls: quick ? 15 : 60,
+};
+
+// Ports in 3300-3399 when free, so parallel work on this machine can keep clear of them.
+const PORTS = { dispatch: 3300, limit: 3301, model: 3302 };
+
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+async function activeRuns(databaseUrl: string): Promise<number> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ n: string }>("select count(*) as n from runs where status in ('queued', 'running')");
+    return Number(rows[0]!.n);
+  } finally {
+    await db.end();
+  }
+}
+
+async function releaseStalled(model: Server, databaseUrl: string | null): Promise<void> {
+  await fetch(`${model.url}/bench/release`, { method: "POST" });
+  if (!databaseUrl) return;
+  const deadline = Date.now() + 60_000;
+  while ((await activeRuns(databaseUrl)) > 0) {
+    if (Date.now() > deadline) throw new Error("Runs still active 60 s after the model was released");
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function dispatchTarget(server: Server, apiKey: string): Target {
+  return { port: server.port, pid: server.pid, path: "/api/v1/agent/runs", headers: { authorization: `Bearer ${apiKey}` } };
+}
+
+function limitTarget(server: Server): Target {
+  return { port: server.port, pid: server.pid, path: "/runs", headers: {} };
+}
+
+async function warmUp(target: Target, runs: number): Promise<void> {
+  await measureRuns(target, { concurrency: 5, warmupMs: 0, windowMs: Math.max(500, runs * 20), pace: "fast" });
+}
+
+async function runsPhase(dispatch: Server, limit: Server, apiKey: string): Promise<RunsRow[]> {
+  const rows: RunsRow[] = [];
+  const cases: { label: string; concurrency: number; pace: Pace; windowMs: number }[] = plan.concurrency.map((c) => ({ label: `C=${c}`, concurrency: c, pace: "fast", windowMs: plan.windowMs }));
+  if (!quick) cases.push({ label: "C=50, 20 ms/token", concurrency: 50, pace: "slow", windowMs: plan.windowMs * 2 });
+  for (const c of cases) {
+    const opts = { concurrency: c.concurrency, warmupMs: c.pace === "slow" ? 5_000 : plan.warmupMs, windowMs: c.windowMs, pace: c.pace };
+    log(`runs ${c.label}: limit`);
+    const l = await measureRuns(limitTarget(limit), opts);
+    log(`runs ${c.label}: Dispatch`);
+    const d = await measureRuns(dispatchTarget(dispatch, apiKey), opts);
+    if (d.firstFailure) log(`a Dispatch run failed: ${d.firstFailure}`);
+    rows.push({ label: c.label, dispatch: d, limit: l });
+  }
+  return rows;
+}
+
+async function streamsPhase(e: DispatchEnv, model: Server, apiKey: string): Promise<StreamsRow[]> {
+  const rows: StreamsRow[] = [];
+  const post = (target: Target) => (_i: number) => ({ method: "POST", path: target.path, headers: target.headers, body: runBody(randomUUID(), "stall") });
+
+  log("in-flight streams: limit");
+  let limit = await startBaseline(PORTS.limit, `${model.url}/v1`);
+  await warmUp(limitTarget(limit), 50);
+  let l = await measureStreams({ port: limit.port, pid: limit.pid, levels: plan.streamLevels, next: post(limitTarget(limit)) });
+  l.close();
+  await releaseStalled(model, null);
+  await limit.stop();
+
+  log("in-flight streams: Dispatch");
+  let dispatch = await startDispatch(PORTS.dispatch, e);
+  await warmUp(dispatchTarget(dispatch, apiKey), 50);
+  let d = await measureStreams({ port: dispatch.port, pid: dispatch.pid, levels: plan.streamLevels, next: post(dispatchTarget(dispatch, apiKey)) });
+  d.close();
+  await releaseStalled(model, e.databaseUrl);
+  await dispatch.stop();
+  rows.push({ kind: "in-flight", dispatch: d.levels, limit: l.levels });
+
+  log("idle streams: limit");
+  limit = await startBaseline(PORTS.limit, `${model.url}/v1`);
+  await warmUp(limitTarget(limit), 50);
+  l = await measureStreams({ port: limit.port, pid: limit.pid, levels: plan.streamLevels, next: () => ({ method: "GET", path: "/idle", headers: {} }) });
+  l.close();
+  await limit.stop();
+
+  log("idle streams: Dispatch");
+  dispatch = await startDispatch(PORTS.dispatch, e);
+  const target = dispatchTarget(dispatch, apiKey);
+  await warmUp(target, 50);
+  // A few stalled runs that every follower watches; they are in flight, the followers idle.
+  const held = await measureStreams({ port: dispatch.port, pid: dispatch.pid, levels: [10], next: post(target) });
+  const runIds = await stalledRunIds(e.databaseUrl);
+  d = await measureStreams({
+    port: dispatch.port,
+    pid: dispatch.pid,
+    levels: plan.streamLevels,
+    next: (i) => ({ method: "GET", path: `/api/v1/agent/runs/${encodeURIComponent(runIds[i % runIds.length]!)}/events`, headers: target.headers }),
+  });
+  d.close();
+  held.close();
+  await releaseStalled(model, e.databaseUrl);
+  await dispatch.stop();
+  rows.push({ kind: "idle", dispatch: d.levels, limit: l.levels });
+  return rows;
+}
+
+async function stalledRunIds(databaseUrl: string): Promise<string[]> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ runId: string }>("select run_id as \"runId\" from runs where status = 'running'");
+    return rows.map((r) => r.runId);
+  } finally {
+    await db.end();
+  }
+}
+
+async function cliPhase(e: DispatchEnv, userId: string): Promise<CliFigures> {
+  const out = await runScript("cli-call.ts", ["--user", userId, "--calls", String(plan.cliCalls)], { env: dispatchEnv(e), conditions: ["react-server"], timeoutMs: 120_000 });
+  const times = (JSON.parse(out.trim().split("\n").at(-1)!) as number[]).sort((a, b) => a - b);
+  return { median: percentile(times, 50), p95: percentile(times, 95), calls: times.length };
+}
+
+async function main(): Promise<void> {
+  assertBuilt();
+  log(`${quick ? "quick" : "full"} run of ${[...only].join(", ")} against ${distDir()}/`);
+  const db = await startDatabase();
+  const e: DispatchEnv = { databaseUrl: db.url, authSecret: randomBytes(32).toString("base64url"), dataDir: path.join(db.scratch, "data"), modelUrl: "" };
+  const model = await startFakeModel(PORTS.model);
+  onCleanup(() => model.stop());
+  e.modelUrl = `${model.url}/v1`;
+  const { userId, apiKey } = await createBenchUser(dispatchEnv(e));
+  const profile = values.profile ? `--cpu-prof --cpu-prof-dir=${path.resolve(values.profile)}` : undefined;
+
+  const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, runs: [], streams: [], history: null, cli: null };
+
+  if (only.has("runs") || only.has("history")) {
+    const dispatch = await startDispatch(PORTS.dispatch, e, { nodeOptions: profile });
+    if (only.has("runs")) {
+      const limit = await startBaseline(PORTS.limit, e.modelUrl);
+      report.runs = await runsPhase(dispatch, limit, apiKey);
+      await limit.stop();
+    }
+    if (only.has("history")) {
+      log(`history: seeding ${plan.historyMessages.toLocaleString("en-US")} messages`);
+      const { threadId, seedSeconds } = await seedHistory(db.url, userId, plan.historyMessages);
+      log("history: reading pages");
+      const timings = await measureHistory({ port: dispatch.port, apiKey, threadId, requests: plan.historyRequests });
+      report.history = { messages: plan.historyMessages, seedSeconds, ...timings } satisfies HistoryFigures;
+    }
+    await dispatch.stop();
+  }
+  if (only.has("cli")) {
+    log("project_cli calls");
+    report.cli = await cliPhase(e, userId);
+  }
+  if (only.has("streams")) report.streams = await streamsPhase(e, model, apiKey);
+
+  process.stdout.write(`${renderReport(report)}\n`);
+}
+
+main()
+  .catch((err: unknown) => {
+    process.exitCode = 1;
+    log(err instanceof Error ? err.message : String(err));
+  })
+  .finally(() => stopAll().then(() => process.exit()));

@@ -1,0 +1,118 @@
+// The processes under test: the fake model, Dispatch's production server (next start on
+// the existing build) and the bare node:http limit server. All listen on 127.0.0.1 only.
+import type { ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { freePort } from "../scripts/lib/embedded-postgres";
+import { ROOT, startProcess, startScript } from "./processes";
+
+export type Server = { port: number; pid: number; url: string; stop: () => Promise<void> };
+
+export function distDir(): string {
+  return process.env.NEXT_DIST_DIR || ".next";
+}
+
+/** Fails with what to do when there is no production build to measure. */
+export function assertBuilt(): void {
+  const dir = distDir();
+  if (!existsSync(path.join(ROOT, dir, "BUILD_ID"))) {
+    throw new Error(`No production build in ${dir}/. Run \`npm run build\` first (with the same NEXT_DIST_DIR), then \`npm run bench\`.`);
+  }
+  if (!existsSync(path.join(ROOT, "bin", "project-cli.mjs"))) {
+    throw new Error("No project_cli bundle in bin/. Run `npm run build` first (it builds the CLI too).");
+  }
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once("exit", r));
+    try {
+      process.kill(-child.pid!, "SIGTERM");
+    } catch {
+      return;
+    }
+    const force = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }, 5_000);
+    await exited;
+    clearTimeout(force);
+  };
+}
+
+function waitForLine(child: ChildProcess, line: string, what: string, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`${what} did not start within ${timeoutMs} ms`)), timeoutMs);
+    child.stdout!.on("data", (c: Buffer) => {
+      out += c.toString("utf8");
+      if (out.includes(line)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited during start-up (code ${code})`));
+    });
+  });
+}
+
+async function startTsServer(file: string, what: string, preferredPort: number, args: string[]): Promise<Server> {
+  const port = await freePort(preferredPort);
+  const child = startScript(file, ["--port", String(port), ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  await waitForLine(child, "ready", what, 20_000);
+  return { port, pid: child.pid!, url: `http://127.0.0.1:${port}`, stop: stopper(child) };
+}
+
+export function startFakeModel(preferredPort: number): Promise<Server> {
+  return startTsServer("fake-model.ts", "The fake model", preferredPort, []);
+}
+
+export function startBaseline(preferredPort: number, modelUrl: string): Promise<Server> {
+  return startTsServer("baseline-server.ts", "The baseline server", preferredPort, ["--model-url", modelUrl]);
+}
+
+export type DispatchEnv = { databaseUrl: string; authSecret: string; dataDir: string; modelUrl: string };
+
+/** The server's normal configuration (server/env.ts), pointed at the throwaway database and fake model. */
+export function dispatchEnv(e: DispatchEnv, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+    NEXT_DIST_DIR: distDir(),
+    DATABASE_URL: e.databaseUrl,
+    AUTH_SECRET: e.authSecret,
+    DATA_DIR: e.dataDir,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info",
+    LLM_BASE_URL: e.modelUrl,
+    LLM_API_KEY: "bench-model-key",
+    LLM_MODEL: "bench-model",
+    ...extra,
+  };
+}
+
+export async function startDispatch(preferredPort: number, e: DispatchEnv, opts: { nodeOptions?: string } = {}): Promise<Server> {
+  const port = await freePort(preferredPort);
+  const url = `http://127.0.0.1:${port}`;
+  const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+  const child = startProcess(process.execPath, [nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {
+    env: dispatchEnv(e, { PUBLIC_URL: url, ...(opts.nodeOptions ? { NODE_OPTIONS: opts.nodeOptions } : {}) }),
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`Dispatch exited during start-up (code ${child.exitCode})`);
+    if (Date.now() > deadline) throw new Error("Dispatch did not become healthy within 60 s");
+    const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { port, pid: child.pid!, url, stop: stopper(child) };
+}
