@@ -1,6 +1,7 @@
 // The built-in agent's limits, in one place so they are reviewed together.
 
-export const AGENT_RUNNER_ID = "dispatch:builtin/agent/default";
+/** The built-in agent is a runner like any other, with a protocol id (plugin:author/name/runner). */
+export const AGENT_RUNNER_ID = "plugin:dispatch/builtin/agent";
 
 /** Model calls per run: each tool round trip costs one, and the final answer another. */
 export const MAX_AGENT_STEPS = 7;

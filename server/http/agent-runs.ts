@@ -21,7 +21,7 @@ export async function handleStartRun(req: Request): Promise<Response> {
   if (!parsed.ok) {
     throw new AppError(parsed.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", parsed.message, parsed.field ? { field: parsed.field } : undefined);
   }
-  const { run } = await startRun({ userId: principal.userId, input: parsed.input, protocol: "ag-ui", requestOrigin: new URL(req.url).origin });
+  const { run } = await startRun({ userId: principal.userId, input: parsed.input, protocol: "ag-ui", requestOrigin: new URL(req.url).origin, via: principal.via });
   if (wantsEventStream(req)) {
     return sseResponse((signal) => followRun({ runId: run.id, after: 0, signal }), { headers: { "x-task-id": run.id } });
   }

@@ -46,13 +46,35 @@ export async function findActiveRunOnThread({ threadId }: { threadId: string }, 
 }
 
 export async function insertRun(
-  data: { runId: string; threadId: string; userId: string; protocol: string; runner: string; input: unknown; deadlineAt: Date },
+  data: {
+    runId: string;
+    threadId: string;
+    userId: string;
+    protocol: string;
+    runner: string;
+    input: unknown;
+    deadlineAt: Date;
+    bindingId?: string | null;
+    authorization?: unknown;
+    eventId?: string | null;
+  },
   db: Db,
 ): Promise<RunRow> {
   const { rows } = await db.query<RunRow>(
-    `insert into runs (id, run_id, thread_id, user_id, status, protocol, runner, input, deadline_at, heartbeat_at)
-     values (gen_random_uuid(), $1, $2, $3, 'queued', $4, $5, $6, $7, now()) returning ${RUN_COLUMNS}`,
-    [data.runId, data.threadId, data.userId, data.protocol, data.runner, JSON.stringify(data.input), data.deadlineAt],
+    `insert into runs (id, run_id, thread_id, user_id, status, protocol, runner, input, deadline_at, heartbeat_at, binding_id, authorization, event_id)
+     values (gen_random_uuid(), $1, $2, $3, 'queued', $4, $5, $6, $7, now(), $8, $9, $10) returning ${RUN_COLUMNS}`,
+    [
+      data.runId,
+      data.threadId,
+      data.userId,
+      data.protocol,
+      data.runner,
+      JSON.stringify(data.input),
+      data.deadlineAt,
+      data.bindingId ?? null,
+      data.authorization == null ? null : JSON.stringify(data.authorization),
+      data.eventId ?? null,
+    ],
   );
   return rows[0]!;
 }

@@ -59,7 +59,7 @@ export type RunAuthorization = {
   limits: { rate_per_minute: number; max_payload_bytes: number };
 };
 
-const intersect = <T extends string>(asked: readonly T[], allowed: readonly T[] | undefined): T[] =>
+const intersect = <T extends string>(asked: readonly T[], allowed: readonly string[] | undefined): T[] =>
   allowed === undefined ? [...new Set(asked)] : [...new Set(asked)].filter((x) => allowed.includes(x));
 
 const within = (available: readonly string[], allowed: readonly string[] | undefined): string[] =>

@@ -23,7 +23,7 @@ export function serializeStateValue(value: unknown): string {
   } catch {
     json = undefined;
   }
-  if (json === undefined) throw new AppError("VALIDATION_FAILED", "State value must be JSON-serializable (no functions, undefined or cycles)");
+  if (json === undefined) throw new AppError("BAD_REQUEST", "State value must be JSON-serializable (no functions, undefined or cycles)");
   const size = Buffer.byteLength(json, "utf8");
   if (size > MAX_STATE_VALUE_BYTES) {
     throw new AppError("PAYLOAD_TOO_LARGE", `State value is ${size} bytes; the limit is ${MAX_STATE_VALUE_BYTES} bytes (256 KiB)`);

@@ -6,6 +6,7 @@ import { appendMessage } from "../repositories/messages";
 import { findActiveRunOnThread, findRunByClientId, insertRun, type RunRow } from "../repositories/runs";
 import { lockOrCreateThread } from "../repositories/threads";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
+import { recordEntryEvent, type EntryEvent } from "../runner-host/entry-events";
 
 export type AcceptedRun = { run: RunRow; created: boolean };
 
@@ -58,6 +59,10 @@ export async function acceptRun(opts: {
   protocol: string;
   runner: string;
   userMessageMetadata?: Record<string, unknown>;
+  /** The entry event this run answers, the binding that chose the runner and the run's frozen authorization. */
+  entry?: EntryEvent;
+  bindingId?: string | null;
+  authorization?: unknown;
 }): Promise<AcceptedRun> {
   const { userId, input } = opts;
   const existing = await findRunByClientId({ userId, runId: input.runId });
@@ -84,9 +89,13 @@ export async function acceptRun(opts: {
           runner: opts.runner,
           input: withoutUrlTokens(input),
           deadlineAt: new Date(Date.now() + env.RUN_DEADLINE_SECONDS * 1000),
+          bindingId: opts.bindingId ?? null,
+          authorization: opts.authorization ?? null,
+          eventId: opts.entry?.id ?? null,
         },
         tx,
       );
+      if (opts.entry) await recordEntryEvent({ ...opts.entry, threadId: thread.id, userId }, tx);
       await appendMessage(
         {
           threadId: thread.id,

@@ -11,7 +11,7 @@ import { heartbeatRuns, markRunFinished, markRunStarted } from "../repositories/
 import { flushEvents } from "./event-log";
 import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
 import { listen } from "./notifications";
-import type { EmitExtras, GenerationParams, RunHandle, Runner, RunnerResult } from "./types";
+import { RunnerFailure, type EmitExtras, type GenerationParams, type RunHandle, type Runner, type RunnerResult } from "./types";
 
 export const RUN_CANCEL_CHANNEL = "dispatch_run_cancel";
 const HEARTBEAT_MS = 10_000;
@@ -94,6 +94,7 @@ function failureOf(err: unknown, reason: AbortReason | undefined): { status: "fa
   if (reason === "deadline") {
     return { status: "failed", outcome: { type: "error", code: "DEADLINE_EXCEEDED", message: "The run exceeded its deadline and was stopped" } };
   }
+  if (err instanceof RunnerFailure) return { status: "failed", outcome: { type: "error", code: err.code, message: err.message || "The runner failed" } };
   if (err instanceof AppError && err.status < 500) return { status: "failed", outcome: { type: "error", code: err.code, message: err.message } };
   return { status: "failed", outcome: { type: "error", code: "RUNNER_ERROR", message: "The agent failed while running; see the run log" } };
 }
@@ -139,7 +140,7 @@ export async function executeRun(run: RunHandle, input: RunAgentInput, runner: R
   } catch (err) {
     const reason = controller.signal.aborted ? (controller.signal.reason as AbortReason) : undefined;
     failure = failureOf(err, reason);
-    if (!reason) logger.error({ err, runId: run.id }, "run failed");
+    if (!reason && !(err instanceof RunnerFailure)) logger.error({ err, runId: run.id }, "run failed");
   } finally {
     clearTimeout(deadline);
   }

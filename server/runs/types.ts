@@ -57,3 +57,18 @@ export interface Runner {
   readonly id: string;
   run(input: RunnerInput): Promise<RunnerResult>;
 }
+
+/**
+ * A runner's own failure with the code it reported (an external runner's run.failed, or the
+ * host's verdict on its stream); the run ends with RUN_ERROR carrying this code.
+ */
+export class RunnerFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly retryable = false,
+  ) {
+    super(message);
+    this.name = "RunnerFailure";
+  }
+}

@@ -9,6 +9,9 @@ import { acceptRun } from "../runs/accept";
 import { cancelRun } from "../runs/cancel";
 import { executeRun } from "../runs/execute";
 import { defaultRunner, getRunner } from "../runs/runners/registry";
+import { shareRunAttachments } from "../runner-host/artifact-store";
+import { createHttpRunner } from "../runner-host/http-runner";
+import { planRun } from "../runner-host/plan";
 import { startRecoverySweeper } from "../runs/recovery";
 import type { GenerationParams } from "../runs/types";
 
@@ -24,30 +27,46 @@ export async function startRun(opts: {
   protocol: string;
   generation?: GenerationParams;
   requestOrigin?: string | null;
+  /** How the caller signed in: a browser session is the web UI, an API key a client. */
+  via?: "session" | "api_key";
 }): Promise<{ run: RunRow; created: boolean }> {
   startRecoverySweeper();
   // A repeated runId is the same task: answer it without re-checking URLs that may have expired since.
   const existing = await findRunByClientId({ userId: opts.userId, runId: opts.input.runId });
   if (existing) return { run: existing, created: false };
-  const { userMessageMetadata } = await resolveRunAttachments({
+  const { attachments, userMessageMetadata } = await resolveRunAttachments({
     userId: opts.userId,
     images: userMessageParts(opts.input).images,
     requestOrigin: opts.requestOrigin,
   });
-  const runner = defaultRunner();
+  const plan = await planRun({ userId: opts.userId, input: opts.input, protocol: opts.protocol });
   const accepted = await acceptRun({
     userId: opts.userId,
     input: opts.input,
     protocol: opts.protocol,
-    runner: runner.id,
+    runner: plan.runnerId,
     userMessageMetadata,
+    entry: plan.entry,
+    bindingId: plan.binding?.id ?? null,
+    authorization: plan.authorization,
   });
   if (accepted.created) {
     const r = accepted.run;
+    const runner = plan.endpoint
+      ? createHttpRunner({
+          endpoint: plan.endpoint,
+          manifest: plan.manifest,
+          binding: plan.binding,
+          authorization: plan.authorization,
+          entry: plan.entry,
+          via: opts.via ?? "api_key",
+          attachments: () => shareRunAttachments({ userId: r.userId, threadId: r.threadId, runId: r.id, refs: attachments }),
+        })
+      : (getRunner(r.runner) ?? defaultRunner());
     const execution = executeRun(
       { id: r.id, runId: r.runId, threadId: r.threadId, userId: r.userId, protocol: r.protocol, deadlineAt: r.deadlineAt, createdAt: r.createdAt },
       opts.input,
-      getRunner(r.runner) ?? runner,
+      runner,
       opts.generation,
     ).catch((err: unknown) => logger.error({ err, runId: r.id }, "run execution crashed"));
     try {

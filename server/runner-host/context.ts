@@ -1,0 +1,177 @@
+import "server-only";
+import { getPool } from "../db";
+import { currentModelInfo } from "../agent/models";
+import { resolveTimeZone } from "../agent/time";
+import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
+import type { AgentRunContext } from "../protocols/runner/context";
+import type { AgentRunnerManifest } from "../protocols/runner/manifest";
+import { PROJECT_CLI_TOOL_NAME, projectCliToolDescription } from "../tools/project-cli/tool";
+import { artifactRef, type ArtifactRow } from "./artifact-store";
+import type { EntryEvent } from "./entry-events";
+import type { RunAuthorization } from "./policy";
+import type { BindingRow } from "./repository";
+import { loadStateSnapshot } from "./state-store";
+import { encodeTranscriptCursor } from "./transcript-cursor";
+
+// AgentRunContext, event-first (spec §4): the current event and its input, handles to pull
+// more (cursors, available APIs), the resources this run may use, and a state snapshot.
+// History is not inlined unless the runner's context policy asks for a bootstrap tail.
+
+export type RunContextSource = {
+  run: { id: string; threadId: string; userId: string; deadlineAt: Date; protocol: string };
+  input: RunAgentInput;
+  via: "session" | "api_key";
+  entry: EntryEvent;
+  manifest: AgentRunnerManifest;
+  binding: BindingRow | null;
+  authorization: RunAuthorization;
+  attachments: ArtifactRow[];
+};
+
+type TranscriptPosition = { lastSeq: number; eventSeq: number; userSeq: number | null };
+
+async function transcriptPosition(threadId: string, runId: string): Promise<TranscriptPosition> {
+  const { rows } = await getPool().query<TranscriptPosition>(
+    `select t.last_seq as "lastSeq", t.last_event_seq as "eventSeq",
+       (select m.seq from messages m where m.run_id = $2 and m.role = 'user' limit 1) as "userSeq"
+     from threads t where t.id = $1`,
+    [threadId, runId],
+  );
+  return rows[0] ?? { lastSeq: 0, eventSeq: 0, userSeq: null };
+}
+
+async function bootstrapTail(opts: { threadId: string; beforeSeq: number; maxEvents: number; maxBytes: number }) {
+  const { rows } = await getPool().query<{ seq: number; role: "user" | "assistant" | "tool"; content: string }>(
+    `select seq, role, content from messages where thread_id = $1 and seq < $2 order by seq desc limit $3`,
+    [opts.threadId, opts.beforeSeq, opts.maxEvents],
+  );
+  const picked: typeof rows = [];
+  let bytes = 0;
+  for (const r of rows) {
+    bytes += Buffer.byteLength(r.content, "utf8");
+    if (opts.maxBytes > 0 && bytes > opts.maxBytes) break;
+    picked.push(r);
+  }
+  return picked.reverse();
+}
+
+async function knowledgeBaseNames(ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await getPool().query<{ id: string; name: string }>(`select id, name from knowledge_bases where id = any($1::uuid[])`, [ids]);
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+export async function buildRunContext(src: RunContextSource): Promise<AgentRunContext> {
+  const { run, input, authorization: auth, manifest, binding, entry } = src;
+  const user = userMessageParts(input);
+  const policy = manifest.context;
+  const wantsTail = policy.bootstrap === "recent_tail" || policy.bootstrap === "summary_tail";
+  const [position, kbNames, state] = await Promise.all([
+    transcriptPosition(run.threadId, run.id),
+    knowledgeBaseNames(auth.knowledge_bases.operations.length ? auth.knowledge_bases.ids : []),
+    binding
+      ? loadStateSnapshot({
+          bindingId: binding.id,
+          scopes: auth.state.scopes,
+          ids: { conversation: run.threadId, actor: run.userId, subject: entry.id, runner: auth.runner_id, binding: binding.id },
+        })
+      : Promise.resolve({ conversation: {}, actor: {}, subject: {}, runner: {}, binding: {} }),
+  ]);
+  const userSeq = position.userSeq ?? position.lastSeq;
+  const tail =
+    wantsTail && policy.max_inline_events > 0
+      ? await bootstrapTail({ threadId: run.threadId, beforeSeq: userSeq, maxEvents: policy.max_inline_events, maxBytes: policy.max_inline_bytes })
+      : [];
+  const model = currentModelInfo();
+  const attachments = src.attachments.map(artifactRef);
+  const artifactOps = auth.artifacts.operations;
+
+  return {
+    run_id: run.id,
+    trigger: { type: entry.eventType, source: src.via === "session" ? "webui" : "api", timestamp: Date.now() },
+    event: {
+      event_id: entry.id,
+      event_type: entry.eventType,
+      event_time: Date.now(),
+      source: entry.source,
+      source_event_type: entry.sourceEventType,
+      raw_ref: entry.rawRef,
+      data: entry.data,
+    },
+    conversation: { conversation_id: run.threadId, thread_id: run.threadId, launcher_type: "user", launcher_id: run.userId },
+    actor: { actor_type: "user", actor_id: run.userId, metadata: {} },
+    subject: { subject_type: "message", subject_id: user.messageId, data: {} },
+    input: {
+      text: user.text,
+      contents: [...(user.text ? [{ type: "text" as const, text: user.text }] : []), ...attachments.map((a) => ({ type: "artifact" as const, artifact: a }))],
+      attachments,
+    },
+    delivery: {
+      surface: src.via === "session" ? "webui" : run.protocol,
+      supports_streaming: true,
+      supports_edit: false,
+      supports_reaction: false,
+      max_message_size: null,
+      platform_capabilities: {},
+    },
+    resources: {
+      models: auth.models.operations.length ? auth.models.model_ids.map((id) => ({ model_id: id, provider: id === model.id ? model.provider : "unknown", operations: auth.models.operations })) : [],
+      tools: auth.tools.operations.length
+        ? auth.tools.names.map((name) => ({ tool_name: name, description: name === PROJECT_CLI_TOOL_NAME ? projectCliToolDescription : name, operations: auth.tools.operations }))
+        : [],
+      knowledge_bases: auth.knowledge_bases.operations.length
+        ? auth.knowledge_bases.ids.map((id) => ({ kb_id: id, name: kbNames.get(id) ?? id, operations: auth.knowledge_bases.operations }))
+        : [],
+      artifacts: artifactOps.length ? attachments.map((a) => ({ artifact_id: a.artifact_id, operations: artifactOps })) : [],
+      storage: { areas: auth.storage.areas },
+      history: { operations: auth.history.operations, conversation_ids: auth.history.operations.length ? auth.history.conversation_ids : [] },
+      events: { operations: auth.events.operations },
+      state: { scopes: auth.state.scopes },
+      platform_capabilities: { actions: auth.platform_api.actions },
+    },
+    context: {
+      conversation_id: run.threadId,
+      thread_id: run.threadId,
+      latest_cursor: userSeq > 0 ? encodeTranscriptCursor(userSeq) : null,
+      event_seq: position.eventSeq,
+      transcript_seq: userSeq,
+      has_history_before: userSeq > 1,
+      inline_policy: {
+        mode: tail.length > 0 ? policy.bootstrap : policy.bootstrap === "none" ? "none" : "current_event",
+        delivered_count: tail.length,
+        source_total_count: Math.max(0, userSeq - 1),
+        messages_complete: tail.length >= Math.max(0, userSeq - 1),
+        reason:
+          tail.length > 0
+            ? policy.bootstrap === "summary_tail"
+              ? "no summary is kept by this host; the recent tail is inlined instead"
+              : `the runner's context policy asks for up to ${policy.max_inline_events} recent messages`
+            : "event-first: only the current event is inlined; pull history through the host API",
+      },
+      available_apis: {
+        history_page: auth.history.operations.includes("page"),
+        history_search: auth.history.operations.includes("search"),
+        event_get: auth.events.operations.includes("get"),
+        event_page: auth.events.operations.includes("page"),
+        artifact_metadata: artifactOps.includes("metadata"),
+        artifact_read: artifactOps.includes("read"),
+        state: auth.state.scopes.length > 0,
+        storage: auth.storage.areas.length > 0,
+      },
+    },
+    state,
+    runtime: {
+      host: "dispatch",
+      trace_id: run.id,
+      deadline_at: run.deadlineAt.getTime() / 1000,
+      locale: null,
+      timezone: resolveTimeZone(input),
+      static_refs: {},
+      metadata: {},
+    },
+    config: binding?.config ?? {},
+    bootstrap: tail.length > 0 ? { messages: tail.map((m) => ({ role: m.role, content: m.content, seq: m.seq })), summary: null, artifacts: [], metadata: {} } : null,
+    adapter: null,
+    metadata: {},
+  };
+}

@@ -1,0 +1,131 @@
+import "server-only";
+import http from "node:http";
+import https from "node:https";
+import type { Readable } from "node:stream";
+import { logger } from "../logger";
+import type { AgentRunRequest } from "../protocols/runner/context";
+import type { AgentRunnerManifest } from "../protocols/runner/manifest";
+import { MAX_RESULT_BYTES } from "../protocols/runner/result";
+import { RunnerFailure, type Runner, type RunnerInput, type RunnerResult } from "../runs/types";
+import type { ArtifactRow } from "./artifact-store";
+import { buildRunContext } from "./context";
+import type { EntryEvent } from "./entry-events";
+import { ndjsonLines } from "./ndjson-lines";
+import type { RunAuthorization } from "./policy";
+import type { BindingRow, EndpointRow } from "./repository";
+import { hostEffects } from "./result-effects";
+import { saveRunnerResults } from "./result-log";
+import { ResultStreamProcessor } from "./result-stream";
+import { unsealRunnerSecret } from "./secrets";
+
+// RUN_AGENT over HTTP: POST {base}/run with the AgentRunRequest, read the NDJSON result
+// stream as it arrives. Cancel and deadline abort the request: the runner sees its
+// connection close. No database connection is held while the stream is open.
+
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export type ExternalRunnerSpec = {
+  endpoint: EndpointRow;
+  manifest: AgentRunnerManifest;
+  binding: BindingRow | null;
+  authorization: RunAuthorization;
+  entry: EntryEvent;
+  via: "session" | "api_key";
+  attachments: () => Promise<ArtifactRow[]>;
+};
+
+function post(url: URL, body: string, secret: string, signal: AbortSignal): Promise<http.IncomingMessage> {
+  const lib = url.protocol === "https:" ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = lib.request(url, {
+      method: "POST",
+      signal,
+      headers: {
+        authorization: `Bearer ${secret}`,
+        "content-type": "application/json",
+        accept: "application/x-ndjson",
+        "content-length": Buffer.byteLength(body),
+      },
+    });
+    const connectTimer = setTimeout(() => req.destroy(new RunnerFailure("runner.unreachable", `The runner did not answer within ${CONNECT_TIMEOUT_MS / 1000} s`, true)), CONNECT_TIMEOUT_MS);
+    req.once("response", (res) => {
+      clearTimeout(connectTimer);
+      resolve(res);
+    });
+    req.once("error", (err) => {
+      clearTimeout(connectTimer);
+      reject(err);
+    });
+    req.end(body);
+  });
+}
+
+async function readErrorBody(res: Readable): Promise<string> {
+  let text = "";
+  for await (const chunk of res) {
+    text += String(chunk);
+    if (text.length > 500) break;
+  }
+  res.destroy();
+  return text.slice(0, 300).replace(/\s+/g, " ").trim();
+}
+
+export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
+  return {
+    id: spec.manifest.id,
+    async run({ run, input, signal, emit }: RunnerInput): Promise<RunnerResult> {
+      const processor = new ResultStreamProcessor(run.id, (event) => emit(event), hostEffects({ run, spec }), (detail, type) =>
+        logger.warn({ runId: run.id, runner: spec.manifest.id, type, reason: detail }, "runner result not applied"),
+      );
+      try {
+        const context = await buildRunContext({
+          run,
+          input,
+          via: spec.via,
+          entry: spec.entry,
+          manifest: spec.manifest,
+          binding: spec.binding,
+          authorization: spec.authorization,
+          attachments: await spec.attachments(),
+        });
+        const request: AgentRunRequest = { runner_id: spec.manifest.id, runner_name: spec.manifest.name, context };
+        let res: http.IncomingMessage;
+        try {
+          res = await post(new URL(`${spec.endpoint.baseUrl}/run`), JSON.stringify(request), unsealRunnerSecret(spec.endpoint.secretSealed), signal);
+        } catch (err) {
+          if (signal.aborted) throw err;
+          if (err instanceof RunnerFailure) throw err;
+          throw new RunnerFailure("runner.unreachable", `Could not reach the runner at ${spec.endpoint.baseUrl}`, true);
+        }
+        if (res.statusCode !== 200) {
+          const detail = await readErrorBody(res);
+          throw new RunnerFailure("runner.http_error", `The runner answered HTTP ${res.statusCode}${detail ? `: ${detail}` : ""}`, (res.statusCode ?? 0) >= 500);
+        }
+        for await (const item of ndjsonLines(res, MAX_RESULT_BYTES)) {
+          if ("oversize" in item) processor.oversize(item.oversize);
+          else processor.accept(item.line);
+          if (processor.finished) break;
+        }
+        res.destroy();
+        if (signal.aborted) throw signal.reason;
+        const { usage, finishReason } = await processor.finish();
+        return { usage, model: spec.manifest.id, result: { runner: spec.manifest.id, ...(finishReason ? { finish_reason: finishReason } : {}), ...(usage ? { usage } : {}) } };
+      } catch (err) {
+        if (signal.aborted) {
+          const reason = signal.reason === "deadline" ? "deadline" : "cancelled";
+          processor.hostNote(
+            "run.failed",
+            reason === "deadline"
+              ? { code: "deadline_exceeded", message: "The run passed its deadline; the host closed the runner's stream", retryable: true }
+              : { code: "cancelled", message: "The run was cancelled; the host closed the runner's stream", retryable: false },
+          );
+        } else if (err instanceof RunnerFailure && !processor.finished) {
+          processor.hostNote("run.failed", { code: err.code, message: err.message, retryable: err.retryable });
+        }
+        throw err;
+      } finally {
+        await saveRunnerResults({ runId: run.id, records: processor.records });
+      }
+    },
+  };
+}

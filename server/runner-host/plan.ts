@@ -1,0 +1,72 @@
+import "server-only";
+import { getPool } from "../db";
+import { currentModelInfo } from "../agent/models";
+import { AppError } from "../errors";
+import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
+import type { AgentRunnerManifest } from "../protocols/runner/manifest";
+import { PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
+import { BUILTIN_MANIFEST, ensureBuiltinRunner, isBuiltinRunner } from "./builtin";
+import { entryEventId, type EntryEvent } from "./entry-events";
+import { computeAuthorization, type RunAuthorization } from "./policy";
+import { findEffectiveBinding, findEndpoint, findRunner, type BindingRow, type EndpointRow } from "./repository";
+
+// Which runner answers an entry event, and with what: the binding (narrowest scope wins, the
+// built-in agent when none), the entry event as the EventLog records it, and the run's
+// authorization, frozen before the run is accepted.
+
+export const MESSAGE_RECEIVED = "message.received";
+
+export type RunPlan = {
+  runnerId: string;
+  manifest: AgentRunnerManifest;
+  binding: BindingRow | null;
+  endpoint: EndpointRow | null;
+  entry: EntryEvent;
+  authorization: RunAuthorization;
+};
+
+const SOURCE_EVENT_TYPES: Record<string, string> = { "ag-ui": "RunAgentInput", "agent-api": "AgentRequest" };
+
+async function knowledgeBaseIds(): Promise<string[]> {
+  const { rows } = await getPool().query<{ id: string }>(`select id from knowledge_bases order by created_at limit 100`);
+  return rows.map((r) => r.id);
+}
+
+export async function planRun(opts: { userId: string; input: RunAgentInput; protocol: string }): Promise<RunPlan> {
+  await ensureBuiltinRunner();
+  const binding = await findEffectiveBinding({ userId: opts.userId, threadId: opts.input.threadId, eventType: MESSAGE_RECEIVED });
+  let manifest = BUILTIN_MANIFEST;
+  let endpoint: EndpointRow | null = null;
+  if (binding && !isBuiltinRunner(binding.runnerId)) {
+    const runner = await findRunner({ id: binding.runnerId });
+    endpoint = runner?.endpointId ? await findEndpoint({ id: runner.endpointId }) : null;
+    if (!runner || !endpoint) throw new AppError("SERVICE_UNAVAILABLE", `The runner bound to this conversation (${binding.runnerId}) is not registered any more`);
+    manifest = runner.manifest;
+  }
+  const user = userMessageParts(opts.input);
+  const entry: EntryEvent = {
+    id: entryEventId({ threadId: opts.input.threadId, messageId: user.messageId }),
+    eventType: MESSAGE_RECEIVED,
+    source: opts.protocol,
+    sourceEventType: SOURCE_EVENT_TYPES[opts.protocol] ?? null,
+    data: { message_id: user.messageId, text_bytes: Buffer.byteLength(user.text, "utf8"), attachment_count: user.images.length },
+    // The full request stays with the run (runs.input); the event names it instead of copying it.
+    rawRef: { kind: "run_input", id: opts.input.runId },
+  };
+  const authorization = computeAuthorization({
+    runnerId: manifest.id,
+    endpointId: endpoint?.id ?? null,
+    bindingId: binding?.id ?? null,
+    conversationId: opts.input.threadId,
+    actorId: opts.userId,
+    eventId: entry.id,
+    permissions: manifest.permissions,
+    policy: binding?.policy ?? {},
+    available: {
+      modelIds: [currentModelInfo().id],
+      toolNames: [PROJECT_CLI_TOOL_NAME],
+      knowledgeBaseIds: manifest.permissions.knowledge_bases.length > 0 ? await knowledgeBaseIds() : [],
+    },
+  });
+  return { runnerId: manifest.id, manifest, binding, endpoint, entry, authorization };
+}

@@ -1,0 +1,41 @@
+import "server-only";
+import type { RunHandle } from "../runs/types";
+import { createRunnerArtifact } from "./artifact-store";
+import type { ExternalRunnerSpec } from "./http-runner";
+import type { ResultEffects } from "./result-stream";
+import { setState } from "./state-store";
+
+// What the host does for state.updated, artifact.created and action.requested results,
+// inside the run's frozen authorization.
+
+export function hostEffects({ run, spec }: { run: RunHandle; spec: ExternalRunnerSpec }): ResultEffects {
+  const auth = spec.authorization;
+  return {
+    async updateState(d) {
+      if (!spec.binding) throw new Error("state needs a binding; this run has none");
+      if (!auth.state.scopes.includes(d.scope)) throw new Error(`state scope ${d.scope} is not granted to this binding`);
+      const ids = { conversation: run.threadId, actor: run.userId, subject: spec.entry.id, runner: auth.runner_id, binding: spec.binding.id };
+      await setState({ bindingId: spec.binding.id, scope: d.scope, scopeId: ids[d.scope], key: d.key, value: d.value });
+    },
+    async createArtifact(d) {
+      const bytes = d.content_base64 != null ? Buffer.from(d.content_base64, "base64") : Buffer.from(d.text ?? "", "utf8");
+      const a = await createRunnerArtifact({
+        userId: run.userId,
+        threadId: run.threadId,
+        runId: run.id,
+        runnerId: auth.runner_id,
+        name: d.name ?? null,
+        mimeType: d.mime_type,
+        bytes,
+        ttlSeconds: d.expires_in_seconds ?? null,
+      });
+      return { artifact_id: a.id, mime_type: a.mimeType, size: a.size, name: a.name };
+    },
+    async requestAction(d) {
+      if (!auth.platform_api.actions.includes(d.action)) {
+        return `not allowed: platform action ${d.action} needs the runner's manifest and the binding policy to both allow it`;
+      }
+      return `no platform adapter on this host executes ${d.action}; the request was recorded, not executed`;
+    },
+  };
+}

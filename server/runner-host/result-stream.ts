@@ -1,0 +1,243 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { EventType } from "@ag-ui/core";
+import type { AgUiEvent } from "../protocols/ag-ui/events";
+import { describeIssues } from "../protocols/runner/manifest";
+import {
+  isKnownResultType,
+  MAX_RESULT_BYTES,
+  RESULT_DATA_SCHEMAS,
+  resultEnvelopeSchema,
+  TERMINAL_RESULT_TYPES,
+  type KnownResultType,
+  type ResultData,
+} from "../protocols/runner/result";
+import { RunnerFailure, type TokenUsage } from "../runs/types";
+
+// Turns a runner's NDJSON AgentRunResult stream into the run's AG-UI events. Every line is
+// checked on its own: a bad line is recorded and skipped, never fatal; a duplicate
+// (run_id, sequence) is applied once; unknown types are ignored with a warning; exactly one
+// terminal result ends the run.
+
+export type Disposition = "applied" | "duplicate" | "ignored" | "rejected" | "host";
+
+/** One line of the run's result log, as the admin console shows it. */
+export type ResultRecord = { idx: number; sequence: number | null; type: string; disposition: Disposition; detail: string | null; data: unknown };
+
+/** Side effects a result may ask for; the host decides (state, artifacts, platform actions). */
+export type ResultEffects = {
+  updateState(data: ResultData<"state.updated">): Promise<void>;
+  createArtifact(data: ResultData<"artifact.created">): Promise<{ artifact_id: string; mime_type: string; size: number; name: string | null }>;
+  /** Answers why the action was not executed, or null when it was. */
+  requestAction(data: ResultData<"action.requested">): Promise<string | null>;
+};
+
+const PREVIEW_BYTES = 4096;
+
+function preview(data: unknown, size: number): unknown {
+  if (size <= PREVIEW_BYTES) return data;
+  const text = JSON.stringify(data);
+  return { truncated: true, size, preview: text.slice(0, PREVIEW_BYTES) };
+}
+
+export class ResultStreamProcessor {
+  readonly records: ResultRecord[] = [];
+  private readonly sequences = new Set<number>();
+  private openMessage: { id: string; text: string } | null = null;
+  private readonly startedToolCalls = new Set<string>();
+  private readonly completedToolCalls = new Set<string>();
+  private emittedText = false;
+  private terminal: { type: "run.completed"; usage?: TokenUsage; finishReason?: string } | { type: "run.failed"; failure: RunnerFailure } | null = null;
+  private effects: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly runId: string,
+    private readonly emit: (event: AgUiEvent) => void,
+    private readonly host: ResultEffects,
+    private readonly warn: (detail: string, type: string) => void,
+  ) {}
+
+  get finished(): boolean {
+    return this.terminal !== null;
+  }
+
+  private record(r: Omit<ResultRecord, "idx">): void {
+    this.records.push({ idx: this.records.length, ...r });
+    if (r.disposition !== "applied" && r.disposition !== "host" && r.detail) this.warn(r.detail, r.type);
+  }
+
+  /** A line too large to read: the reader skipped it without buffering it. */
+  oversize(size: number): void {
+    this.record({ sequence: null, type: "(oversize)", disposition: "rejected", detail: `result line of ${size}+ bytes exceeds the ${MAX_RESULT_BYTES}-byte limit`, data: null });
+  }
+
+  /** Host-side entries (cancel, deadline, transport failure) so the log tells the whole story. */
+  hostNote(type: string, data: Record<string, unknown>): void {
+    this.record({ sequence: null, type, disposition: "host", detail: null, data });
+  }
+
+  accept(line: string): void {
+    if (line.trim() === "") return;
+    const size = Buffer.byteLength(line, "utf8");
+    if (size > MAX_RESULT_BYTES) return this.oversize(size);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      return this.record({ sequence: null, type: "(malformed)", disposition: "rejected", detail: "not a JSON line", data: { preview: line.slice(0, 200) } });
+    }
+    const env = resultEnvelopeSchema.safeParse(raw);
+    const type = typeof (raw as { type?: unknown })?.type === "string" ? String((raw as { type: string }).type).slice(0, 100) : "(invalid)";
+    if (!env.success) return this.record({ sequence: null, type, disposition: "rejected", detail: `not an AgentRunResult: ${describeIssues(env.error)}`, data: preview(raw, size) });
+    const result = env.data;
+    const sequence = result.sequence ?? null;
+    const base = { sequence, type: result.type, data: preview(result.data, size) };
+    if (result.run_id !== this.runId) return this.record({ ...base, disposition: "rejected", detail: `run_id ${result.run_id.slice(0, 64)} is not this run` });
+    if (sequence !== null) {
+      if (this.sequences.has(sequence)) return this.record({ ...base, disposition: "duplicate", detail: `sequence ${sequence} was already applied` });
+      this.sequences.add(sequence);
+    }
+    if (this.terminal) return this.record({ ...base, disposition: "rejected", detail: `arrived after the terminal ${this.terminal.type}` });
+    if (!isKnownResultType(result.type)) return this.record({ ...base, disposition: "ignored", detail: `unknown result type ${result.type}` });
+    const data = RESULT_DATA_SCHEMAS[result.type].safeParse(result.data);
+    if (!data.success) {
+      if (sequence !== null) this.sequences.delete(sequence); // a corrected resend may follow
+      return this.record({ ...base, disposition: "rejected", detail: `invalid ${result.type} data: ${describeIssues(data.error)}` });
+    }
+    const refusal = this.apply(result.type, data.data);
+    this.record({ ...base, disposition: refusal ? "rejected" : "applied", detail: refusal });
+  }
+
+  /** Applies a valid result; answers a reason when the host refused it. */
+  private apply(type: KnownResultType, data: unknown): string | null {
+    switch (type) {
+      case "message.delta": {
+        const { chunk } = data as ResultData<"message.delta">;
+        if (chunk.content.length === 0) return null;
+        this.openText(chunk.id ?? undefined);
+        this.openMessage!.text += chunk.content;
+        this.emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.openMessage!.id, delta: chunk.content });
+        return null;
+      }
+      case "message.completed": {
+        const { message } = data as ResultData<"message.completed">;
+        this.completeText(message.content ?? "", message.id ?? undefined);
+        return null;
+      }
+      case "tool.call.started": {
+        const d = data as ResultData<"tool.call.started">;
+        if (this.startedToolCalls.has(d.tool_call_id)) return `tool call ${d.tool_call_id} was already started`;
+        this.startTool(d.tool_call_id, d.tool_name, d.parameters);
+        return null;
+      }
+      case "tool.call.completed": {
+        const d = data as ResultData<"tool.call.completed">;
+        if (this.completedToolCalls.has(d.tool_call_id)) return `tool call ${d.tool_call_id} was already completed`;
+        if (!this.startedToolCalls.has(d.tool_call_id)) this.startTool(d.tool_call_id, d.tool_name ?? "tool", {});
+        this.completedToolCalls.add(d.tool_call_id);
+        const content = JSON.stringify(d.error ? { error: d.error } : (d.result ?? null));
+        this.emit({ type: EventType.TOOL_CALL_RESULT, messageId: randomUUID(), toolCallId: d.tool_call_id, content, role: "tool" });
+        return null;
+      }
+      case "state.updated":
+        this.queue(() => this.host.updateState(data as ResultData<"state.updated">), "state.updated");
+        return null;
+      case "artifact.created":
+        this.queue(async () => {
+          const ref = await this.host.createArtifact(data as ResultData<"artifact.created">);
+          this.emit({ type: EventType.CUSTOM, name: "artifact.created", value: ref });
+        }, "artifact.created");
+        return null;
+      case "action.requested": {
+        const d = data as ResultData<"action.requested">;
+        this.queue(async () => {
+          const refusal = await this.host.requestAction(d);
+          if (refusal) this.warn(`action ${d.action} refused: ${refusal}`, "action.requested");
+          this.hostNote("action.refused", { action: d.action, reason: refusal });
+        }, "action.requested");
+        return null;
+      }
+      case "run.completed": {
+        const d = data as ResultData<"run.completed">;
+        if (d.message?.content && !this.emittedText && !this.openMessage) this.completeText(d.message.content);
+        this.closeText();
+        const u = d.usage;
+        this.terminal = {
+          type: "run.completed",
+          usage: u ? { inputTokens: u.input_tokens, outputTokens: u.output_tokens, totalTokens: u.total_tokens ?? u.input_tokens + u.output_tokens } : undefined,
+          finishReason: d.finish_reason ?? undefined,
+        };
+        return null;
+      }
+      case "run.failed": {
+        const d = data as ResultData<"run.failed">;
+        this.closeText();
+        this.terminal = { type: "run.failed", failure: new RunnerFailure(d.code, d.message || `The runner failed (${d.code})`, d.retryable) };
+        return null;
+      }
+    }
+  }
+
+  private queue(effect: () => Promise<unknown>, type: string): void {
+    // Effects run in arrival order; a failed one is logged and recorded, never fatal to the run.
+    this.effects = this.effects.then(effect).catch((err: unknown) => {
+      const reason = err instanceof Error ? err.message : String(err);
+      this.warn(`${type} not applied: ${reason}`, type);
+      const last = [...this.records].reverse().find((r) => r.type === type && r.disposition === "applied");
+      if (last) {
+        last.disposition = "rejected";
+        last.detail = reason;
+      }
+    });
+  }
+
+  private openText(id?: string): void {
+    if (this.openMessage) return;
+    const messageId = id && !this.usedIds.has(id) ? id : randomUUID();
+    this.usedIds.add(messageId);
+    this.openMessage = { id: messageId, text: "" };
+    this.emittedText = true;
+    this.emit({ type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" });
+  }
+
+  private readonly usedIds = new Set<string>();
+
+  private completeText(content: string, id?: string): void {
+    if (!this.openMessage) {
+      if (content.length === 0) return;
+      this.openText(id);
+    }
+    const open = this.openMessage!;
+    // A completed message that extends what was streamed sends the rest; one that contradicts
+    // it cannot be unsent, so the streamed text stands.
+    if (content.length > open.text.length && content.startsWith(open.text)) {
+      const rest = content.slice(open.text.length);
+      open.text = content;
+      this.emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: open.id, delta: rest });
+    }
+    this.closeText();
+  }
+
+  private closeText(): void {
+    if (!this.openMessage) return;
+    this.emit({ type: EventType.TEXT_MESSAGE_END, messageId: this.openMessage.id });
+    this.openMessage = null;
+  }
+
+  private startTool(id: string, name: string, parameters: Record<string, unknown>): void {
+    this.closeText();
+    this.startedToolCalls.add(id);
+    this.emit({ type: EventType.TOOL_CALL_START, toolCallId: id, toolCallName: name });
+    this.emit({ type: EventType.TOOL_CALL_ARGS, toolCallId: id, delta: JSON.stringify(parameters) });
+    this.emit({ type: EventType.TOOL_CALL_END, toolCallId: id });
+  }
+
+  /** Waits for queued effects, then answers the run's end: usage, or the runner's failure. */
+  async finish(): Promise<{ usage?: TokenUsage; finishReason?: string }> {
+    await this.effects;
+    this.closeText();
+    if (!this.terminal) throw new RunnerFailure("runner.incomplete", "The runner closed its result stream without run.completed or run.failed");
+    if (this.terminal.type === "run.failed") throw this.terminal.failure;
+    return { usage: this.terminal.usage, finishReason: this.terminal.finishReason };
+  }
+}
