@@ -8,7 +8,14 @@ Commands:
   user:create   --email E --password P [--name N] [--admin]
   apikey:create --email E [--name N]        prints the new key as the last line
   apikey:list   --email E
-  apikey:revoke --id ID`;
+  apikey:revoke --id ID
+  runner:register --url URL --secret S      discovers the endpoint's runners, prints their ids one per line
+  runner:refresh  --id ENDPOINT_ID          discovers again (after the runner changed)
+  runner:list
+  binding:create  --runner ID [--email E | --thread THREAD_ID] [--config JSON] [--policy JSON]
+                  binds the runner for that user's (or thread's) runs, everyone's without either;
+                  prints the binding id as the last line
+  binding:delete  --id BINDING_ID`;
 
 function fail(message: string): never {
   console.error(message);
@@ -28,14 +35,28 @@ async function main(): Promise<void> {
       password: { type: "string" },
       name: { type: "string" },
       id: { type: "string" },
+      url: { type: "string" },
+      secret: { type: "string" },
+      runner: { type: "string" },
+      thread: { type: "string" },
+      config: { type: "string" },
+      policy: { type: "string" },
       admin: { type: "boolean", default: false },
     },
     strict: true,
   });
-  const need = (key: "email" | "password" | "id"): string => values[key] ?? fail(`${command} needs --${key}\n\n${usage}`);
+  const need = (key: "email" | "password" | "id" | "url" | "secret" | "runner"): string => values[key] ?? fail(`${command} needs --${key}\n\n${usage}`);
+  const json = (key: "config" | "policy"): Record<string, unknown> | undefined => {
+    if (values[key] === undefined) return undefined;
+    try {
+      return JSON.parse(values[key]) as Record<string, unknown>;
+    } catch {
+      return fail(`--${key} must be a JSON object, for example --${key} '{"tone":"brief"}'`);
+    }
+  };
 
   // Validate the command before opening the database, so a typo answers at once.
-  const commands = ["user:create", "apikey:create", "apikey:list", "apikey:revoke"];
+  const commands = ["user:create", "apikey:create", "apikey:list", "apikey:revoke", "runner:register", "runner:refresh", "runner:list", "binding:create", "binding:delete"];
   if (!commands.includes(command)) fail(`Unknown command: ${command}\n\n${usage}`);
 
   const db = await prepareDatabase();
@@ -58,6 +79,8 @@ async function main(): Promise<void> {
         for (const k of await listApiKeys({ userId: user.id })) {
           console.log(`${k.id}  ${k.prefix}…  ${k.name}  ${k.revokedAt ? "revoked" : "active"}  created ${k.createdAt.toISOString()}`);
         }
+      } else if (command.startsWith("runner:") || command.startsWith("binding:")) {
+        await runnerCommand(command, { need, json, email: values.email, thread: values.thread });
       } else {
         const { revokeApiKey } = await import("../server/services/api-keys");
         const key = await revokeApiKey({ id: need("id") });
@@ -72,6 +95,45 @@ async function main(): Promise<void> {
   } finally {
     await closeAppDb();
     await db.stop();
+  }
+}
+
+type Flags = {
+  need: (key: "id" | "url" | "secret" | "runner" | "email") => string;
+  json: (key: "config" | "policy") => Record<string, unknown> | undefined;
+  email?: string;
+  thread?: string;
+};
+
+async function runnerCommand(command: string, { need, json, email, thread }: Flags): Promise<void> {
+  const runners = await import("../server/services/runners");
+  const printDiscovery = (d: Awaited<ReturnType<typeof runners.registerRunner>>) => {
+    console.error(`Endpoint ${d.endpointId} (${d.baseUrl}): ${d.status}${d.lastError ? ` - ${d.lastError}` : ""}`);
+    for (const w of d.warnings) console.error(`warning: ${w.runner_id ?? "(no id)"}: ${w.reason}`);
+    for (const id of d.runnerIds) console.log(id);
+  };
+  if (command === "runner:register") {
+    const d = await runners.registerRunner({ url: need("url"), secret: need("secret") });
+    printDiscovery(d);
+    if (d.runnerIds.length === 0) fail("The endpoint lists no valid runner; see the warnings above");
+  } else if (command === "runner:refresh") {
+    printDiscovery(await runners.refreshRunner({ endpointId: need("id") }));
+  } else if (command === "runner:list") {
+    const o = await runners.runnersOverview();
+    for (const r of o.runners) {
+      const e = o.endpoints.find((x) => x.id === r.endpointId);
+      console.log(`${r.id}  ${r.builtin ? "built-in" : (e?.baseUrl ?? "?")}  ${r.available ? (e?.status ?? "ok") : "unavailable"}`);
+    }
+    for (const b of o.bindings) {
+      console.log(`binding ${b.id}  ${b.runnerId}  ${b.scope}${b.userEmail ? ` ${b.userEmail}` : ""}${b.threadId ? ` thread ${b.threadId}` : ""}  ${b.enabled ? "enabled" : "disabled"}`);
+    }
+  } else if (command === "binding:create") {
+    const b = await runners.bindRunner({ runnerId: need("runner"), email, threadId: thread, config: json("config"), policy: json("policy") });
+    console.error(`Bound ${b.runnerId} for ${b.scope === "default" ? "everyone" : b.scope === "user" ? need("email") : `thread ${b.threadId}`}`);
+    console.log(b.id);
+  } else {
+    await runners.removeRunnerBinding({ id: need("id") });
+    console.log(`Deleted binding ${need("id")}`);
   }
 }
 

@@ -7,6 +7,7 @@ const LINKS = [
   { href: "/admin", label: "Overview", exact: true },
   { href: "/admin/runs", label: "Runs", exact: false },
   { href: "/admin/threads", label: "Threads", exact: false },
+  { href: "/admin/runners", label: "Runners", exact: false },
 ] as const;
 
 export function AdminNav() {

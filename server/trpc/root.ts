@@ -7,6 +7,7 @@ import { threadsRouter } from "./routers/threads";
 import { adminRunsRouter } from "./routers/admin-runs";
 import { adminThreadsRouter } from "./routers/admin-threads";
 import { adminDashboardRouter } from "./routers/admin-dashboard";
+import { runnersRouter } from "./routers/runners";
 
 export const appRouter = createTRPCRouter({
   users: usersRouter,
@@ -16,6 +17,7 @@ export const appRouter = createTRPCRouter({
   adminRuns: adminRunsRouter,
   adminThreads: adminThreadsRouter,
   adminDashboard: adminDashboardRouter,
+  runners: runnersRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,171 @@
+"use client";
+import { useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTRPC } from "../trpc-provider";
+import { formatDateTime } from "./format";
+import { JsonBlock } from "./json-block";
+import styles from "./admin.module.css";
+
+type Scope = "default" | "user" | "thread";
+
+function parseJsonObject(text: string, label: string): Record<string, unknown> | string {
+  if (!text.trim()) return {};
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : `${label} must be a JSON object`;
+  } catch {
+    return `${label} is not valid JSON`;
+  }
+}
+
+function CreateBindingForm({ runnerIds, onDone }: { runnerIds: string[]; onDone: () => void }) {
+  const trpc = useTRPC();
+  const [runnerId, setRunnerId] = useState("");
+  const [scope, setScope] = useState<Scope>("default");
+  const [target, setTarget] = useState("");
+  const [config, setConfig] = useState("");
+  const [policy, setPolicy] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+  const bind = useMutation(
+    trpc.runners.bind.mutationOptions({
+      onSuccess: () => {
+        setTarget("");
+        setConfig("");
+        setPolicy("");
+        onDone();
+      },
+    }),
+  );
+  return (
+    <form
+      data-testid="binding-form"
+      className={styles.stackForm}
+      onSubmit={(e) => {
+        e.preventDefault();
+        const c = parseJsonObject(config, "Config");
+        const p = parseJsonObject(policy, "Policy");
+        if (typeof c === "string" || typeof p === "string") return setProblem(typeof c === "string" ? c : (p as string));
+        setProblem(null);
+        bind.mutate({
+          runnerId,
+          email: scope === "user" ? target : undefined,
+          threadId: scope === "thread" ? target : undefined,
+          config: c,
+          policy: p,
+        });
+      }}
+    >
+      <div className="row">
+        <label htmlFor="binding-runner">Runner</label>
+        <select id="binding-runner" className="input" style={{ maxWidth: 360 }} value={runnerId} onChange={(e) => setRunnerId(e.target.value)} required>
+          <option value="">Choose a runner…</option>
+          {runnerIds.map((id) => (
+            <option key={id} value={id}>
+              {id}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="binding-scope">For</label>
+        <select id="binding-scope" className="input" style={{ maxWidth: 160 }} value={scope} onChange={(e) => setScope(e.target.value as Scope)}>
+          <option value="default">everyone</option>
+          <option value="user">one user</option>
+          <option value="thread">one thread</option>
+        </select>
+        {scope !== "default" && (
+          <>
+            <label className="sr-only" htmlFor="binding-target">
+              {scope === "user" ? "User email" : "Thread id"}
+            </label>
+            <input
+              id="binding-target"
+              className="input"
+              style={{ maxWidth: 300 }}
+              placeholder={scope === "user" ? "user@example.com" : "thread id"}
+              value={target}
+              onChange={(e) => setTarget(e.target.value)}
+              required
+            />
+          </>
+        )}
+      </div>
+      <label htmlFor="binding-config">Config (JSON, checked against the runner&apos;s config_schema)</label>
+      <textarea id="binding-config" className="input mono" rows={3} value={config} onChange={(e) => setConfig(e.target.value)} placeholder="{}" />
+      <label htmlFor="binding-policy">Resource policy (JSON; omitted groups allow what the manifest asks, platform actions stay off)</label>
+      <textarea
+        id="binding-policy"
+        className="input mono"
+        rows={3}
+        value={policy}
+        onChange={(e) => setPolicy(e.target.value)}
+        placeholder='{"tools": {"operations": ["detail"]}, "rate_per_minute": 120}'
+      />
+      <div className="row">
+        <button className="btn btn-primary" type="submit" disabled={!runnerId || bind.isPending}>
+          {bind.isPending ? "Binding…" : "Create binding"}
+        </button>
+      </div>
+      {(problem ?? bind.error?.message) && (
+        <p role="alert" className="error-text">
+          {problem ?? bind.error?.message}
+        </p>
+      )}
+    </form>
+  );
+}
+
+export function BindingsPanel() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const overview = useQuery(trpc.runners.overview.queryOptions());
+  const invalidate = () => void queryClient.invalidateQueries({ queryKey: trpc.runners.overview.queryKey() });
+  const update = useMutation(trpc.runners.updateBinding.mutationOptions({ onSuccess: invalidate }));
+  const remove = useMutation(trpc.runners.removeBinding.mutationOptions({ onSuccess: invalidate }));
+  const data = overview.data;
+  return (
+    <section className="card" aria-labelledby="bindings-title" data-testid="bindings-panel">
+      <h2 id="bindings-title" className={styles.sectionTitle}>
+        Bindings
+      </h2>
+      <p className="muted">The narrowest enabled binding answers a message: a thread&apos;s, then the user&apos;s, then everyone&apos;s. Without one, the built-in agent answers.</p>
+      {data && <CreateBindingForm runnerIds={data.runners.filter((r) => r.available).map((r) => r.id)} onDone={invalidate} />}
+      {data && data.bindings.length === 0 && <p className="muted">No bindings yet.</p>}
+      {data && data.bindings.length > 0 && (
+        <div className="table-wrap">
+        <table className="data" data-testid="bindings-table">
+          <thead>
+            <tr>
+              <th>Runner</th>
+              <th>For</th>
+              <th>Config and policy</th>
+              <th>Created</th>
+              <th>State</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.bindings.map((b) => (
+              <tr key={b.id} data-testid="binding-row">
+                <td className="mono">{b.runnerId}</td>
+                <td>{b.scope === "default" ? "everyone" : b.scope === "user" ? b.userEmail : <span className="mono">thread {b.threadId}</span>}</td>
+                <td>
+                  <JsonBlock value={{ config: b.config, policy: b.policy, event_types: b.eventTypes }} summary="Show" />
+                </td>
+                <td>{formatDateTime(b.createdAt)}</td>
+                <td>
+                  <div className="row">
+                    <button className="btn" type="button" onClick={() => update.mutate({ id: b.id, enabled: !b.enabled })} aria-pressed={b.enabled}>
+                      {b.enabled ? "Enabled" : "Disabled"}
+                    </button>
+                    <button className="btn" type="button" onClick={() => remove.mutate({ id: b.id })}>
+                      Delete
+                    </button>
+                  </div>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,157 @@
+"use client";
+import { useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTRPC } from "../trpc-provider";
+import { formatDateTime, type AdminOutputs } from "./format";
+import { JsonBlock } from "./json-block";
+import styles from "./admin.module.css";
+
+type Overview = AdminOutputs["runners"]["overview"];
+
+function healthClass(status: string): string {
+  return status === "ok" ? "pill pill-ok" : status === "unknown" ? "pill" : "pill pill-bad";
+}
+
+function RegisterForm({ onDone }: { onDone: () => void }) {
+  const trpc = useTRPC();
+  const [url, setUrl] = useState("");
+  const [secret, setSecret] = useState("");
+  const register = useMutation(
+    trpc.runners.register.mutationOptions({
+      onSuccess: () => {
+        setUrl("");
+        setSecret("");
+        onDone();
+      },
+    }),
+  );
+  return (
+    <form
+      className="row"
+      data-testid="runner-register-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        register.mutate({ url, secret });
+      }}
+    >
+      <label className="sr-only" htmlFor="runner-url">
+        Runner base URL
+      </label>
+      <input id="runner-url" className="input" style={{ maxWidth: 320 }} placeholder="http://127.0.0.1:4100" value={url} onChange={(e) => setUrl(e.target.value)} required />
+      <label className="sr-only" htmlFor="runner-secret">
+        Runner secret
+      </label>
+      <input id="runner-secret" className="input" style={{ maxWidth: 240 }} type="password" placeholder="secret (16+ characters)" value={secret} onChange={(e) => setSecret(e.target.value)} required autoComplete="off" />
+      <button className="btn btn-primary" type="submit" disabled={register.isPending}>
+        {register.isPending ? "Discovering…" : "Register"}
+      </button>
+      {register.error && (
+        <p role="alert" className="error-text" style={{ flexBasis: "100%" }}>
+          {register.error.message}
+        </p>
+      )}
+      {register.data && register.data.warnings.length > 0 && (
+        <ul role="status" className="muted" style={{ flexBasis: "100%" }}>
+          {register.data.warnings.map((w, i) => (
+            <li key={i}>
+              Skipped {w.runner_id ?? "a manifest"}: {w.reason}
+            </li>
+          ))}
+        </ul>
+      )}
+    </form>
+  );
+}
+
+function EndpointRow({ endpoint, runners, onChange }: { endpoint: Overview["endpoints"][number]; runners: Overview["runners"]; onChange: () => void }) {
+  const trpc = useTRPC();
+  const refresh = useMutation(trpc.runners.refresh.mutationOptions({ onSettled: onChange }));
+  const remove = useMutation(trpc.runners.removeEndpoint.mutationOptions({ onSuccess: onChange }));
+  return (
+    <li className="card" data-testid="runner-endpoint" style={{ marginTop: 12 }}>
+      <div className="row">
+        <strong className="mono">{endpoint.baseUrl}</strong>
+        <span className={healthClass(endpoint.status)} data-testid="runner-endpoint-status">
+          {endpoint.status}
+        </span>
+        <span className="muted">checked {endpoint.refreshedAt ? formatDateTime(endpoint.refreshedAt) : "never"}</span>
+        <button className="btn" type="button" onClick={() => refresh.mutate({ endpointId: endpoint.id })} disabled={refresh.isPending}>
+          {refresh.isPending ? "Checking…" : "Refresh"}
+        </button>
+        <button
+          className="btn"
+          type="button"
+          onClick={() => {
+            if (window.confirm(`Remove ${endpoint.baseUrl}, its runners and their bindings?`)) remove.mutate({ endpointId: endpoint.id });
+          }}
+        >
+          Remove
+        </button>
+      </div>
+      {endpoint.lastError && (
+        <p className="error-text" role="status">
+          {endpoint.lastError}
+        </p>
+      )}
+      {endpoint.warnings.length > 0 && (
+        <ul className="muted" data-testid="runner-warnings">
+          {endpoint.warnings.map((w, i) => (
+            <li key={i}>
+              Skipped {w.runner_id ?? "a manifest"}: {w.reason}
+            </li>
+          ))}
+        </ul>
+      )}
+      <RunnerList runners={runners} />
+    </li>
+  );
+}
+
+function RunnerList({ runners }: { runners: Overview["runners"] }) {
+  if (runners.length === 0) return <p className="muted">No runners listed.</p>;
+  return (
+    <ul className={styles.plainList}>
+      {runners.map((r) => (
+        <li key={r.id} data-testid="runner-item">
+          <span className="mono">{r.id}</span> {r.builtin && <span className="pill">built-in</span>}{" "}
+          {!r.available && <span className="pill pill-bad">no longer listed</span>}{" "}
+          <span className="muted">{Object.values(r.manifest.label)[0]}</span>
+          <JsonBlock value={r.manifest} summary="Manifest" />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function RunnersPanel() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const overview = useQuery(trpc.runners.overview.queryOptions());
+  const invalidate = () => void queryClient.invalidateQueries({ queryKey: trpc.runners.overview.queryKey() });
+  const data = overview.data;
+  return (
+    <section className="card" aria-labelledby="runners-title" data-testid="runners-panel">
+      <h2 id="runners-title" className={styles.sectionTitle}>
+        Runner endpoints
+      </h2>
+      <p className="muted">An endpoint is an HTTP service that lists its runners at GET /runners and runs them at POST /run.</p>
+      <RegisterForm onDone={invalidate} />
+      {overview.error && (
+        <p role="alert" className="error-text">
+          {overview.error.message}
+        </p>
+      )}
+      {data && (
+        <>
+          <h3>Built in</h3>
+          <RunnerList runners={data.runners.filter((r) => r.endpointId === null)} />
+          <ul className={styles.plainList}>
+            {data.endpoints.map((e) => (
+              <EndpointRow key={e.id} endpoint={e} runners={data.runners.filter((r) => r.endpointId === e.id)} onChange={invalidate} />
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,91 @@
+import "server-only";
+import { AppError } from "../errors";
+import { BUILTIN_MANIFEST, ensureBuiltinRunner } from "../runner-host/builtin";
+import { changeBinding, createBinding, maskedConfig } from "../runner-host/bindings";
+import { refreshRunnerEndpoint, registerRunnerEndpoint, type DiscoveryOutcome } from "../runner-host/discovery";
+import { deleteBinding, deleteEndpoint, listBindings, listEndpoints, listRunners } from "../runner-host/repository";
+import { listRunnerResults } from "../runner-host/result-log";
+
+// Runner administration for the console and the admin CLI: endpoints and their discovered
+// runners, bindings, and a run's result log. Secrets never leave this layer.
+
+function discoveryView(o: DiscoveryOutcome) {
+  return {
+    endpointId: o.endpoint.id,
+    baseUrl: o.endpoint.baseUrl,
+    status: o.endpoint.status,
+    lastError: o.endpoint.lastError,
+    runnerIds: o.runners.map((m) => m.id),
+    warnings: o.warnings,
+  };
+}
+
+export async function registerRunner(opts: { url: string; secret: string }) {
+  return discoveryView(await registerRunnerEndpoint(opts));
+}
+
+export async function refreshRunner({ endpointId }: { endpointId: string }) {
+  return discoveryView(await refreshRunnerEndpoint({ id: endpointId }));
+}
+
+export async function removeRunnerEndpoint({ endpointId }: { endpointId: string }) {
+  if (!(await deleteEndpoint({ id: endpointId }))) throw new AppError("NOT_FOUND", `Runner endpoint ${endpointId} not found`);
+}
+
+/** Everything the runners page shows: endpoints with health, runners with manifests, bindings. */
+export async function runnersOverview() {
+  await ensureBuiltinRunner();
+  const [endpoints, runners, bindings] = await Promise.all([listEndpoints(), listRunners(), listBindings()]);
+  const manifests = new Map(runners.map((r) => [r.id, r.manifest]));
+  return {
+    endpoints: endpoints.map((e) => ({
+      id: e.id,
+      baseUrl: e.baseUrl,
+      status: e.status,
+      lastError: e.lastError,
+      warnings: e.warnings,
+      refreshedAt: e.refreshedAt,
+      createdAt: e.createdAt,
+    })),
+    runners: runners.map((r) => ({
+      id: r.id,
+      name: r.name,
+      endpointId: r.endpointId,
+      builtin: r.id === BUILTIN_MANIFEST.id,
+      available: r.available,
+      manifest: r.manifest,
+      updatedAt: r.updatedAt,
+    })),
+    bindings: bindings.map((b) => ({
+      id: b.id,
+      runnerId: b.runnerId,
+      scope: b.scope,
+      userId: b.userId,
+      userEmail: b.userEmail,
+      threadId: b.threadId,
+      eventTypes: b.eventTypes,
+      config: maskedConfig(manifests.get(b.runnerId)?.config_schema ?? [], b.config),
+      policy: b.policy,
+      enabled: b.enabled,
+      createdAt: b.createdAt,
+    })),
+  };
+}
+
+export async function bindRunner(opts: { runnerId: string; email?: string | null; threadId?: string | null; config?: Record<string, unknown>; policy?: unknown }) {
+  const b = await createBinding(opts);
+  return { id: b.id, runnerId: b.runnerId, scope: b.scope, userId: b.userId, threadId: b.threadId };
+}
+
+export async function updateRunnerBinding(opts: { id: string; enabled?: boolean; config?: Record<string, unknown>; policy?: unknown }) {
+  const b = await changeBinding(opts);
+  return { id: b.id, enabled: b.enabled };
+}
+
+export async function removeRunnerBinding({ id }: { id: string }) {
+  if (!(await deleteBinding({ id }))) throw new AppError("NOT_FOUND", `Binding ${id} not found`);
+}
+
+export async function runResults({ runId }: { runId: string }) {
+  return listRunnerResults({ runId });
+}

@@ -1,0 +1,40 @@
+import "server-only";
+import { z } from "zod";
+import { adminProcedure, createTRPCRouter } from "../init";
+import {
+  bindRunner,
+  refreshRunner,
+  registerRunner,
+  removeRunnerBinding,
+  removeRunnerEndpoint,
+  runnersOverview,
+  runResults,
+  updateRunnerBinding,
+} from "../../services/runners";
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+export const runnersRouter = createTRPCRouter({
+  overview: adminProcedure.query(() => runnersOverview()),
+  register: adminProcedure
+    .input(z.object({ url: z.string().trim().min(1).max(2000), secret: z.string().min(1).max(500) }))
+    .mutation(({ input }) => registerRunner(input)),
+  refresh: adminProcedure.input(z.object({ endpointId: z.uuid() })).mutation(({ input }) => refreshRunner(input)),
+  removeEndpoint: adminProcedure.input(z.object({ endpointId: z.uuid() })).mutation(({ input }) => removeRunnerEndpoint(input)),
+  bind: adminProcedure
+    .input(
+      z.object({
+        runnerId: z.string().min(1).max(200),
+        email: z.string().trim().max(320).optional(),
+        threadId: z.uuid().optional(),
+        config: jsonObject.optional(),
+        policy: jsonObject.optional(),
+      }),
+    )
+    .mutation(({ input }) => bindRunner({ ...input, email: input.email || null })),
+  updateBinding: adminProcedure
+    .input(z.object({ id: z.uuid(), enabled: z.boolean().optional(), config: jsonObject.optional(), policy: jsonObject.optional() }))
+    .mutation(({ input }) => updateRunnerBinding(input)),
+  removeBinding: adminProcedure.input(z.object({ id: z.uuid() })).mutation(({ input }) => removeRunnerBinding(input)),
+  results: adminProcedure.input(z.object({ runId: z.uuid() })).query(({ input }) => runResults(input)),
+});
