@@ -24,7 +24,7 @@ export default tseslint.config(
   },
   {
     // Start scripts, test harness and tool configs run outside the app and set up its environment.
-    files: ["server/env.ts", "instrumentation.ts", "scripts/**", "test/**", "*.config.ts", "*.config.js", "e2e/**", "prisma.config.ts", "**/*.test.ts", "**/*.integration-test.ts", "bench/**"],
+    files: ["server/env.ts", "instrumentation.ts", "scripts/**", "test/**", "*.config.ts", "*.config.js", "e2e/**", "prisma.config.ts", "**/*.test.ts", "**/*.integration-test.ts", "bench/**", "examples/**"],
     rules: { "no-restricted-properties": "off" },
   },
 );
