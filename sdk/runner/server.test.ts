@@ -48,9 +48,9 @@ async function readAll(res: Response): Promise<Record<string, unknown>[]> {
 }
 
 describe("runner server", () => {
-  it("refuses requests without the runner secret on both routes, in constant time", async () => {
+  it("refuses requests without the runner secret on both routes", async () => {
     const { url } = await serve({ ok: async function* () {} });
-    for (const headers of [{}, { authorization: "Bearer wrong" }, { authorization: `Basic ${SECRET}` }, { authorization: `Bearer ${SECRET}x` }]) {
+    for (const headers of <Record<string, string>[]>[{}, { authorization: "Bearer wrong" }, { authorization: `Basic ${SECRET}` }, { authorization: `Bearer ${SECRET}x` }]) {
       const list = await fetch(`${url}/runners`, { headers });
       expect(list.status).toBe(401);
       expect(list.headers.get("www-authenticate")).toBe("Bearer");
