@@ -30,6 +30,8 @@ export const bindingPolicySchema = z.strictObject({
   platform_api: z.strictObject({ actions: z.array(z.string().min(1).max(100)).max(50).default([]) }).optional(),
   // Host API calls per minute for one run of this binding.
   rate_per_minute: z.int().min(1).max(100_000).optional(),
+  // A shorter deadline than RUN_DEADLINE_SECONDS for this binding's runs.
+  deadline_seconds: z.int().min(1).max(86_400).optional(),
 });
 export type BindingPolicy = z.infer<typeof bindingPolicySchema>;
 

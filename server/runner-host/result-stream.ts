@@ -8,7 +8,6 @@ import {
   MAX_RESULT_BYTES,
   RESULT_DATA_SCHEMAS,
   resultEnvelopeSchema,
-  TERMINAL_RESULT_TYPES,
   type KnownResultType,
   type ResultData,
 } from "../protocols/runner/result";

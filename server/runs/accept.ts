@@ -63,6 +63,8 @@ export async function acceptRun(opts: {
   entry?: EntryEvent;
   bindingId?: string | null;
   authorization?: unknown;
+  /** Shorter than RUN_DEADLINE_SECONDS when the binding asks for it. */
+  deadlineSeconds?: number;
 }): Promise<AcceptedRun> {
   const { userId, input } = opts;
   const existing = await findRunByClientId({ userId, runId: input.runId });
@@ -88,7 +90,7 @@ export async function acceptRun(opts: {
           protocol: opts.protocol,
           runner: opts.runner,
           input: withoutUrlTokens(input),
-          deadlineAt: new Date(Date.now() + env.RUN_DEADLINE_SECONDS * 1000),
+          deadlineAt: new Date(Date.now() + Math.min(env.RUN_DEADLINE_SECONDS, opts.deadlineSeconds ?? Infinity) * 1000),
           bindingId: opts.bindingId ?? null,
           authorization: opts.authorization ?? null,
           eventId: opts.entry?.id ?? null,

@@ -49,6 +49,7 @@ export async function startRun(opts: {
     entry: plan.entry,
     bindingId: plan.binding?.id ?? null,
     authorization: plan.authorization,
+    deadlineSeconds: plan.binding?.policy.deadline_seconds,
   });
   if (accepted.created) {
     const r = accepted.run;

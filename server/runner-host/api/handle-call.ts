@@ -1,0 +1,93 @@
+import "server-only";
+import { describeIssues } from "../../protocols/runner/manifest";
+import { HOST_API_ACTIONS, isHostApiAction, type HostApiActionName } from "../../protocols/runner/host-api";
+import { MAX_API_PAYLOAD_BYTES } from "../policy";
+import { apiCallAudit, type ApiCallRecord } from "./audit";
+import { checkOperation, checkResource } from "./authorize";
+import type { HostCall, JsonHandler, StreamHandler } from "./call";
+import { HostApiFailure, toHostApiFailure } from "./failure";
+import { HOST_API_HANDLERS } from "./handlers";
+import { runnerApiLimiter } from "./rate-limiter";
+import { readRequestBody, tooLarge } from "./request-body";
+import { failureResponse, ndjsonResponse, okResponse } from "./respond";
+import { activeSession, authenticateRunner, findEndpointRun } from "./session";
+
+// One host API call, checked in a fixed order, each check able to refuse before anything is
+// written: credential → run_id → the endpoint's active run → deadline → payload size → rate
+// limit → operation → resource → parameters. Then the action's handler, and one audit row
+// whatever happened.
+//
+// A body larger than the host-wide cap (MAX_API_PAYLOAD_BYTES) is refused while it is being
+// read, before its run_id can be known; every smaller body is judged against its run's limit.
+
+type Authorized = { call: HostCall<HostApiActionName>; deadline: AbortSignal };
+
+async function authorizedCall(req: Request, action: HostApiActionName, audit: ApiCallRecord): Promise<Authorized> {
+  const { endpointId } = await authenticateRunner(req);
+  const body = await readRequestBody(req, MAX_API_PAYLOAD_BYTES);
+  const runRef = body.json.run_id;
+  if (typeof runRef !== "string" || runRef.length === 0) {
+    throw new HostApiFailure("invalid_argument", "run_id is required: send the ctx.run_id of the run this call belongs to");
+  }
+  audit.runRef = runRef;
+  const row = await findEndpointRun({ runId: runRef, endpointId });
+  if (row) Object.assign(audit, { runId: row.id, runnerId: row.runner });
+  const session = activeSession(row, { runRef, endpointId });
+  const limit = session.authorization.limits.max_payload_bytes;
+  if ((body.declaredBytes ?? 0) > limit || body.bytes > limit) throw tooLarge(Math.max(body.bytes, body.declaredBytes ?? 0), limit);
+  runnerApiLimiter().take(`${endpointId}:${session.runId}`, session.authorization.limits.rate_per_minute);
+  checkOperation(action, session);
+  Object.assign(audit, checkResource(action, body.json, session));
+  const parsed = HOST_API_ACTIONS[action].request.safeParse(body.json);
+  if (!parsed.success) {
+    throw new HostApiFailure("invalid_argument", describeIssues(parsed.error), {
+      details: { issues: parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.map(String).join("."), message: i.message })) },
+    });
+  }
+  const deadline = AbortSignal.timeout(Math.max(1, Math.floor(session.remainingMs)));
+  return { call: { session, params: parsed.data as never, signal: AbortSignal.any([req.signal, deadline]) }, deadline };
+}
+
+/** What to report: the run's deadline stopping the work wins over whatever the abort broke. */
+function failureOf(err: unknown, deadline: AbortSignal | null, action: string, audit: ApiCallRecord): HostApiFailure {
+  const callersFault = err instanceof HostApiFailure && err.status < 500;
+  if (deadline?.aborted && !callersFault) return new HostApiFailure("deadline_exceeded", `The run reached its deadline during ${action}`);
+  return toHostApiFailure(err, { action, runId: audit.runId });
+}
+
+async function answer(req: Request, name: string, audit: ApiCallRecord, started: number): Promise<Response> {
+  let deadline: AbortSignal | null = null;
+  // A runner that hung up gets no answer; its audit row says so instead of naming the abort's side effects.
+  const finish = (result: string) =>
+    apiCallAudit().record({ ...audit, result: req.signal.aborted && result !== "ok" ? "cancelled" : result, latencyMs: performance.now() - started });
+  try {
+    if (!isHostApiAction(name)) {
+      await authenticateRunner(req);
+      throw new HostApiFailure("not_found", `${name} is not a host API action`);
+    }
+    const authorized = await authorizedCall(req, name, audit);
+    deadline = authorized.deadline;
+    if (HOST_API_ACTIONS[name].streaming) {
+      const lines = (HOST_API_HANDLERS[name] as StreamHandler<HostApiActionName>)(authorized.call)[Symbol.asyncIterator]();
+      // The first line decides the answer: a failure before it is an ordinary JSON error.
+      const first = await lines.next();
+      if (first.done) throw new HostApiFailure("runtime_error", `${name} produced no output`);
+      return ndjsonResponse({ first: first.value, lines, toFailure: (err) => failureOf(err, authorized.deadline, name, audit), onEnd: finish });
+    }
+    const data = await (HOST_API_HANDLERS[name] as JsonHandler<HostApiActionName>)(authorized.call);
+    await finish("ok");
+    return okResponse(data);
+  } catch (err) {
+    const failure = failureOf(err, deadline, name, audit);
+    void finish(failure.code);
+    return failureResponse(failure);
+  }
+}
+
+/** POST /api/v1/runner-api/{group}/{action}, from the route. */
+export async function handleHostApiCall(req: Request, params: { group: string; action: string }): Promise<Response> {
+  const started = performance.now();
+  const name = `${params.group}/${params.action}`;
+  const audit: ApiCallRecord = { runId: null, runRef: null, runnerId: null, action: name.slice(0, 100), resource: null, scope: null, result: "", latencyMs: 0 };
+  return answer(req, name, audit, started);
+}

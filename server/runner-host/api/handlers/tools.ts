@@ -1,0 +1,47 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { resolveTimeZone } from "../../../agent/time";
+import { getPool } from "../../../db";
+import { PROJECT_CLI_TOOL_NAME, projectCliArgsSchema, projectCliToolDescription, runProjectCli } from "../../../tools/project-cli/tool";
+import type { JsonHandler } from "../call";
+import { HostApiFailure } from "../failure";
+
+// tools/*: host tools a runner may call for the run's user. project_cli runs exactly as it
+// does for the built-in agent: a credential minted for this run and user, the CLI child
+// process, the same post-processing into ToolAgentOutput, the same compiled card.
+
+const TOOL_PARAMETERS = { [PROJECT_CLI_TOOL_NAME]: z.toJSONSchema(projectCliArgsSchema) as Record<string, unknown> };
+
+function unknownTool(name: string): HostApiFailure {
+  return new HostApiFailure("not_found", `Tool ${name} does not exist on this host`);
+}
+
+const runInputSchema = z
+  .object({ forwardedProps: z.unknown().optional(), context: z.array(z.object({ description: z.string(), value: z.string() })).catch([]) })
+  .catch({ forwardedProps: undefined, context: [] });
+
+/** The run's time zone, as the built-in agent would resolve it from the run's input. */
+async function runTimeZone(runId: string): Promise<string> {
+  const { rows } = await getPool().query<{ input: unknown }>(`select input from runs where id = $1`, [runId]);
+  return resolveTimeZone(runInputSchema.parse(rows[0]?.input ?? {}));
+}
+
+export const getToolDetail: JsonHandler<"tools/get_detail"> = async ({ params }) => {
+  if (params.tool_name !== PROJECT_CLI_TOOL_NAME) throw unknownTool(params.tool_name);
+  return { tool_name: PROJECT_CLI_TOOL_NAME, description: projectCliToolDescription, parameters: TOOL_PARAMETERS[PROJECT_CLI_TOOL_NAME] };
+};
+
+export const callTool: JsonHandler<"tools/call"> = async ({ params, session, signal }) => {
+  if (params.tool_name !== PROJECT_CLI_TOOL_NAME) throw unknownTool(params.tool_name);
+  const toolCallId = params.tool_call_id ?? `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
+  const r = await runProjectCli({
+    userId: session.userId,
+    runId: session.runId,
+    toolCallId,
+    args: params.parameters,
+    signal,
+    timeZone: await runTimeZone(session.runId),
+  });
+  return { tool_name: PROJECT_CLI_TOOL_NAME, tool_call_id: toolCallId, output: r.output, tool_response_text: r.toolResponseText, ui_schema: r.uiSchema };
+};
