@@ -254,13 +254,13 @@ type ActionSpec = {
   description: string;
 };
 
-const action = <Req extends z.ZodType, Res extends z.ZodType>(spec: {
+const action = <Req extends z.ZodType, Res extends z.ZodType, Streaming extends boolean = false>(spec: {
   request: Req;
   response: Res;
-  streaming?: boolean;
+  streaming?: Streaming;
   permission: HostApiPermission;
   description: string;
-}) => ({ ...spec, streaming: spec.streaming ?? false }) satisfies ActionSpec;
+}) => ({ ...spec, streaming: (spec.streaming ?? false) as Streaming }) satisfies ActionSpec;
 
 export const HOST_API_ACTIONS = {
   "models/invoke": action({
@@ -468,6 +468,9 @@ export type HostApiParsedRequest<A extends HostApiActionName> = z.output<(typeof
 /** `data` of a JSON action's success, or one line of a streaming action. */
 export type HostApiResponse<A extends HostApiActionName> = z.output<(typeof HOST_API_ACTIONS)[A]["response"]>;
 export const HOST_API_ACTION_NAMES = Object.keys(HOST_API_ACTIONS) as HostApiActionName[];
+
+/** The actions that answer NDJSON. */
+export type HostApiStreamingAction = { [A in HostApiActionName]: (typeof HOST_API_ACTIONS)[A]["streaming"] extends true ? A : never }[HostApiActionName];
 
 export function isHostApiAction(name: string): name is HostApiActionName {
   return Object.hasOwn(HOST_API_ACTIONS, name);
