@@ -61,7 +61,7 @@ export async function insertRun(
   db: Db,
 ): Promise<RunRow> {
   const { rows } = await db.query<RunRow>(
-    `insert into runs (id, run_id, thread_id, user_id, status, protocol, runner, input, deadline_at, heartbeat_at, binding_id, authorization, event_id)
+    `insert into runs (id, run_id, thread_id, user_id, status, protocol, runner, input, deadline_at, heartbeat_at, binding_id, "authorization", event_id)
      values (gen_random_uuid(), $1, $2, $3, 'queued', $4, $5, $6, $7, now(), $8, $9, $10) returning ${RUN_COLUMNS}`,
     [
       data.runId,
