@@ -15,7 +15,7 @@ export type StartOptions = {
 };
 
 export async function startRunners(opts: StartOptions & { runners: RunnerDefinition[] }): Promise<StartedRunner> {
-  const server = createRunnerServer({ secret: opts.secret, runners: opts.runners });
+  const server = createRunnerServer({ secret: opts.secret, runners: opts.runners, hostUrl: opts.hostUrl });
   const url = await server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1");
   return { url, close: () => server.close() };
 }

@@ -1,6 +1,7 @@
 // defineRunner: one runner = its manifest + an async generator that yields results for a run.
 import { describeIssues, manifestSchema, type AgentRunnerManifest, type AgentRunnerManifestInput } from "../../server/protocols/runner/manifest";
 import type { AgentRunContext, AgentRunRequest } from "../../server/protocols/runner/context";
+import type { HostClient } from "./host-client";
 import type { RunOutput } from "./results";
 
 /** What a run gets besides its context. */
@@ -9,6 +10,8 @@ export type RunTools = {
   signal: AbortSignal;
   /** The whole request, for the rare runner that needs runner_name. */
   request: AgentRunRequest;
+  /** The host API for this run (run_id, secret, deadline and signal filled in); needs createRunnerServer({ hostUrl }). */
+  readonly host: HostClient;
 };
 
 export type RunFunction = (ctx: AgentRunContext, tools: RunTools) => AsyncIterable<RunOutput>;

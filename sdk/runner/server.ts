@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { runRequestSchema, type AgentRunRequest } from "../../server/protocols/runner/context";
 import { describeIssues } from "../../server/protocols/runner/manifest";
 import type { RunnerDefinition, RunTools } from "./define-runner";
+import { createHostClient, type HostClient } from "./host-client";
 import { isTerminal, RawLine, runCompleted, runFailed, type ResultDraft, type RunOutput } from "./results";
 
 /** A run request (its context inline) larger than this is refused with 413. */
@@ -18,6 +19,8 @@ export type RunnerServerOptions = {
   /** The secret registered with the host: requests must carry `Authorization: Bearer <secret>`. */
   secret: string;
   runners: RunnerDefinition[];
+  /** The Dispatch server runs call back (tools.host); the runner secret authenticates those calls too. */
+  hostUrl?: string;
   /** Serve under a path prefix, e.g. "/agents" for {base}/agents/runners. */
   basePath?: string;
   logger?: Logger;
@@ -122,7 +125,16 @@ export function createRunnerHandler(opts: RunnerServerOptions): RunnerHandler {
       await write(`${JSON.stringify(result)}\n`);
     };
 
-    const tools: RunTools = { signal, request };
+    let host: HostClient | undefined;
+    const tools: RunTools = {
+      signal,
+      request,
+      get host() {
+        if (!opts.hostUrl) throw new Error("This runner server has no hostUrl: pass createRunnerServer({ hostUrl }) to call the host API");
+        host ??= createHostClient({ hostUrl: opts.hostUrl, secret: opts.secret, context: request.context, signal });
+        return host;
+      },
+    };
     let terminal = false;
     let iterator: AsyncIterator<RunOutput> | undefined;
     // True while the generator is paused at a yield: stopping early must then return() it so its finally blocks run.
