@@ -1,7 +1,10 @@
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { baseUrl, bearer } from "@/test/helpers";
+import { baseUrl, bearer, createTestUser } from "@/test/helpers";
+import { defineRunner } from "@/sdk/runner/define-runner";
+import { completed, runCompleted } from "@/sdk/runner/results";
+import { startRunners } from "@/examples/runners/start";
 
 const root = path.resolve(import.meta.dirname, "..");
 
@@ -57,5 +60,46 @@ describe("npm run admin", () => {
     const badId = await admin("apikey:revoke", "--id", "nope");
     expect(badId.status).toBe(1);
     expect(badId.stderr).toContain("API key not found");
+  });
+
+  it("registers a runner endpoint, prints its runner ids, and binds one for a user", { timeout: 180_000 }, async () => {
+    const runnerId = `plugin:dispatch-tests/cli-${Date.now()}/default`;
+    const secret = `cli-runner-secret-${Date.now()}`;
+    const runner = await startRunners({
+      secret,
+      runners: [
+        defineRunner({
+          manifest: { id: runnerId, name: "default", label: { en_US: "CLI test" }, capabilities: {}, permissions: {}, context: {} },
+          async *run() {
+            yield completed("done");
+            yield runCompleted();
+          },
+        }),
+      ],
+    });
+    try {
+      const registered = await admin("runner:register", "--url", runner.url, "--secret", secret);
+      expect(registered.stderr).toContain(": ok");
+      expect(registered.status).toBe(0);
+      expect(registered.stdout.trim().split("\n")).toEqual([runnerId]);
+
+      const user = await createTestUser();
+      const bound = await admin("binding:create", "--runner", runnerId, "--email", user.email);
+      expect(bound.status).toBe(0);
+      expect(bound.stdout.trim().split("\n").at(-1)).toMatch(/^[0-9a-f-]{36}$/);
+
+      const listed = await admin("runner:list");
+      expect(listed.stdout).toContain(runnerId);
+      expect(listed.stdout).toContain(user.email);
+
+      const badUrl = await admin("runner:register", "--url", "ftp://nowhere", "--secret", secret);
+      expect(badUrl.status).toBe(1);
+      expect(badUrl.stderr).toContain("must use http or https");
+      const unknownRunner = await admin("binding:create", "--runner", "plugin:none/none/none");
+      expect(unknownRunner.status).toBe(1);
+      expect(unknownRunner.stderr).toContain("not found");
+    } finally {
+      await runner.close();
+    }
   });
 });

@@ -67,7 +67,7 @@ async function streamRun(key: string, body: ReturnType<typeof runInput>): Promis
 const text = (frames: Frame[]) => frames.filter((f) => f.type === EventType.TEXT_MESSAGE_CONTENT).map((f) => f.delta).join("");
 
 async function runRow(clientRunId: string) {
-  const { rows } = await getPool().query(`select id, runner, binding_id, authorization, event_id, status, error_code from runs where run_id = $1`, [clientRunId]);
+  const { rows } = await getPool().query(`select id, runner, binding_id, "authorization", event_id, status, error_code from runs where run_id = $1`, [clientRunId]);
   return rows[0] as { id: string; runner: string; binding_id: string; authorization: Record<string, unknown>; event_id: string; status: string; error_code: string | null };
 }
 

@@ -1,0 +1,64 @@
+import { randomUUID } from "node:crypto";
+import { expect, test } from "@playwright/test";
+import { e2eAdmin } from "../playwright.config";
+import { ECHO_RUNNER_ID, startEchoRunner } from "../examples/runners/echo";
+import { AdminConsolePage } from "./pages/admin-console-page";
+import { ChatPage } from "./pages/chat-page";
+import { SignInPage } from "./pages/sign-in-page";
+
+test.describe.configure({ mode: "serial" });
+
+// An admin plugs an external runner in from the console and binds it to one user; that
+// user's chat is answered by it, and the run page shows the runner's result log.
+
+test("an admin registers an external runner, binds it to a user, and the user's chat streams its answer", async ({ page, browser }) => {
+  const secret = `e2e-runner-${randomUUID()}`;
+  const runner = await startEchoRunner({ secret });
+  try {
+    const member = { email: `runner-user-${randomUUID().slice(0, 8)}@e2e.dispatch`, password: "runner-user-password" };
+    const signIn = new SignInPage(page);
+    await signIn.goto("/admin");
+    await signIn.signIn(e2eAdmin.email, e2eAdmin.password);
+    const admin = new AdminConsolePage(page);
+    await admin.trpcMutation("users.create", { email: member.email, password: member.password, role: "user" });
+
+    await page.getByTestId("admin-nav").getByRole("link", { name: "Runners" }).click();
+    const runners = page.getByTestId("runners-panel");
+    await expect(runners.getByTestId("runner-item").filter({ hasText: "plugin:dispatch/builtin/agent" })).toBeVisible();
+    await runners.getByLabel("Runner base URL").fill(runner.url);
+    await runners.getByLabel("Runner secret").fill(secret);
+    await runners.getByRole("button", { name: "Register" }).click();
+    const endpoint = runners.getByTestId("runner-endpoint").filter({ hasText: runner.url });
+    await expect(endpoint.getByTestId("runner-endpoint-status")).toHaveText("ok");
+    await expect(endpoint.getByTestId("runner-item").filter({ hasText: ECHO_RUNNER_ID })).toBeVisible();
+
+    const bindings = page.getByTestId("bindings-panel");
+    await bindings.getByLabel("Runner").selectOption(ECHO_RUNNER_ID);
+    await bindings.getByLabel("For").selectOption("user");
+    await bindings.getByLabel("User email").fill(member.email);
+    await bindings.getByRole("button", { name: "Create binding" }).click();
+    await expect(bindings.getByTestId("binding-row").filter({ hasText: member.email })).toContainText(ECHO_RUNNER_ID);
+    await page.screenshot({ path: test.info().outputPath("admin-runners.png"), fullPage: true });
+
+    const memberContext = await browser.newContext();
+    const memberPage = await memberContext.newPage();
+    const memberSignIn = new SignInPage(memberPage);
+    await memberSignIn.goto();
+    await memberSignIn.signIn(member.email, member.password);
+    const chat = new ChatPage(memberPage);
+    await chat.gotoNew();
+    await chat.send("hello from the browser");
+    await chat.waitForIdle();
+    await expect(chat.lastAssistant()).toHaveText("hello from the browser");
+    const threadId = chat.threadId();
+    await memberContext.close();
+
+    await page.goto(`/admin/threads/${threadId}`);
+    await page.locator(`main a[href^="/admin/runs/"]`).first().click();
+    const results = page.getByTestId("runner-results");
+    await expect(results).toBeVisible();
+    await expect(results.getByTestId("runner-result-row").filter({ hasText: "run.completed" })).toContainText("applied");
+  } finally {
+    await runner.close();
+  }
+});
