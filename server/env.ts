@@ -21,6 +21,9 @@ const envSchema = z.object({
   LLM_API_KEY: optionalString,
   LLM_MODEL: optionalString,
   OPENAI_API_KEY: optionalString,
+  // Knowledge-base embeddings: the embeddings model on LLM_BASE_URL (else OpenAI's, with
+  // OPENAI_API_KEY). Unset: knowledge retrieval is full-text only.
+  LLM_EMBEDDING_MODEL: optionalString,
   // Milliseconds between the offline demo model's tokens, so streaming is visible (browser tests raise it).
   DEMO_MODEL_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(15),
   S3_ENDPOINT: z.string().url().optional(),
