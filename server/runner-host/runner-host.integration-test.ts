@@ -149,7 +149,7 @@ describe("runs through an external runner", () => {
     const res = await fetch(`${baseUrl()}/api/v1/agent/process`, {
       method: "POST",
       headers: { authorization: `Bearer ${user.apiKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ input: [{ role: "user", type: "message", content: [{ type: "input_text", text: "agent api says hi" }] }], stream: false }),
+      body: JSON.stringify({ input: [{ role: "user", content: [{ type: "text", text: "agent api says hi" }] }], stream: false }),
     });
     expect(res.status).toBe(200);
     expect(JSON.stringify(await res.json())).toContain("agent api says hi");
