@@ -8,6 +8,7 @@ const LINKS = [
   { href: "/admin/runs", label: "Runs", exact: false },
   { href: "/admin/threads", label: "Threads", exact: false },
   { href: "/admin/runners", label: "Runners", exact: false },
+  { href: "/admin/knowledge", label: "Knowledge", exact: false },
 ] as const;
 
 export function AdminNav() {

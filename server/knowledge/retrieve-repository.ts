@@ -5,7 +5,7 @@ import { getPool } from "../db";
 //
 // Strict match: websearch_to_tsquery (all terms, "quoted phrases", -exclusions), under both
 // 'english' and 'simple' (see repository.ts for why chunks carry both). When nothing matches
-// strictly, the same statement falls back to any term, longer terms as prefixes. Ranking is
+// strictly, the same statement falls back to any term but stop words, longer terms as prefixes. Ranking is
 // ts_rank_cd (cover density: terms close together rank higher) with normalization 32,
 // rank / (rank + 1), so text scores sit in [0, 1) and can be blended with cosine similarity.
 
@@ -44,7 +44,9 @@ const TEXT_CANDIDATES = 200;
 
 // Written out where used (not a CTE column), so the planner can match them to the GIN index.
 const STRICT = `(websearch_to_tsquery('english', $2) || websearch_to_tsquery('simple', $2))`;
-const LOOSE = `(to_tsquery('english', $3) || to_tsquery('simple', $3))`;
+// The any-term fallback leaves out English stop words ('english' drops them), or "a" would
+// match every chunk; a query of nothing but stop words falls back to 'simple'.
+const LOOSE = `(case when numnode(to_tsquery('english', $3)) > 0 then to_tsquery('english', $3) else to_tsquery('simple', $3) end)`;
 
 const SCOPE = `s.knowledge_base_id = $1 and ($5::uuid[] is null or s.document_id = any($5::uuid[]))`;
 
@@ -52,7 +54,7 @@ const SCOPE = `s.knowledge_base_id = $1 and ($5::uuid[] is null or s.document_id
 const RESULT = `select exists (select 1 from knowledge_bases where id = $1) as "kbFound",
   coalesce((
     select json_agg(json_build_object('id', c.id, 'content', c.content, 'score', h.score, 'match', h.match, 'ord', c.ord,
-      'document_id', d.id, 'document_title', d.title, 'mime_type', d.mime_type) order by h.score desc, d.created_at, c.ord)
+      'document_id', d.id, 'document_title', d.title, 'mime_type', d.mime_type) order by h.score desc, c.document_id, c.ord)
     from hits h join knowledge_chunks c on c.id = h.id join knowledge_documents d on d.id = c.document_id
   ), '[]'::json) as hits`;
 
@@ -60,11 +62,11 @@ type ResultRow = { kbFound: boolean; hits: ChunkHit[] };
 
 const TEXT_SEARCH = `with strict_hits as (
     select s.id, ts_rank_cd(s.tsv, ${STRICT}, 32) as score, 'strict' as match from knowledge_chunks s
-    where ${SCOPE} and s.tsv @@ ${STRICT} order by score desc, s.id limit $4
+    where ${SCOPE} and s.tsv @@ ${STRICT} order by score desc, s.document_id, s.ord limit $4
   ),
   loose_hits as (
     select s.id, ts_rank_cd(s.tsv, ${LOOSE}, 32) as score, 'loose' as match from knowledge_chunks s
-    where not exists (select 1 from strict_hits) and ${SCOPE} and s.tsv @@ ${LOOSE} order by score desc, s.id limit $4
+    where not exists (select 1 from strict_hits) and ${SCOPE} and s.tsv @@ ${LOOSE} order by score desc, s.document_id, s.ord limit $4
   ),
   hits as (select * from strict_hits union all select * from loose_hits)
   ${RESULT}`;
@@ -79,7 +81,7 @@ const HYBRID_SEARCH = `with pool as (
      order by ts_rank_cd(s.tsv, ${ANY_TERM}, 32) desc limit ${TEXT_CANDIDATES})
   ),
   scored as (
-    select s.id,
+    select s.id, s.document_id, s.ord,
       case when s.tsv @@ ${STRICT} then ts_rank_cd(s.tsv, ${STRICT}, 32)
            when s.tsv @@ ${LOOSE} then ${LOOSE_FACTOR} * ts_rank_cd(s.tsv, ${LOOSE}, 32)
            else 0 end as text_score,
@@ -90,7 +92,7 @@ const HYBRID_SEARCH = `with pool as (
   ),
   hits as (
     select id, ${COSINE_WEIGHT} * coalesce(cosine, 0) + ${TEXT_WEIGHT} * text_score as score, 'hybrid' as match
-    from scored order by score desc, id limit $4
+    from scored order by score desc, document_id, ord limit $4
   )
   ${RESULT}`;
 

@@ -8,6 +8,7 @@ import { adminRunsRouter } from "./routers/admin-runs";
 import { adminThreadsRouter } from "./routers/admin-threads";
 import { adminDashboardRouter } from "./routers/admin-dashboard";
 import { runnersRouter } from "./routers/runners";
+import { knowledgeRouter } from "./routers/knowledge";
 
 export const appRouter = createTRPCRouter({
   users: usersRouter,
@@ -18,6 +19,7 @@ export const appRouter = createTRPCRouter({
   adminThreads: adminThreadsRouter,
   adminDashboard: adminDashboardRouter,
   runners: runnersRouter,
+  knowledge: knowledgeRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,70 @@
+"use client";
+import Link from "next/link";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTRPC } from "../trpc-provider";
+import { formatDateTime } from "./format";
+import { KnowledgeDocuments } from "./knowledge-documents";
+import { KnowledgeSearch } from "./knowledge-search";
+import { KnowledgeUpload } from "./knowledge-upload";
+import styles from "./admin.module.css";
+
+/** One knowledge base: its facts, document upload, documents, and a test search. */
+export function KnowledgeBaseDetail({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const kb = useQuery(trpc.knowledge.get.queryOptions({ id }));
+  const documents = useQuery(trpc.knowledge.documents.queryOptions({ kbId: id }));
+  // Counts, the document list and earlier search results all change with the documents.
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: trpc.knowledge.pathKey() });
+
+  if (kb.error) {
+    return (
+      <>
+        <h1 className={styles.title}>Knowledge base</h1>
+        <p role="alert" className="error-text">
+          {kb.error.message}
+        </p>
+        <Link href="/admin/knowledge">All knowledge bases</Link>
+      </>
+    );
+  }
+  return (
+    <>
+      <p className="muted" style={{ margin: 0 }}>
+        <Link href="/admin/knowledge">Knowledge bases</Link> ›
+      </p>
+      <h1 className={styles.title} data-testid="kb-title">
+        {kb.data?.name ?? "…"}
+      </h1>
+      {kb.data ? (
+        <section className="card">
+          <dl className={styles.facts}>
+            <div>
+              <dt>Id (for bindings and runners)</dt>
+              <dd className="mono">{kb.data.id}</dd>
+            </div>
+            <div>
+              <dt>Description</dt>
+              <dd>{kb.data.description || "—"}</dd>
+            </div>
+            <div>
+              <dt>Documents</dt>
+              <dd data-testid="kb-document-count">{kb.data.documentCount}</dd>
+            </div>
+            <div>
+              <dt>Chunks</dt>
+              <dd data-testid="kb-chunk-count">{kb.data.chunkCount}</dd>
+            </div>
+            <div>
+              <dt>Created</dt>
+              <dd>{formatDateTime(kb.data.createdAt)}</dd>
+            </div>
+          </dl>
+        </section>
+      ) : null}
+      <KnowledgeUpload kbId={id} onUploaded={refresh} />
+      <KnowledgeDocuments kbId={id} onChanged={refresh} />
+      <KnowledgeSearch kbId={id} documents={documents.data ?? []} />
+    </>
+  );
+}

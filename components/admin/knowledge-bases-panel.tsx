@@ -1,0 +1,149 @@
+"use client";
+import Link from "next/link";
+import { useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTRPC } from "../trpc-provider";
+import { formatDateTime } from "./format";
+import styles from "./admin.module.css";
+
+/** Knowledge bases: create, list with counts, delete (after a confirmation). */
+export function KnowledgeBasesPanel() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const bases = useQuery(trpc.knowledge.list.queryOptions());
+  const [form, setForm] = useState({ name: "", description: "" });
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const invalidate = () => void queryClient.invalidateQueries({ queryKey: trpc.knowledge.list.pathKey() });
+  const create = useMutation(
+    trpc.knowledge.create.mutationOptions({
+      onSuccess: () => {
+        setForm({ name: "", description: "" });
+        invalidate();
+      },
+    }),
+  );
+  const remove = useMutation(
+    trpc.knowledge.delete.mutationOptions({
+      onSuccess: () => {
+        setConfirming(null);
+        invalidate();
+      },
+    }),
+  );
+
+  return (
+    <section className="card" aria-labelledby="kb-list-title">
+      <h2 id="kb-list-title" className={styles.sectionTitle}>
+        Knowledge bases
+      </h2>
+      <p className="muted">
+        Runners read these through the host API (<code>knowledge/retrieve</code>) when a binding grants them. Documents are text or Markdown, chunked and
+        searched with full-text ranking.
+      </p>
+      <form
+        className="row"
+        data-testid="kb-create-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          create.mutate(form);
+        }}
+      >
+        <label className="sr-only" htmlFor="kb-name">
+          Knowledge base name
+        </label>
+        <input
+          id="kb-name"
+          className="input"
+          style={{ maxWidth: 240 }}
+          placeholder="name"
+          value={form.name}
+          maxLength={100}
+          required
+          onChange={(e) => setForm({ ...form, name: e.target.value })}
+        />
+        <label className="sr-only" htmlFor="kb-description">
+          Description
+        </label>
+        <input
+          id="kb-description"
+          className="input"
+          style={{ maxWidth: 420 }}
+          placeholder="description (optional)"
+          value={form.description}
+          maxLength={1000}
+          onChange={(e) => setForm({ ...form, description: e.target.value })}
+        />
+        <button className="btn btn-primary" type="submit" disabled={create.isPending || !form.name.trim()}>
+          {create.isPending ? "Creating…" : "Create knowledge base"}
+        </button>
+      </form>
+      {create.error ? (
+        <p role="alert" className="error-text">
+          {create.error.message}
+        </p>
+      ) : null}
+      {bases.error ? <p className="error-text">{bases.error.message}</p> : null}
+      {remove.error ? (
+        <p role="alert" className="error-text">
+          {remove.error.message}
+        </p>
+      ) : null}
+      <div className="table-wrap">
+        <table className="data" data-testid="kb-table">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Description</th>
+              <th scope="col" className={styles.num}>
+                Documents
+              </th>
+              <th scope="col" className={styles.num}>
+                Chunks
+              </th>
+              <th scope="col">Created</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {bases.data?.map((kb) => (
+              <tr key={kb.id} data-testid="kb-row" data-kb-id={kb.id}>
+                <td>
+                  <Link href={`/admin/knowledge/${kb.id}`}>{kb.name}</Link>
+                </td>
+                <td className={styles.truncate} title={kb.description}>
+                  {kb.description}
+                </td>
+                <td className={styles.num}>{kb.documentCount}</td>
+                <td className={styles.num}>{kb.chunkCount}</td>
+                <td className={styles.nowrap}>{formatDateTime(kb.createdAt)}</td>
+                <td className={styles.nowrap}>
+                  {confirming === kb.id ? (
+                    <span className="row">
+                      <button className="btn btn-danger" type="button" disabled={remove.isPending} onClick={() => remove.mutate({ id: kb.id })}>
+                        Delete with {kb.documentCount} document{kb.documentCount === 1 ? "" : "s"}
+                      </button>
+                      <button className="btn" type="button" onClick={() => setConfirming(null)}>
+                        Cancel
+                      </button>
+                    </span>
+                  ) : (
+                    <button className="btn btn-danger" type="button" onClick={() => setConfirming(kb.id)}>
+                      Delete
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {bases.data?.length === 0 ? (
+        <p className="muted" data-testid="kb-empty">
+          No knowledge bases yet.
+        </p>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,83 @@
+"use client";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useTRPC } from "../trpc-provider";
+import { formatDateTime } from "./format";
+import styles from "./admin.module.css";
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(2)} MB`;
+}
+
+/** The knowledge base's documents with their chunk counts; delete one at a time. */
+export function KnowledgeDocuments({ kbId, onChanged }: { kbId: string; onChanged: () => void }) {
+  const trpc = useTRPC();
+  const documents = useQuery(trpc.knowledge.documents.queryOptions({ kbId }));
+  const remove = useMutation(trpc.knowledge.deleteDocument.mutationOptions({ onSuccess: onChanged }));
+
+  return (
+    <section className="card" aria-labelledby="kb-docs-title">
+      <h2 id="kb-docs-title" className={styles.sectionTitle}>
+        Documents
+      </h2>
+      {documents.error ? <p className="error-text">{documents.error.message}</p> : null}
+      {remove.error ? (
+        <p role="alert" className="error-text">
+          {remove.error.message}
+        </p>
+      ) : null}
+      <div className="table-wrap">
+        <table className="data" data-testid="kb-documents">
+          <thead>
+            <tr>
+              <th scope="col">Title</th>
+              <th scope="col">Type</th>
+              <th scope="col" className={styles.num}>
+                Size
+              </th>
+              <th scope="col" className={styles.num}>
+                Chunks
+              </th>
+              <th scope="col">Added</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {documents.data?.map((d) => (
+              <tr key={d.id} data-testid="kb-document-row" data-document-id={d.id}>
+                <td className={styles.truncate} title={d.title}>
+                  {d.title}
+                </td>
+                <td className="mono">{d.mimeType}</td>
+                <td className={styles.num}>{formatBytes(d.size)}</td>
+                <td className={styles.num} data-testid="kb-document-chunks">
+                  {d.chunkCount}
+                </td>
+                <td className={styles.nowrap}>{formatDateTime(d.createdAt)}</td>
+                <td>
+                  <button
+                    className="btn btn-danger"
+                    type="button"
+                    disabled={remove.isPending && remove.variables?.id === d.id}
+                    onClick={() => remove.mutate({ kbId, id: d.id })}
+                    aria-label={`Delete ${d.title}`}
+                  >
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {documents.data?.length === 0 ? (
+        <p className="muted" data-testid="kb-documents-empty">
+          No documents yet: upload text or Markdown files above.
+        </p>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,120 @@
+"use client";
+import { useRef, useState } from "react";
+import { z } from "zod";
+import styles from "./admin.module.css";
+
+// Uploads documents to POST /api/v1/admin/knowledge/{kbId}/documents with XMLHttpRequest,
+// the browser API that reports upload progress. Several files upload one after another.
+
+const MAX_BYTES = 5 * 1024 * 1024;
+const ACCEPT = ".md,.markdown,.txt,text/plain,text/markdown";
+
+type Upload = { key: string; name: string; progress: number; status: "waiting" | "uploading" | "indexing" | "done" | "failed"; message: string | null };
+
+const errorSchema = z.object({ error: z.object({ message: z.string() }) });
+const doneSchema = z.object({ chunkCount: z.number() });
+
+function failureMessage(status: number, body: string): string {
+  try {
+    const parsed = errorSchema.safeParse(JSON.parse(body));
+    if (parsed.success) return parsed.data.error.message;
+  } catch {
+    // not JSON: fall through
+  }
+  return `Upload failed (HTTP ${status}).`;
+}
+
+function send(kbId: string, file: File, onProgress: (fraction: number) => void): Promise<{ ok: true; chunks: number } | { ok: false; message: string }> {
+  return new Promise((resolve) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", `/api/v1/admin/knowledge/${kbId}/documents`);
+    xhr.upload.onprogress = (e) => {
+      if (e.lengthComputable) onProgress(e.loaded / e.total);
+    };
+    xhr.onload = () => {
+      if (xhr.status < 200 || xhr.status >= 300) return resolve({ ok: false, message: failureMessage(xhr.status, xhr.responseText) });
+      let body: unknown = null;
+      try {
+        body = JSON.parse(xhr.responseText);
+      } catch {
+        // reported below
+      }
+      const parsed = doneSchema.safeParse(body);
+      resolve(parsed.success ? { ok: true, chunks: parsed.data.chunkCount } : { ok: false, message: "The server's answer to the upload was not understood." });
+    };
+    xhr.onerror = () => resolve({ ok: false, message: "Could not upload: the connection failed." });
+    const form = new FormData();
+    form.append("file", file, file.name);
+    xhr.send(form);
+  });
+}
+
+export function KnowledgeUpload({ kbId, onUploaded }: { kbId: string; onUploaded: () => void }) {
+  const [uploads, setUploads] = useState<Upload[]>([]);
+  const input = useRef<HTMLInputElement>(null);
+  const busy = uploads.some((u) => u.status === "waiting" || u.status === "uploading" || u.status === "indexing");
+  const update = (key: string, patch: Partial<Upload>) => setUploads((list) => list.map((u) => (u.key === key ? { ...u, ...patch } : u)));
+
+  const start = async (files: File[]) => {
+    const batch = files.map((file, i): Upload & { file: File } => ({
+      key: `${Date.now()}-${i}-${file.name}`,
+      name: file.name,
+      file,
+      progress: 0,
+      status: file.size > MAX_BYTES ? "failed" : "waiting",
+      message: file.size > MAX_BYTES ? "Larger than 5 MB: split the file and upload the parts." : null,
+    }));
+    setUploads((list) => [...batch.map(({ file: _file, ...u }) => u), ...list]);
+    for (const item of batch) {
+      if (item.status === "failed") continue;
+      update(item.key, { status: "uploading" });
+      const result = await send(kbId, item.file, (progress) => update(item.key, { progress, status: progress >= 1 ? "indexing" : "uploading" }));
+      if (result.ok) {
+        update(item.key, { status: "done", progress: 1, message: `${result.chunks} chunk${result.chunks === 1 ? "" : "s"} indexed` });
+        onUploaded();
+      } else update(item.key, { status: "failed", message: result.message });
+    }
+  };
+
+  return (
+    <section className="card" aria-labelledby="kb-upload-title">
+      <h2 id="kb-upload-title" className={styles.sectionTitle}>
+        Upload documents
+      </h2>
+      <div className="row">
+        <label htmlFor="kb-file" className="muted">
+          Text or Markdown files, UTF-8, up to 5 MB each
+        </label>
+        <input
+          ref={input}
+          id="kb-file"
+          data-testid="kb-file-input"
+          type="file"
+          multiple
+          accept={ACCEPT}
+          disabled={busy}
+          onChange={(e) => {
+            const files = [...(e.target.files ?? [])];
+            if (input.current) input.current.value = "";
+            if (files.length > 0) void start(files);
+          }}
+        />
+      </div>
+      {uploads.length > 0 ? (
+        <ul className="stack" style={{ listStyle: "none", padding: 0, margin: "12px 0 0" }} aria-live="polite">
+          {uploads.map((u) => (
+            <li key={u.key} className="row" data-testid="kb-upload" data-status={u.status}>
+              <span className="mono">{u.name}</span>
+              {u.status === "uploading" || u.status === "indexing" ? (
+                <progress max={1} value={u.status === "indexing" ? undefined : u.progress} aria-label={`Uploading ${u.name}`} />
+              ) : null}
+              <span className={u.status === "failed" ? "error-text" : "muted"} role={u.status === "failed" ? "alert" : undefined}>
+                {u.status === "waiting" ? "waiting…" : u.status === "uploading" ? "uploading…" : u.status === "indexing" ? "indexing…" : u.message}
+              </span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </section>
+  );
+}
