@@ -3,7 +3,7 @@ import { AppError } from "../errors";
 import { authenticateRequest } from "../auth/session";
 import { MAX_PAYLOAD_BYTES, RUN_INPUT_ERRORS } from "../protocols/ag-ui/run-input-rules";
 import { parseRunAgentInput } from "../protocols/ag-ui/run-input";
-import { followRun } from "../runs/subscribe";
+import { followRunBatches } from "../runs/subscribe";
 import { startRun, taskAccepted } from "../services/runs";
 import { jsonResponse } from "./route";
 import { sseResponse } from "./sse";
@@ -23,7 +23,7 @@ export async function handleStartRun(req: Request): Promise<Response> {
   }
   const { run } = await startRun({ userId: principal.userId, input: parsed.input, protocol: "ag-ui", requestOrigin: new URL(req.url).origin, via: principal.via });
   if (wantsEventStream(req)) {
-    return sseResponse((signal) => followRun({ runId: run.id, after: 0, signal }), { headers: { "x-task-id": run.id } });
+    return sseResponse((signal) => followRunBatches({ runId: run.id, after: 0, signal }), { headers: { "x-task-id": run.id } });
   }
   return jsonResponse(taskAccepted(run), 202);
 }

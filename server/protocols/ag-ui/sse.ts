@@ -27,11 +27,15 @@ export function encodeSseFrame(seq: number | null, json: string): string {
   if (seq !== null && !(Number.isSafeInteger(seq) && seq >= 0)) {
     throw new RangeError(`SSE event id must be a non-negative integer, got ${String(seq)}`);
   }
-  // Serialized JSON has no raw line breaks; splitting keeps any other text a single event.
-  const data = json
-    .split(LINE_BREAK)
-    .map((line) => `data: ${line}`)
-    .join("\n");
+  // Serialized JSON has no raw line breaks (the common case, checked cheaply); splitting
+  // keeps any other text a single event.
+  const data =
+    json.indexOf("\n") < 0 && json.indexOf("\r") < 0
+      ? `data: ${json}`
+      : json
+          .split(LINE_BREAK)
+          .map((line) => `data: ${line}`)
+          .join("\n");
   return seq === null ? `${data}\n\n` : `id: ${seq}\n${data}\n\n`;
 }
 

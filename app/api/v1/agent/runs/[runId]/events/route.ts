@@ -3,7 +3,7 @@ import { AppError } from "@/server/errors";
 import { apiRoute } from "@/server/http/route";
 import { sseResponse } from "@/server/http/sse";
 import { LastEventIdError, parseLastEventId } from "@/server/protocols/ag-ui/sse";
-import { followRun } from "@/server/runs/subscribe";
+import { followRunBatches } from "@/server/runs/subscribe";
 import { getRunForUser } from "@/server/services/runs";
 
 export const dynamic = "force-dynamic";
@@ -20,5 +20,5 @@ export const GET = apiRoute(async (req, ctx) => {
     throw err;
   }
   const run = await getRunForUser({ userId: principal.userId, runId });
-  return sseResponse((signal) => followRun({ runId: run.id, after, signal }));
+  return sseResponse((signal) => followRunBatches({ runId: run.id, after, signal }));
 });
