@@ -1,5 +1,5 @@
 import "server-only";
-import { AISDKError, APICallError, isStepCount, streamText, type LanguageModel } from "ai";
+import { AISDKError, APICallError, type LanguageModel } from "ai";
 import { AppError } from "../errors";
 import { logger } from "../logger";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
@@ -9,6 +9,7 @@ import { findMemoryFacts, findPreviousRunToolEvents, findRecentThreadMessages, f
 import { AGENT_RUNNER_ID, HISTORY_MESSAGE_LIMIT, MAX_AGENT_STEPS, MEMORY_FACT_LIMIT, MODEL_MAX_RETRIES } from "./constants";
 import { buildConversation, clientToolResults, openClientToolCalls } from "./conversation";
 import { AgUiEventTranslator } from "./event-translator";
+import { runModelLoop } from "./model-loop";
 import { createAgentModel, type ModelInfo } from "./models";
 import { projectCliBinding } from "./project-cli-binding";
 import { buildSystemPrompt, type MemoryFact } from "./prompt";
@@ -60,8 +61,8 @@ function modelFailure(error: unknown, info: ModelInfo, runId: string): AppError 
 }
 
 /**
- * The built-in agent: one AI SDK tool loop (at most MAX_AGENT_STEPS model calls) over
- * project_cli and the client's own tools, streamed as AG-UI events while it runs.
+ * The built-in agent: one tool loop (at most MAX_AGENT_STEPS model calls, on the AI SDK's
+ * providers) over project_cli and the client's own tools, streamed as AG-UI events while it runs.
  */
 export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Runner {
   const deps: AgentRunnerDeps = { model: createAgentModel, projectCli: projectCliBinding, loadContext: loadAgentContext, now: () => new Date(), ...overrides };
@@ -76,34 +77,33 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
       const serverToolNames = new Set([projectCli.name]);
       const translator = new AgUiEventTranslator(emit, serverToolNames);
 
-      const result = streamText({
-        model,
-        instructions: buildSystemPrompt({ now, timeZone, memoryFacts: context.memoryFacts, context: input.context, clientTools: input.tools }),
-        messages: buildConversation({
-          history: context.history,
-          clientResults: clientToolResults(input, openClientToolCalls(context.toolEvents, serverToolNames)),
-          userText: userMessageParts(input).text,
-          userImages: context.userImages,
-        }),
-        tools: buildAgentTools({ projectCli, userId: run.userId, runId: run.id, timeZone, signal, clientTools: input.tools }),
-        stopWhen: isStepCount(MAX_AGENT_STEPS),
-        abortSignal: signal,
-        maxRetries: MODEL_MAX_RETRIES,
-        temperature: generation.temperature,
-        topP: generation.topP,
-        maxOutputTokens: generation.maxTokens,
-        frequencyPenalty: generation.frequencyPenalty,
-        presencePenalty: generation.presencePenalty,
-        stopSequences: generation.stop,
-        seed: generation.seed,
-        // Errors arrive as stream parts and are handled below; the default handler would print them.
-        onError: () => {},
-      });
       try {
-        for await (const part of result.stream) {
-          translator.accept(part);
-          if (translator.error) break;
-        }
+        await runModelLoop({
+          model,
+          instructions: buildSystemPrompt({ now, timeZone, memoryFacts: context.memoryFacts, context: input.context, clientTools: input.tools }),
+          messages: buildConversation({
+            history: context.history,
+            clientResults: clientToolResults(input, openClientToolCalls(context.toolEvents, serverToolNames)),
+            userText: userMessageParts(input).text,
+            userImages: context.userImages,
+          }),
+          tools: buildAgentTools({ projectCli, userId: run.userId, runId: run.id, timeZone, signal, clientTools: input.tools }),
+          maxSteps: MAX_AGENT_STEPS,
+          maxRetries: MODEL_MAX_RETRIES,
+          settings: {
+            temperature: generation.temperature,
+            topP: generation.topP,
+            maxOutputTokens: generation.maxTokens,
+            frequencyPenalty: generation.frequencyPenalty,
+            presencePenalty: generation.presencePenalty,
+            stopSequences: generation.stop,
+            seed: generation.seed,
+          },
+          signal,
+          onPart: (part) => translator.accept(part),
+          // A provider error ends the run; its stream parts are not worth reading further.
+          stop: () => translator.error !== null,
+        });
       } catch (err) {
         // Errors of the SDK (network, provider) are the model's; anything else is ours and propagates as is.
         if (signal.aborted || !AISDKError.isInstance(err)) throw err;

@@ -1,11 +1,11 @@
 import "server-only";
 import { EventType } from "@ag-ui/core";
-import type { TextStreamPart, ToolSet } from "ai";
 import { randomUUID } from "node:crypto";
 import type { RunnerInput, TokenUsage } from "../runs/types";
+import type { AgentStreamPart, StepUsage } from "./model-loop";
 import { toolFailureText, toolOutcomeSchema, type ToolOutcome } from "./tool-outcome";
 
-// Translates the AI SDK's stream parts into AG-UI events as they arrive. Message ids are
+// Translates the model loop's stream parts into AG-UI events as they arrive. Message ids are
 // minted here, never taken from the provider, because providers reuse theirs across steps
 // (and the event log refuses a message id twice in one run). Tool call ids are the
 // provider's, so a client can match them with what the model saw, unless a provider
@@ -41,7 +41,7 @@ export class AgUiEventTranslator {
     return this.failure;
   }
 
-  accept(part: TextStreamPart<ToolSet>): void {
+  accept(part: AgentStreamPart): void {
     switch (part.type) {
       case "start-step":
         this.step++;
@@ -83,7 +83,7 @@ export class AgUiEventTranslator {
     }
   }
 
-  private addUsage(u: { inputTokens: number | undefined; outputTokens: number | undefined; totalTokens: number | undefined }): void {
+  private addUsage(u: StepUsage): void {
     const input = u.inputTokens ?? 0;
     const output = u.outputTokens ?? 0;
     this.usage.inputTokens += input;
