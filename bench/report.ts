@@ -21,13 +21,13 @@ const both = (d: number, l: number, digits = 0) => `${n(d, digits)}${ratio(d, l)
 
 function runsTable(rows: RunsRow[]): string[] {
   const out = [
-    "| run | system | runs/s | events/s | TTFE p50 ms | TTFE p99 ms | run p50 ms | run p99 ms | server CPU ms/run | peak RSS MB | failed |",
-    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| run | system | runs/s | events/s | TTFE p50 ms | TTFE p99 ms | run p50 ms | run p99 ms | server CPU ms/run | db CPU ms/run | peak RSS MB | failed |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   for (const { label, dispatch: d, limit: l } of rows) {
     out.push(
-      `| ${label} | limit | ${n(l.runsPerSec)} | ${n(l.eventsPerSec)} | ${n(l.ttfe.p50, 1)} | ${n(l.ttfe.p99, 1)} | ${n(l.total.p50, 1)} | ${n(l.total.p99, 1)} | ${n(l.cpuMsPerRun, 2)} | ${n(l.peakRssMb)} | ${l.failed} |`,
-      `| ${label} | Dispatch | ${both(d.runsPerSec, l.runsPerSec)} | ${both(d.eventsPerSec, l.eventsPerSec)} | ${both(d.ttfe.p50, l.ttfe.p50, 1)} | ${both(d.ttfe.p99, l.ttfe.p99, 1)} | ${both(d.total.p50, l.total.p50, 1)} | ${both(d.total.p99, l.total.p99, 1)} | ${both(d.cpuMsPerRun, l.cpuMsPerRun, 2)} | ${both(d.peakRssMb, l.peakRssMb)} | ${d.failed} |`,
+      `| ${label} | limit | ${n(l.runsPerSec)} | ${n(l.eventsPerSec)} | ${n(l.ttfe.p50, 1)} | ${n(l.ttfe.p99, 1)} | ${n(l.total.p50, 1)} | ${n(l.total.p99, 1)} | ${n(l.cpuMsPerRun, 2)} | – | ${n(l.peakRssMb)} | ${l.failed} |`,
+      `| ${label} | Dispatch | ${both(d.runsPerSec, l.runsPerSec)} | ${both(d.eventsPerSec, l.eventsPerSec)} | ${both(d.ttfe.p50, l.ttfe.p50, 1)} | ${both(d.ttfe.p99, l.ttfe.p99, 1)} | ${both(d.total.p50, l.total.p50, 1)} | ${both(d.total.p99, l.total.p99, 1)} | ${both(d.cpuMsPerRun, l.cpuMsPerRun, 2)} | ${n(d.dbCpuMsPerRun, 2)} | ${both(d.peakRssMb, l.peakRssMb)} | ${d.failed} |`,
     );
   }
   return out;
@@ -79,7 +79,7 @@ export function renderReport(r: Report): string {
     lines.push(
       "### AG-UI runs (POST /api/v1/agent/runs, SSE, keep-alive, 200-token answers)",
       "",
-      "Limit: bare node:http + fetch producing the same frames from the same fake model, same machine, same run. Ratios are Dispatch ÷ limit.",
+      "Limit: bare node:http + fetch producing the same frames from the same fake model, same machine, same run. Ratios are Dispatch ÷ limit. Server CPU is the server process tree's; db CPU is PostgreSQL's, on the same cores.",
       "",
       ...runsTable(r.runs),
       "",

@@ -67,8 +67,10 @@ async function releaseStalled(model: Server, databaseUrl: string | null): Promis
   }
 }
 
+let dbPid: number | null = null;
+
 function dispatchTarget(server: Server, apiKey: string): Target {
-  return { port: server.port, pid: server.pid, path: "/api/v1/agent/runs", headers: { authorization: `Bearer ${apiKey}` } };
+  return { port: server.port, pid: server.pid, dbPid, path: "/api/v1/agent/runs", headers: { authorization: `Bearer ${apiKey}` } };
 }
 
 function limitTarget(server: Server): Target {
@@ -165,17 +167,18 @@ async function main(): Promise<void> {
   assertBuilt();
   log(`${quick ? "quick" : "full"} run of ${[...only].join(", ")} against ${distDir()}/`);
   const db = await startDatabase();
+  dbPid = db.pid;
   const e: DispatchEnv = { databaseUrl: db.url, authSecret: randomBytes(32).toString("base64url"), dataDir: path.join(db.scratch, "data"), modelUrl: "" };
   const model = await startFakeModel(PORTS.model);
   onCleanup(() => model.stop());
   e.modelUrl = `${model.url}/v1`;
   const { userId, apiKey } = await createBenchUser(dispatchEnv(e));
-  const profile = values.profile ? `--cpu-prof --cpu-prof-dir=${path.resolve(values.profile)}` : undefined;
+  const profile = values.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(values.profile)}`] : undefined;
 
   const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, runs: [], streams: [], history: null, cli: null };
 
   if (only.has("runs") || only.has("history")) {
-    const dispatch = await startDispatch(PORTS.dispatch, e, { nodeOptions: profile });
+    const dispatch = await startDispatch(PORTS.dispatch, e, { nodeArgs: profile });
     if (only.has("runs")) {
       const limit = await startBaseline(PORTS.limit, e.modelUrl);
       report.runs = await runsPhase(dispatch, limit, apiKey);

@@ -3,9 +3,10 @@ import { randomUUID } from "node:crypto";
 import { runLoad, type LoadResult, type RunRequest } from "./load";
 import { treeUsage, watchPeakRss } from "./processes";
 
-export type RunsFigures = LoadResult & { concurrency: number; cpuMsPerRun: number; peakRssMb: number };
+export type RunsFigures = LoadResult & { concurrency: number; cpuMsPerRun: number; dbCpuMsPerRun: number; peakRssMb: number };
 
-export type Target = { port: number; pid: number; path: string; headers: Record<string, string> };
+/** What to load: the server's port and process, and the database's process when it has one. */
+export type Target = { port: number; pid: number; dbPid?: number | null; path: string; headers: Record<string, string> };
 
 export type Pace = "fast" | "slow" | "stall";
 
@@ -38,6 +39,9 @@ export async function measureRuns(target: Target, opts: { concurrency: number; w
   const threads = Array.from({ length: opts.concurrency }, () => randomUUID());
   let cpuAtOpen = 0;
   let cpuAtClose = 0;
+  let dbAtOpen = 0;
+  let dbAtClose = 0;
+  const dbCpu = () => (target.dbPid ? treeUsage(target.dbPid).cpuMs : NaN);
   let stopPeak: (() => number) | null = null;
   let peakKb = 0;
   const result = await runLoad({
@@ -49,9 +53,11 @@ export async function measureRuns(target: Target, opts: { concurrency: number; w
     onWindow: (edge) => {
       if (edge === "open") {
         cpuAtOpen = treeUsage(target.pid).cpuMs;
+        dbAtOpen = dbCpu();
         stopPeak = watchPeakRss(target.pid);
       } else {
         cpuAtClose = treeUsage(target.pid).cpuMs;
+        dbAtClose = dbCpu();
         peakKb = stopPeak?.() ?? 0;
       }
     },
@@ -60,6 +66,7 @@ export async function measureRuns(target: Target, opts: { concurrency: number; w
     ...result,
     concurrency: opts.concurrency,
     cpuMsPerRun: result.runs > 0 ? (cpuAtClose - cpuAtOpen) / result.runs : NaN,
+    dbCpuMsPerRun: result.runs > 0 ? (dbAtClose - dbAtOpen) / result.runs : NaN,
     peakRssMb: peakKb / 1024,
   };
 }

@@ -1,7 +1,7 @@
 // The processes under test: the fake model, Dispatch's production server (next start on
 // the existing build) and the bare node:http limit server. All listen on 127.0.0.1 only.
 import type { ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, openSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { freePort } from "../scripts/lib/embedded-postgres";
@@ -99,12 +99,15 @@ export function dispatchEnv(e: DispatchEnv, extra: Record<string, string> = {}):
   };
 }
 
-export async function startDispatch(preferredPort: number, e: DispatchEnv, opts: { nodeOptions?: string } = {}): Promise<Server> {
+export async function startDispatch(preferredPort: number, e: DispatchEnv, opts: { nodeArgs?: string[] } = {}): Promise<Server> {
   const port = await freePort(preferredPort);
   const url = `http://127.0.0.1:${port}`;
   const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
-  const child = startProcess(process.execPath, [nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: dispatchEnv(e, { PUBLIC_URL: url, ...(opts.nodeOptions ? { NODE_OPTIONS: opts.nodeOptions } : {}) }),
+  // The server's log lines (stdout) go nowhere unless BENCH_SERVER_LOG names a file to append them to.
+  const logFile = process.env.BENCH_SERVER_LOG ? openSync(process.env.BENCH_SERVER_LOG, "a") : "ignore";
+  const child = startProcess(process.execPath, [...(opts.nodeArgs ?? []), nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {
+    env: dispatchEnv(e, { PUBLIC_URL: url }),
+    stdio: ["ignore", logFile, "inherit"],
   });
   const deadline = Date.now() + 60_000;
   for (;;) {
