@@ -71,10 +71,13 @@ export async function embedTexts(model: EmbeddingModel, values: string[]): Promi
   return results.flat();
 }
 
-/** The query's unit vector, or null when the provider fails: retrieval then stays full-text. */
+/**
+ * The query's unit vector, or null when the provider fails: retrieval then stays full-text.
+ * No retries: a runner waiting on retrieval is better served by text ranking now.
+ */
 export async function embedQuery(model: EmbeddingModel, query: string): Promise<number[] | null> {
   try {
-    const { embedding } = await embed({ model, value: query, maxRetries: 1, abortSignal: AbortSignal.timeout(QUERY_TIMEOUT_MS) });
+    const { embedding } = await embed({ model, value: query, maxRetries: 0, abortSignal: AbortSignal.timeout(QUERY_TIMEOUT_MS) });
     return checked([embedding], 1)[0]!;
   } catch (err) {
     logger.warn({ err }, "knowledge query embedding failed; ranking by full text only");
