@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { getPool } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { addDocument, listDocuments } from "./documents";
+import { addDocument, deleteDocument, listDocuments } from "./documents";
 import { createKnowledgeBase, type KnowledgeBase } from "./knowledge-bases";
 import { retrieveKnowledge } from "./retrieve";
 
@@ -88,6 +88,17 @@ describe("retrieval with embeddings", () => {
 
     const filtered = await retrieveKnowledge({ kbId: kb.id, query: "automobile", filters: { document_ids: [ids.cafeteria] } });
     expect(filtered.entries.map((e) => e.document_id)).toEqual([ids.cafeteria]);
+  });
+
+  it("ranks chunks stored without vectors by their words alone", async () => {
+    // As for documents uploaded before LLM_EMBEDDING_MODEL was set.
+    const legacy = await addDocument({ kbId: kb.id, title: "legacy.txt", mimeType: "text/plain", bytes: utf8("The vehicle pool is managed by facilities.") });
+    await getPool().query(`update knowledge_chunks set embedding = '{}' where document_id = $1`, [legacy.id]);
+    const found = await retrieveKnowledge({ kbId: kb.id, query: "facilities", topK: 10 });
+    expect(found.entries.map((e) => e.document_id)).toContain(legacy.id);
+    const paraphrase = await retrieveKnowledge({ kbId: kb.id, query: "automobile", topK: 10 });
+    expect(paraphrase.entries.map((e) => e.document_id)).not.toContain(legacy.id);
+    await deleteDocument({ kbId: kb.id, id: legacy.id });
   });
 
   it("embeds large documents in batches", async () => {

@@ -85,14 +85,16 @@ const HYBRID_SEARCH = `with pool as (
       case when s.tsv @@ ${STRICT} then ts_rank_cd(s.tsv, ${STRICT}, 32)
            when s.tsv @@ ${LOOSE} then ${LOOSE_FACTOR} * ts_rank_cd(s.tsv, ${LOOSE}, 32)
            else 0 end as text_score,
-      -- Vectors from another model (other length) are not comparable: text rank only.
+      -- Chunks stored without vectors, or with another model's (other length), are not
+      -- comparable: they rank by text alone, and only when their words match.
       case when cardinality(s.embedding) = cardinality($6::float8[])
            then (select sum(a * b) from unnest(s.embedding, $6::float8[]) as v(a, b)) end as cosine
     from pool p join knowledge_chunks s on s.id = p.id
   ),
   hits as (
     select id, ${COSINE_WEIGHT} * coalesce(cosine, 0) + ${TEXT_WEIGHT} * text_score as score, 'hybrid' as match
-    from scored order by score desc, document_id, ord limit $4
+    from scored where cosine is not null or text_score > 0
+    order by score desc, document_id, ord limit $4
   )
   ${RESULT}`;
 
