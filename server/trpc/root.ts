@@ -8,6 +8,7 @@ import { adminRunsRouter } from "./routers/admin-runs";
 import { adminThreadsRouter } from "./routers/admin-threads";
 import { adminDashboardRouter } from "./routers/admin-dashboard";
 import { runnersRouter } from "./routers/runners";
+import { runnerApiCallsRouter } from "./routers/runner-api-calls";
 import { knowledgeRouter } from "./routers/knowledge";
 
 export const appRouter = createTRPCRouter({
@@ -19,6 +20,7 @@ export const appRouter = createTRPCRouter({
   adminThreads: adminThreadsRouter,
   adminDashboard: adminDashboardRouter,
   runners: runnersRouter,
+  runnerApiCalls: runnerApiCallsRouter,
   knowledge: knowledgeRouter,
 });
 

@@ -318,11 +318,19 @@ export const HOST_API_ACTIONS = {
       kb_id: id("A knowledge base id from ctx.resources.knowledge_bases"),
       query_text: z.string().min(1).max(4000),
       top_k: z.int().min(1).max(50).default(5),
-      filters: z.strictObject({ document_ids: z.array(z.string().max(200)).max(100).optional() }).optional(),
+      filters: z.strictObject({ document_ids: z.array(z.string().max(200)).max(500).optional() }).optional(),
     }),
     response: z.object({
       results: z.array(
-        z.object({ chunk_id: z.string(), document_id: z.string(), document_title: z.string(), content: z.string(), score: z.number() }),
+        z.object({
+          chunk_id: z.string(),
+          document_id: z.string(),
+          document_title: z.string(),
+          content: z.string(),
+          score: z.number(),
+          /** Where the chunk sits (ord, headings) and how it matched. */
+          metadata: json,
+        }),
       ),
     }),
   }),

@@ -36,56 +36,64 @@ export function checkOperation(action: HostApiActionName, session: RunSession): 
   }
 }
 
-function grantedOrRefuse(what: string, value: string | null, granted: readonly string[]): void {
-  if (value !== null && !granted.includes(value)) throw refused(`${what} ${value} is not granted to this run`, { [what.replace(/ /g, "_")]: value });
-}
-
-/** Checks the resource the call names and says what it is, for the audit. */
-export function checkResource(action: HostApiActionName, raw: Record<string, unknown>, session: RunSession): CallTarget {
-  const auth = session.authorization;
+/** What the call names, for the audit: the resource and the scope it reaches into. */
+export function callTarget(action: HostApiActionName, raw: Record<string, unknown>, session: RunSession): CallTarget {
   const group = action.slice(0, action.indexOf("/"));
+  const filters = typeof raw.filters === "object" && raw.filters !== null ? (raw.filters as Record<string, unknown>) : {};
   switch (group) {
-    case "models": {
-      const id = str(raw.model_id);
-      grantedOrRefuse("model", id, auth.models.model_ids);
-      return { resource: id, scope: null };
-    }
-    case "tools": {
-      const name = str(raw.tool_name);
-      grantedOrRefuse("tool", name, auth.tools.names);
-      return { resource: name, scope: null };
-    }
-    case "knowledge": {
-      const kb = action === "knowledge/retrieve" ? str(raw.kb_id) : null;
-      grantedOrRefuse("knowledge base", kb, auth.knowledge_bases.ids);
-      return { resource: kb, scope: null };
-    }
-    case "history": {
-      const filters = typeof raw.filters === "object" && raw.filters !== null ? (raw.filters as Record<string, unknown>) : {};
-      const asked = str(action === "history/page" ? raw.conversation_id : filters.conversation_id);
-      grantedOrRefuse("conversation", asked, auth.history.conversation_ids);
-      return { resource: null, scope: asked ?? (action === "history/page" ? session.threadId : null) };
-    }
+    case "models":
+      return { resource: str(raw.model_id), scope: null };
+    case "tools":
+      return { resource: str(raw.tool_name), scope: null };
+    case "knowledge":
+      return { resource: str(raw.kb_id), scope: null };
+    case "history":
+      return { resource: null, scope: action === "history/page" ? (str(raw.conversation_id) ?? session.threadId) : str(filters.conversation_id) };
     case "events":
       return { resource: str(raw.event_id), scope: session.threadId };
     case "artifacts":
       return { resource: str(raw.artifact_id), scope: session.threadId };
-    case "state": {
-      const scope = str(raw.scope);
-      grantedOrRefuse("state scope", scope, auth.state.scopes);
-      return { resource: str(raw.key), scope };
-    }
-    case "storage": {
-      const area = str(raw.area);
-      grantedOrRefuse("storage area", area, auth.storage.areas);
-      return { resource: str(raw.key) ?? str(raw.prefix), scope: area };
-    }
-    case "platform": {
-      const name = str(raw.action);
-      grantedOrRefuse("platform action", name, auth.platform_api.actions);
-      return { resource: name, scope: null };
-    }
+    case "state":
+      return { resource: str(raw.key), scope: str(raw.scope) };
+    case "storage":
+      return { resource: str(raw.key) ?? str(raw.prefix), scope: str(raw.area) };
+    case "platform":
+      return { resource: str(raw.action), scope: null };
     default:
       return { resource: null, scope: null };
+  }
+}
+
+function grantedOrRefuse(what: string, value: string | null, granted: readonly string[]): void {
+  if (value !== null && !granted.includes(value)) throw refused(`${what} ${value} is not granted to this run`, { [what.replace(/ /g, "_")]: value });
+}
+
+/**
+ * Checks the resource the call names against the run's grants. Conversations are checked
+ * here; events and artifacts are looked up inside the run's conversation by their handlers,
+ * so one elsewhere is simply not found.
+ */
+export function checkResource(action: HostApiActionName, raw: Record<string, unknown>, session: RunSession): void {
+  const auth = session.authorization;
+  const group = action.slice(0, action.indexOf("/"));
+  switch (group) {
+    case "models":
+      return grantedOrRefuse("model", str(raw.model_id), auth.models.model_ids);
+    case "tools":
+      return grantedOrRefuse("tool", str(raw.tool_name), auth.tools.names);
+    case "knowledge":
+      return grantedOrRefuse("knowledge base", action === "knowledge/retrieve" ? str(raw.kb_id) : null, auth.knowledge_bases.ids);
+    case "history": {
+      const filters = typeof raw.filters === "object" && raw.filters !== null ? (raw.filters as Record<string, unknown>) : {};
+      return grantedOrRefuse("conversation", str(action === "history/page" ? raw.conversation_id : filters.conversation_id), auth.history.conversation_ids);
+    }
+    case "state":
+      return grantedOrRefuse("state scope", str(raw.scope), auth.state.scopes);
+    case "storage":
+      return grantedOrRefuse("storage area", str(raw.area), auth.storage.areas);
+    case "platform":
+      return grantedOrRefuse("platform action", str(raw.action), auth.platform_api.actions);
+    default:
+      return;
   }
 }

@@ -3,7 +3,7 @@ import { describeIssues } from "../../protocols/runner/manifest";
 import { HOST_API_ACTIONS, isHostApiAction, type HostApiActionName } from "../../protocols/runner/host-api";
 import { MAX_API_PAYLOAD_BYTES } from "../policy";
 import { apiCallAudit, type ApiCallRecord } from "./audit";
-import { checkOperation, checkResource } from "./authorize";
+import { callTarget, checkOperation, checkResource } from "./authorize";
 import type { HostCall, JsonHandler, StreamHandler } from "./call";
 import { HostApiFailure, toHostApiFailure } from "./failure";
 import { HOST_API_HANDLERS } from "./handlers";
@@ -33,11 +33,12 @@ async function authorizedCall(req: Request, action: HostApiActionName, audit: Ap
   const row = await findEndpointRun({ runId: runRef, endpointId });
   if (row) Object.assign(audit, { runId: row.id, runnerId: row.runner });
   const session = activeSession(row, { runRef, endpointId });
+  Object.assign(audit, callTarget(action, body.json, session));
   const limit = session.authorization.limits.max_payload_bytes;
   if ((body.declaredBytes ?? 0) > limit || body.bytes > limit) throw tooLarge(Math.max(body.bytes, body.declaredBytes ?? 0), limit);
   runnerApiLimiter().take(`${endpointId}:${session.runId}`, session.authorization.limits.rate_per_minute);
   checkOperation(action, session);
-  Object.assign(audit, checkResource(action, body.json, session));
+  checkResource(action, body.json, session);
   const parsed = HOST_API_ACTIONS[action].request.safeParse(body.json);
   if (!parsed.success) {
     throw new HostApiFailure("invalid_argument", describeIssues(parsed.error), {

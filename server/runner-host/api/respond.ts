@@ -15,6 +15,8 @@ export function failureResponse(failure: HostApiFailure): Response {
   const retryAfterMs = failure.details.retry_after_ms;
   if (failure.code === "rate_limited" && typeof retryAfterMs === "number") headers["retry-after"] = String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
   if (failure.status === 401) headers["www-authenticate"] = 'Bearer realm="runner-api"';
+  // The rest of an oversize body was never read, so this connection cannot carry another request.
+  if (failure.code === "payload_too_large") headers.connection = "close";
   return new Response(JSON.stringify({ ok: false, error: failure.toError() }), { status: failure.status, headers });
 }
 

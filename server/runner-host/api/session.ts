@@ -58,9 +58,9 @@ type SessionRow = {
 export async function findEndpointRun({ runId, endpointId }: { runId: string; endpointId: string }): Promise<SessionRow | null> {
   if (!UUID.test(runId)) return null;
   const { rows } = await getPool().query<SessionRow>(
-    `select id, user_id as "userId", thread_id as "threadId", runner, status, binding_id as "bindingId", event_id as "eventId", authorization,
+    `select id, user_id as "userId", thread_id as "threadId", runner, status, binding_id as "bindingId", event_id as "eventId", "authorization",
        (extract(epoch from (deadline_at - now())) * 1000)::float8 as "remainingMs"
-     from runs where id = $1::uuid and authorization->>'endpoint_id' = $2`,
+     from runs where id = $1::uuid and "authorization"->>'endpoint_id' = $2`,
     [runId, endpointId],
   );
   return rows[0] ?? null;
