@@ -5,9 +5,9 @@ import { getPool } from "../db";
 //
 // Strict match: websearch_to_tsquery (all terms, "quoted phrases", -exclusions), under both
 // 'english' and 'simple' (see repository.ts for why chunks carry both). When nothing matches
-// strictly, the same statement falls back to any term but stop words, longer terms as prefixes. Ranking is
-// ts_rank_cd (cover density: terms close together rank higher) with normalization 32,
-// rank / (rank + 1), so text scores sit in [0, 1) and can be blended with cosine similarity.
+// strictly, the same statement falls back to any term but stop words, longer terms as
+// prefixes. Ranking is ts_rank_cd (cover density: terms close together rank higher) with
+// normalization 32, rank / (rank + 1), so text scores sit in [0, 1) and blend with cosines.
 
 export type ChunkHit = {
   id: string;
@@ -33,7 +33,8 @@ export type ChunkSearch = {
 // Hybrid ranking: cosine similarity carries most of the weight (it finds paraphrases), the
 // text rank breaks ties toward chunks that share the query's words; a loose (any-term) text
 // match counts half a strict one. Without pgvector, a dot product over double precision[]
-// costs ~0.1-0.2 ms per 1536-d vector in SQL, so similarity is computed for a bounded pool:
+// costs up to ~1 ms per 1536-d vector in SQL (measured on a busy 2-core machine), so
+// similarity is computed for a bounded pool:
 // every chunk in scope when there are at most FULL_SCAN_MAX_CHUNKS of them (paraphrases with
 // no shared word are found there), else the TEXT_CANDIDATES best any-term text matches.
 const COSINE_WEIGHT = 0.7;
