@@ -5,7 +5,8 @@ import { env } from "../../server/env";
 import { checkExternalDatabase, startEmbeddedPostgres, type RunningDatabase } from "./embedded-postgres";
 import { migrate } from "./migrator";
 
-export const log = (line: string) => console.log(`[dispatch] ${line}`);
+// Status lines go to stderr, so the admin CLI's stdout carries only what scripts parse (ids, keys).
+export const log = (line: string) => console.error(`[dispatch] ${line}`);
 
 /** The database the app should use: DATABASE_URL when set, else the embedded one under DATA_DIR. */
 export async function openDatabase(): Promise<RunningDatabase> {
