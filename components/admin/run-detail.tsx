@@ -5,6 +5,7 @@ import { useTRPC } from "../trpc-provider";
 import { formatDateTime, formatDuration, statusPillClass, type AdminOutputs } from "./format";
 import { RunTimeline } from "./run-timeline";
 import { RunToolCalls } from "./run-tool-calls";
+import { RunnerApiCalls } from "./runner-api-calls";
 import { RunnerResults } from "./runner-results";
 import styles from "./admin.module.css";
 
@@ -149,6 +150,7 @@ export function RunDetailView({ id }: { id: string }) {
       <RunLatency detail={d} />
       <RunToolCalls toolCalls={d.toolCalls} />
       <RunnerResults runId={d.run.id} />
+      <RunnerApiCalls runId={d.run.id} />
       <RunTimeline runId={d.run.id} eventCount={d.eventCount} startedAt={d.run.createdAt} />
     </>
   );
