@@ -4,7 +4,7 @@ import { withTransaction, getPool } from "@/server/db";
 import { appendMessage } from "@/server/repositories/messages";
 import { addDocument } from "@/server/knowledge/documents";
 import { createKnowledgeBase } from "@/server/knowledge/knowledge-bases";
-import { createTestUser } from "@/test/helpers";
+import { baseUrl, createTestUser } from "@/test/helpers";
 import { createRunnerArtifact } from "../artifact-store";
 import { recordEntryEvent } from "../entry-events";
 import { callHost, createBinding, createEndpoint, endRun, ndjsonLines, startRunSession, waitForAuditRows, type RunSessionFixture, type TestEndpoint } from "./test-fixtures";
@@ -296,6 +296,24 @@ describe("models", () => {
     const audit = await waitForAuditRows(short.id, { count: 1 });
     expect(audit[0]).toMatchObject({ action: "models/stream", result: "deadline_exceeded" });
     await endRun(short.id);
+  });
+
+  it("stops the model call when the runner hangs up mid-stream, and audits it as cancelled", async () => {
+    const hangUp = await startRunSession({ userId: user.id, endpoint, bindingId });
+    const controller = new AbortController();
+    const res = await fetch(`${baseUrl()}/api/v1/runner-api/models/stream`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${endpoint.secret}`, "content-type": "application/json" },
+      body: JSON.stringify({ run_id: hangUp.id, model_id: modelId, messages: [{ role: "user", content: "[[hang]]" }] }),
+      signal: controller.signal,
+    });
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toContain("Thinking");
+    controller.abort();
+    const audit = await waitForAuditRows(hangUp.id, { count: 1 });
+    expect(audit[0]).toMatchObject({ action: "models/stream", result: "cancelled" });
+    await endRun(hangUp.id);
   });
 
   it("has no reranker on this provider, and says so", async () => {

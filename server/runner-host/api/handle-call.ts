@@ -20,7 +20,7 @@ import { activeSession, authenticateRunner, findEndpointRun } from "./session";
 // A body larger than the host-wide cap (MAX_API_PAYLOAD_BYTES) is refused while it is being
 // read, before its run_id can be known; every smaller body is judged against its run's limit.
 
-type Authorized = { call: HostCall<HostApiActionName>; deadline: AbortSignal };
+type Authorized = { call: HostCall<HostApiActionName>; deadline: AbortSignal; hangUp: AbortController };
 
 async function authorizedCall(req: Request, action: HostApiActionName, audit: ApiCallRecord): Promise<Authorized> {
   const { endpointId } = await authenticateRunner(req);
@@ -46,41 +46,56 @@ async function authorizedCall(req: Request, action: HostApiActionName, audit: Ap
     });
   }
   const deadline = AbortSignal.timeout(Math.max(1, Math.floor(session.remainingMs)));
-  return { call: { session, params: parsed.data as never, signal: AbortSignal.any([req.signal, deadline]) }, deadline };
+  // Aborted when the runner stops reading a streamed answer, so the model call stops with it.
+  const hangUp = new AbortController();
+  return { call: { session, params: parsed.data as never, signal: AbortSignal.any([req.signal, deadline, hangUp.signal]) }, deadline, hangUp };
 }
 
-/** What to report: the run's deadline stopping the work wins over whatever the abort broke. */
-function failureOf(err: unknown, deadline: AbortSignal | null, action: string, audit: ApiCallRecord): HostApiFailure {
+/** Set once a call is authorized: what can stop it early. */
+type Stops = { deadline: AbortSignal; hungUp: () => boolean };
+
+/**
+ * What to report: the run's deadline stopping the work wins over whatever the abort broke,
+ * and a runner that hung up is not answered at all (its audit row says "cancelled").
+ */
+function failureOf(err: unknown, stops: Stops | null, action: string, audit: ApiCallRecord): HostApiFailure {
   const callersFault = err instanceof HostApiFailure && err.status < 500;
-  if (deadline?.aborted && !callersFault) return new HostApiFailure("deadline_exceeded", `The run reached its deadline during ${action}`);
+  if (stops?.deadline.aborted && !callersFault) return new HostApiFailure("deadline_exceeded", `The run reached its deadline during ${action}`);
+  if (stops?.hungUp() && !callersFault) return new HostApiFailure("runtime_error", "The runner hung up", { details: { cancelled: true } });
   return toHostApiFailure(err, { action, runId: audit.runId });
 }
 
 async function answer(req: Request, name: string, audit: ApiCallRecord, started: number): Promise<Response> {
-  let deadline: AbortSignal | null = null;
-  // A runner that hung up gets no answer; its audit row says so instead of naming the abort's side effects.
-  const finish = (result: string) =>
-    apiCallAudit().record({ ...audit, result: req.signal.aborted && result !== "ok" ? "cancelled" : result, latencyMs: performance.now() - started });
+  let stops: Stops | null = null;
+  const finish = (result: string) => apiCallAudit().record({ ...audit, result, latencyMs: performance.now() - started });
+  const auditResult = (failure: HostApiFailure) => (failure.details.cancelled === true ? "cancelled" : failure.code);
   try {
     if (!isHostApiAction(name)) {
       await authenticateRunner(req);
       throw new HostApiFailure("not_found", `${name} is not a host API action`);
     }
     const authorized = await authorizedCall(req, name, audit);
-    deadline = authorized.deadline;
+    stops = { deadline: authorized.deadline, hungUp: () => req.signal.aborted || authorized.hangUp.signal.aborted };
+    const callStops = stops;
     if (HOST_API_ACTIONS[name].streaming) {
       const lines = (HOST_API_HANDLERS[name] as StreamHandler<HostApiActionName>)(authorized.call)[Symbol.asyncIterator]();
       // The first line decides the answer: a failure before it is an ordinary JSON error.
       const first = await lines.next();
       if (first.done) throw new HostApiFailure("runtime_error", `${name} produced no output`);
-      return ndjsonResponse({ first: first.value, lines, toFailure: (err) => failureOf(err, authorized.deadline, name, audit), onEnd: finish });
+      return ndjsonResponse({
+        first: first.value,
+        lines,
+        toFailure: (err) => failureOf(err, callStops, name, audit),
+        onCancel: () => authorized.hangUp.abort(),
+        onEnd: finish,
+      });
     }
     const data = await (HOST_API_HANDLERS[name] as JsonHandler<HostApiActionName>)(authorized.call);
     await finish("ok");
     return okResponse(data);
   } catch (err) {
-    const failure = failureOf(err, deadline, name, audit);
-    void finish(failure.code);
+    const failure = failureOf(err, stops, name, audit);
+    void finish(auditResult(failure));
     return failureResponse(failure);
   }
 }

@@ -32,6 +32,8 @@ export function ndjsonResponse(opts: {
   first: unknown;
   lines: AsyncIterator<unknown>;
   toFailure: (err: unknown) => HostApiFailure;
+  /** The runner stopped reading. */
+  onCancel: () => void;
   onEnd: (result: string) => Promise<void>;
 }): Response {
   let ended = false;
@@ -61,6 +63,7 @@ export function ndjsonResponse(opts: {
       }
     },
     async cancel() {
+      opts.onCancel();
       await opts.lines.return?.();
       await end("cancelled");
     },
