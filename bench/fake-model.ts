@@ -3,7 +3,8 @@
 // tokens. The latest user message picks the pace:
 //   [[bench:fast]]   all tokens at once (zero delay)
 //   [[bench:slow]]   one token every 20 ms
-//   [[bench:stall]]  one token, then nothing until POST /bench/release or the client leaves
+//   [[bench:stall]]  one token, then nothing until POST /bench/release (which drops the
+//                    connection, so the run ends at once with a model error) or the client leaves
 // Usage: node --import tsx bench/fake-model.ts --port N
 import http from "node:http";
 import { parseArgs } from "node:util";
@@ -66,7 +67,7 @@ const server = http.createServer((req, res) => {
   req.on("end", () => {
     if (req.url === "/bench/release") {
       const n = stalled.size;
-      for (const r of stalled) finish(r, 1);
+      for (const r of stalled) r.destroy();
       stalled.clear();
       res.end(JSON.stringify({ released: n }));
     } else if (req.url === "/bench/stalled") {

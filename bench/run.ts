@@ -60,9 +60,9 @@ async function activeRuns(databaseUrl: string): Promise<number> {
 async function releaseStalled(model: Server, databaseUrl: string | null): Promise<void> {
   await fetch(`${model.url}/bench/release`, { method: "POST" });
   if (!databaseUrl) return;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 180_000;
   while ((await activeRuns(databaseUrl)) > 0) {
-    if (Date.now() > deadline) throw new Error("Runs still active 60 s after the model was released");
+    if (Date.now() > deadline) throw new Error("Runs still active 180 s after the model was released");
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -97,8 +97,8 @@ async function runsPhase(dispatch: Server, limit: Server, apiKey: string): Promi
   return rows;
 }
 
-async function streamsPhase(e: DispatchEnv, model: Server, apiKey: string): Promise<StreamsRow[]> {
-  const rows: StreamsRow[] = [];
+/** Pushes each kind's figures into `rows` as soon as they are measured. */
+async function streamsPhase(e: DispatchEnv, model: Server, apiKey: string, rows: StreamsRow[]): Promise<void> {
   const post = (target: Target) => (_i: number) => ({ method: "POST", path: target.path, headers: target.headers, body: runBody(randomUUID(), "stall") });
 
   log("in-flight streams: limit");
@@ -143,7 +143,6 @@ async function streamsPhase(e: DispatchEnv, model: Server, apiKey: string): Prom
   await releaseStalled(model, e.databaseUrl);
   await dispatch.stop();
   rows.push({ kind: "idle", dispatch: d.levels, limit: l.levels });
-  return rows;
 }
 
 async function stalledRunIds(databaseUrl: string): Promise<string[]> {
@@ -177,27 +176,42 @@ async function main(): Promise<void> {
 
   const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, runs: [], streams: [], history: null, cli: null };
 
+  // A phase that fails is reported and skipped; the others still run and print.
+  const phase = async (name: string, fn: () => Promise<void>) => {
+    try {
+      await fn();
+    } catch (err) {
+      process.exitCode = 1;
+      log(`${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
   if (only.has("runs") || only.has("history")) {
     const dispatch = await startDispatch(PORTS.dispatch, e, { nodeArgs: profile });
     if (only.has("runs")) {
-      const limit = await startBaseline(PORTS.limit, e.modelUrl);
-      report.runs = await runsPhase(dispatch, limit, apiKey);
-      await limit.stop();
+      await phase("runs", async () => {
+        const limit = await startBaseline(PORTS.limit, e.modelUrl);
+        report.runs = await runsPhase(dispatch, limit, apiKey);
+        await limit.stop();
+      });
     }
     if (only.has("history")) {
-      log(`history: seeding ${plan.historyMessages.toLocaleString("en-US")} messages`);
-      const { threadId, seedSeconds } = await seedHistory(db.url, userId, plan.historyMessages);
-      log("history: reading pages");
-      const timings = await measureHistory({ port: dispatch.port, apiKey, threadId, requests: plan.historyRequests });
-      report.history = { messages: plan.historyMessages, seedSeconds, ...timings } satisfies HistoryFigures;
+      await phase("history", async () => {
+        log(`history: seeding ${plan.historyMessages.toLocaleString("en-US")} messages`);
+        const { threadId, seedSeconds } = await seedHistory(db.url, userId, plan.historyMessages);
+        log("history: reading pages");
+        const timings = await measureHistory({ port: dispatch.port, apiKey, threadId, requests: plan.historyRequests });
+        report.history = { messages: plan.historyMessages, seedSeconds, ...timings } satisfies HistoryFigures;
+      });
     }
     await dispatch.stop();
   }
   if (only.has("cli")) {
-    log("project_cli calls");
-    report.cli = await cliPhase(e, userId);
+    await phase("cli", async () => {
+      log("project_cli calls");
+      report.cli = await cliPhase(e, userId);
+    });
   }
-  if (only.has("streams")) report.streams = await streamsPhase(e, model, apiKey);
+  if (only.has("streams")) await phase("streams", () => streamsPhase(e, model, apiKey, report.streams));
 
   process.stdout.write(`${renderReport(report)}\n`);
 }

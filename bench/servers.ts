@@ -95,6 +95,8 @@ export function dispatchEnv(e: DispatchEnv, extra: Record<string, string> = {}):
     LLM_BASE_URL: e.modelUrl,
     LLM_API_KEY: "bench-model-key",
     LLM_MODEL: "bench-model",
+    // Tuning knobs of server/env.ts worth comparing; unset means the server's default.
+    ...(process.env.DATABASE_POOL_MAX ? { DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX } : {}),
     ...extra,
   };
 }
