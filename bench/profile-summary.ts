@@ -64,7 +64,6 @@ function print(title: string, m: Map<string, number>, total: number): void {
 
 for (const file of positionals) {
   const p = JSON.parse(readFileSync(file, "utf8")) as Profile;
-  const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const where = new Map(p.nodes.map((n) => [n.id, locate(n.callFrame)]));
@@ -83,7 +82,6 @@ for (const file of positionals) {
     for (let n: number | undefined = id; n !== undefined; n = parent.get(n)) seen.add(where.get(n)!.file);
     for (const f of seen) inclFile.set(f, (inclFile.get(f) ?? 0) + us);
   });
-  void byId;
   console.log(`${file}: ${(busy / 1e6).toFixed(1)} s busy (idle excluded; percentages of busy time)`);
   print("Inclusive by source file", inclFile, busy);
   print("Self by source file", selfFile, busy);
