@@ -8,7 +8,7 @@ import { resolveRunAttachments } from "./attachments";
 import { acceptRun } from "../runs/accept";
 import { cancelRun } from "../runs/cancel";
 import { executeRun } from "../runs/execute";
-import { defaultRunner, getRunner } from "../runs/runners/registry";
+import { defaultRunner } from "../runs/runners/registry";
 import { shareRunAttachments } from "../runner-host/artifact-store";
 import { createHttpRunner } from "../runner-host/http-runner";
 import { planRun } from "../runner-host/plan";
@@ -40,11 +40,13 @@ export async function startRun(opts: {
     requestOrigin: opts.requestOrigin,
   });
   const plan = await planRun({ userId: opts.userId, input: opts.input, protocol: opts.protocol });
+  // In-process runs go to the registered default runner (the built-in agent, or a test's stand-in).
+  const local = plan.endpoint ? null : defaultRunner();
   const accepted = await acceptRun({
     userId: opts.userId,
     input: opts.input,
     protocol: opts.protocol,
-    runner: plan.runnerId,
+    runner: local?.id ?? plan.runnerId,
     userMessageMetadata,
     entry: plan.entry,
     bindingId: plan.binding?.id ?? null,
@@ -63,7 +65,7 @@ export async function startRun(opts: {
           via: opts.via ?? "api_key",
           attachments: () => shareRunAttachments({ userId: r.userId, threadId: r.threadId, runId: r.id, refs: attachments }),
         })
-      : (getRunner(r.runner) ?? defaultRunner());
+      : (local ?? defaultRunner());
     const execution = executeRun(
       { id: r.id, runId: r.runId, threadId: r.threadId, userId: r.userId, protocol: r.protocol, deadlineAt: r.deadlineAt, createdAt: r.createdAt },
       opts.input,
