@@ -37,46 +37,78 @@ export async function findRunById({ id }: { id: string }): Promise<RunRow | null
   return rows[0] ?? null;
 }
 
-export async function findActiveRunOnThread({ threadId }: { threadId: string }, db: Db): Promise<{ runId: string } | null> {
-  const { rows } = await db.query<{ runId: string }>(
-    `select run_id as "runId" from runs where thread_id = $1 and status in ('queued', 'running') limit 1`,
-    [threadId],
-  );
-  return rows[0] ?? null;
-}
+export type NewRun = {
+  runId: string;
+  threadId: string;
+  userId: string;
+  protocol: string;
+  runner: string;
+  input: unknown;
+  deadlineAt: Date;
+  bindingId?: string | null;
+  authorization?: unknown;
+  eventId?: string | null;
+};
 
-export async function insertRun(
-  data: {
-    runId: string;
-    threadId: string;
-    userId: string;
-    protocol: string;
-    runner: string;
-    input: unknown;
-    deadlineAt: Date;
-    bindingId?: string | null;
-    authorization?: unknown;
-    eventId?: string | null;
-  },
-  db: Db,
-): Promise<RunRow> {
-  const { rows } = await db.query<RunRow>(
-    `insert into runs (id, run_id, thread_id, user_id, status, protocol, runner, input, deadline_at, heartbeat_at, binding_id, "authorization", event_id)
-     values (gen_random_uuid(), $1, $2, $3, 'queued', $4, $5, $6, $7, now(), $8, $9, $10) returning ${RUN_COLUMNS}`,
+export type RunUserMessage = { messageId: string; content: string; metadata: Record<string, unknown> };
+
+/**
+ * Inserts a queued run and its user message (with the thread's next seq) in one round trip,
+ * unless this user already has a run with that runId (`existing`) or the thread has a run in
+ * progress (`busyRunId`); then nothing is written. Call it after locking the thread in the same
+ * transaction, in a statement of its own: its snapshot must be taken after the lock was granted,
+ * so it sees the runs that the previous lock holder committed.
+ */
+export async function insertRunUnlessTaken(
+  { run, message }: { run: NewRun; message: RunUserMessage },
+  db: pg.PoolClient,
+): Promise<{ inserted: RunRow | null; existing: RunRow | null; busyRunId: string | null }> {
+  const { rows } = await db.query<{ inserted: RunRow | null; existing: RunRow | null; busyRunId: string | null }>(
+    `with existing as (select ${RUN_COLUMNS} from runs where user_id = $3 and run_id = $1),
+     busy as (select run_id from runs where thread_id = $2 and status in ('queued', 'running') limit 1),
+     inserted as (
+       insert into runs (id, run_id, thread_id, user_id, status, protocol, runner, input, deadline_at, heartbeat_at, binding_id, "authorization", event_id)
+       select gen_random_uuid(), $1, $2, $3, 'queued', $4, $5, $6, $7, now(), $8, $9, $10
+       where not exists (select 1 from existing) and not exists (select 1 from busy)
+       returning ${RUN_COLUMNS}
+     ),
+     s as (update threads set last_seq = last_seq + 1, updated_at = now() where id = $2 and exists (select 1 from inserted) returning last_seq),
+     m as (
+       insert into messages (id, thread_id, seq, role, message_id, run_id, content, metadata, created_at)
+       select gen_random_uuid(), $2, s.last_seq, 'user', $11, i.id, $12, $13, now() from s, inserted i
+     )
+     select (select row_to_json(i) from inserted i) as inserted, (select row_to_json(e) from existing e) as existing,
+       (select run_id from busy) as "busyRunId"`,
     [
-      data.runId,
-      data.threadId,
-      data.userId,
-      data.protocol,
-      data.runner,
-      JSON.stringify(data.input),
-      data.deadlineAt,
-      data.bindingId ?? null,
-      data.authorization == null ? null : JSON.stringify(data.authorization),
-      data.eventId ?? null,
+      run.runId,
+      run.threadId,
+      run.userId,
+      run.protocol,
+      run.runner,
+      JSON.stringify(run.input),
+      run.deadlineAt,
+      run.bindingId ?? null,
+      run.authorization == null ? null : JSON.stringify(run.authorization),
+      run.eventId ?? null,
+      message.messageId,
+      message.content,
+      JSON.stringify(message.metadata),
     ],
   );
-  return rows[0]!;
+  const row = rows[0]!;
+  return { inserted: row.inserted && toRunRow(row.inserted), existing: row.existing && toRunRow(row.existing), busyRunId: row.busyRunId };
+}
+
+// row_to_json gives timestamps as ISO strings; RunRow carries Dates like the other queries.
+function toRunRow(json: RunRow): RunRow {
+  const date = (v: Date | string | null) => (v == null ? null : new Date(v));
+  return {
+    ...json,
+    createdAt: date(json.createdAt)!,
+    startedAt: date(json.startedAt),
+    finishedAt: date(json.finishedAt),
+    deadlineAt: date(json.deadlineAt)!,
+  };
 }
 
 export async function markRunStarted({ id }: { id: string }): Promise<void> {

@@ -2,8 +2,7 @@ import "server-only";
 import { withTransaction } from "../db";
 import { env } from "../env";
 import { AppError } from "../errors";
-import { appendMessage } from "../repositories/messages";
-import { findActiveRunOnThread, findRunByClientId, insertRun, type RunRow } from "../repositories/runs";
+import { findRunByClientId, insertRunUnlessTaken, type RunRow } from "../repositories/runs";
 import { lockOrCreateThread } from "../repositories/threads";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import { recordEntryEvent, type EntryEvent } from "../runner-host/entry-events";
@@ -67,48 +66,42 @@ export async function acceptRun(opts: {
   deadlineSeconds?: number;
 }): Promise<AcceptedRun> {
   const { userId, input } = opts;
-  const existing = await findRunByClientId({ userId, runId: input.runId });
-  if (existing) return { run: existing, created: false };
   const user = userMessageParts(input);
   try {
     return await withTransaction(async (tx) => {
       const thread = await lockOrCreateThread({ id: input.threadId, userId, title: titleFrom(user.text) }, tx);
       if (thread.userId !== userId) throw new AppError("NOT_FOUND", `Thread ${input.threadId} not found`);
-      const again = await findRunByClientId({ userId, runId: input.runId }, tx);
-      if (again) return { run: again, created: false };
-      const busy = await findActiveRunOnThread({ threadId: thread.id }, tx);
-      if (busy) {
-        throw new AppError("CONFLICT", `Thread ${thread.id} already has a run in progress (${busy.runId}); wait for it to finish or cancel it`, {
-          activeRunId: busy.runId,
+      // Checked here, under the thread lock, rather than before: callers (startRun) answer a repeated runId
+      // before planning, so a second look outside the transaction would only cost a round trip.
+      const { inserted: run, existing, busyRunId } = await insertRunUnlessTaken(
+        {
+          run: {
+            runId: input.runId,
+            threadId: thread.id,
+            userId,
+            protocol: opts.protocol,
+            runner: opts.runner,
+            input: withoutUrlTokens(input),
+            deadlineAt: new Date(Date.now() + Math.min(env.RUN_DEADLINE_SECONDS, opts.deadlineSeconds ?? Infinity) * 1000),
+            bindingId: opts.bindingId ?? null,
+            authorization: opts.authorization ?? null,
+            eventId: opts.entry?.id ?? null,
+          },
+          message: {
+            messageId: user.messageId,
+            content: user.text,
+            metadata: { run_id: input.runId, message_id: user.messageId, stage: "input", ...opts.userMessageMetadata },
+          },
+        },
+        tx,
+      );
+      if (existing) return { run: existing, created: false };
+      if (!run) {
+        throw new AppError("CONFLICT", `Thread ${thread.id} already has a run in progress (${busyRunId}); wait for it to finish or cancel it`, {
+          activeRunId: busyRunId,
         });
       }
-      const run = await insertRun(
-        {
-          runId: input.runId,
-          threadId: thread.id,
-          userId,
-          protocol: opts.protocol,
-          runner: opts.runner,
-          input: withoutUrlTokens(input),
-          deadlineAt: new Date(Date.now() + Math.min(env.RUN_DEADLINE_SECONDS, opts.deadlineSeconds ?? Infinity) * 1000),
-          bindingId: opts.bindingId ?? null,
-          authorization: opts.authorization ?? null,
-          eventId: opts.entry?.id ?? null,
-        },
-        tx,
-      );
       if (opts.entry) await recordEntryEvent({ ...opts.entry, threadId: thread.id, userId }, tx);
-      await appendMessage(
-        {
-          threadId: thread.id,
-          role: "user",
-          messageId: user.messageId,
-          runId: run.id,
-          content: user.text,
-          metadata: { run_id: input.runId, message_id: user.messageId, stage: "input", ...opts.userMessageMetadata },
-        },
-        tx,
-      );
       return { run, created: true };
     });
   } catch (err) {
