@@ -3,6 +3,7 @@ import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { signInOverHttp, trpcGet } from "@/test/http-session";
 import { revokeApiKey, createApiKey } from "@/server/services/api-keys";
 import { createUser } from "@/server/services/users";
+import { getPool } from "@/server/db";
 
 const me = (headers: Record<string, string> = {}) => fetch(`${baseUrl()}/api/v1/me`, { headers });
 
@@ -33,6 +34,31 @@ describe("API key authentication", () => {
     const res = await me(bearer(key));
     expect(res.status).toBe(401);
     expect(((await res.json()) as { error: { message: string } }).error.message).toBe("This API key has been revoked");
+  });
+
+  it("records a key's use at most once a minute", async () => {
+    const user = await createTestUser();
+    const lastUsed = async (id: string) =>
+      (await getPool().query<{ at: Date | null }>("select last_used_at as at from api_keys where id = $1", [id])).rows[0]!.at;
+    const untilUsed = async (id: string, after: number) => {
+      for (let i = 0; i < 500; i++) {
+        const at = await lastUsed(id);
+        if (at && at.getTime() > after) return at;
+        await new Promise((r) => setImmediate(r));
+      }
+      throw new Error("last_used_at was never recorded");
+    };
+    // Used 30 s ago: requests now leave it alone. Used 2 min ago (the control key): the next request records it.
+    const recent = await createApiKey({ userId: user.id, name: "recent" });
+    const stale = await createApiKey({ userId: user.id, name: "stale" });
+    const recentAt = new Date(Date.now() - 30_000);
+    await getPool().query("update api_keys set last_used_at = $2 where id = $1", [recent.record.id, recentAt]);
+    await getPool().query("update api_keys set last_used_at = now() - interval '2 minutes' where id = $1", [stale.record.id]);
+    for (let i = 0; i < 3; i++) expect((await me(bearer(recent.key))).status).toBe(200);
+    const started = Date.now() - 5_000;
+    expect((await me(bearer(stale.key))).status).toBe(200);
+    await untilUsed(stale.record.id, started);
+    expect((await lastUsed(recent.record.id))?.getTime()).toBe(recentAt.getTime());
   });
 });
 

@@ -1,5 +1,5 @@
 import "server-only";
-import { getDb } from "../db";
+import { getDb, getPool } from "../db";
 
 const keyView = { id: true, userId: true, name: true, prefix: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
 
@@ -7,11 +7,23 @@ export function insertApiKey(data: { userId: string; name: string; prefix: strin
   return getDb().apiKey.create({ data, select: keyView });
 }
 
-export function findApiKeyByHash({ keyHash }: { keyHash: string }) {
-  return getDb().apiKey.findUnique({
-    where: { keyHash },
-    select: { ...keyView, user: { select: { id: true, email: true, name: true, role: true } } },
-  });
+export type ApiKeyAuthRow = {
+  id: string;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+  userId: string;
+  email: string;
+  role: "user" | "admin";
+};
+
+/** The key with this hash and its user, in one plain query: every API request runs it. */
+export async function findApiKeyByHash({ keyHash }: { keyHash: string }): Promise<ApiKeyAuthRow | null> {
+  const { rows } = await getPool().query<ApiKeyAuthRow>(
+    `select k.id, k.revoked_at as "revokedAt", k.last_used_at as "lastUsedAt", u.id as "userId", u.email, u.role
+     from api_keys k join users u on u.id = k.user_id where k.key_hash = $1`,
+    [keyHash],
+  );
+  return rows[0] ?? null;
 }
 
 export function listApiKeysForUser({ userId }: { userId: string }) {
@@ -39,6 +51,7 @@ export function findApiKeyById({ id }: { id: string }) {
   return getDb().apiKey.findUnique({ where: { id }, select: keyView });
 }
 
-export function touchApiKey({ id, at }: { id: string; at: Date }) {
-  return getDb().apiKey.update({ where: { id }, data: { lastUsedAt: at }, select: { id: true } });
+/** Records a use at `at` unless one was recorded since `notBefore` (by this or another instance). */
+export async function touchApiKey({ id, at, notBefore }: { id: string; at: Date; notBefore: Date }): Promise<void> {
+  await getPool().query(`update api_keys set last_used_at = $2 where id = $1 and (last_used_at is null or last_used_at < $3)`, [id, at, notBefore]);
 }

@@ -59,13 +59,26 @@ export async function authenticateApiKey(key: string): Promise<ApiKeyPrincipal> 
   if (!KEY_PATTERN.test(key)) {
     throw new AppError("UNAUTHORIZED", "Malformed API key: expected `Authorization: Bearer dsp_...`");
   }
+  // Read on every request, never cached: a revoked key stops working at once.
   const found = await findApiKeyByHash({ keyHash: hashKey(key) });
   if (!found) throw new AppError("UNAUTHORIZED", "Invalid API key");
   if (found.revokedAt) throw new AppError("UNAUTHORIZED", "This API key has been revoked");
-  const now = new Date();
-  if (!found.lastUsedAt || now.getTime() - found.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    // Bookkeeping only: a failure here must not fail the request.
-    touchApiKey({ id: found.id, at: now }).catch((err: unknown) => logger.warn({ err }, "could not record API key use"));
-  }
-  return { userId: found.user.id, email: found.user.email, role: found.user.role, apiKeyId: found.id };
+  recordKeyUse(found);
+  return { userId: found.userId, email: found.email, role: found.role, apiKeyId: found.id };
+}
+
+// When this process last wrote last_used_at per key, so concurrent requests with the same
+// stale value send one update between them, not one each.
+const touchedAt = new Map<string, number>();
+
+/** last_used_at at most once a minute per key: bookkeeping that must never fail or slow the request. */
+function recordKeyUse({ id, lastUsedAt }: { id: string; lastUsedAt: Date | null }): void {
+  const now = Date.now();
+  const last = Math.max(lastUsedAt?.getTime() ?? 0, touchedAt.get(id) ?? 0);
+  if (now - last < LAST_USED_RESOLUTION_MS) return;
+  if (touchedAt.size >= 10_000) touchedAt.clear();
+  touchedAt.set(id, now);
+  touchApiKey({ id, at: new Date(now), notBefore: new Date(now - LAST_USED_RESOLUTION_MS) }).catch((err: unknown) =>
+    logger.warn({ err }, "could not record API key use"),
+  );
 }
