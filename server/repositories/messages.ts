@@ -37,28 +37,38 @@ export async function appendMessage(m: NewMessage, db: pg.Pool | pg.PoolClient =
   return rows[0]!;
 }
 
-/** The UTC day of the newest message before `before` (or at all), its messages, and whether older ones exist. */
-export async function findHistoryDay({ threadId, before }: { threadId: string; before: Date | null }): Promise<{
+type HistoryDayRow = Omit<MessageRow, "id"> & { id: string | null; thread: string; dayStart: Date | null; hasMore: boolean };
+
+/**
+ * One round trip for a history page: the user's thread (the given one, or their latest), the UTC day
+ * of its newest message before `before` (or at all), that day's messages and whether older ones
+ * exist. Each part is an index range on (thread_id, created_at), so the cost follows the page,
+ * not the thread. `thread` is null when the user has no such thread.
+ */
+export async function findHistoryDay({ userId, threadId, before }: { userId: string; threadId: string | null; before: Date | null }): Promise<{
+  thread: string | null;
   dayStart: Date | null;
   messages: MessageRow[];
   hasMore: boolean;
 }> {
-  const pool = getPool();
-  const newest = await pool.query<{ createdAt: Date }>(
-    `select created_at as "createdAt" from messages where thread_id = $1 and ($2::timestamptz is null or created_at < $2)
-     order by created_at desc limit 1`,
-    [threadId, before],
+  const { rows } = await getPool().query<HistoryDayRow>(
+    `with t as (select id from threads where user_id = $1 and ($2::uuid is null or id = $2::uuid) order by updated_at desc limit 1),
+     d as (
+       select date_trunc('day', n.created_at at time zone 'UTC') at time zone 'UTC' as start
+       from t, lateral (select created_at from messages where thread_id = t.id and ($3::timestamptz is null or created_at < $3)
+                        order by created_at desc limit 1) n
+     )
+     select t.id as thread, d.start as "dayStart",
+       coalesce((select true from messages o where o.thread_id = t.id and o.created_at < d.start limit 1), false) as "hasMore",
+       m.id, m.thread_id as "threadId", m.seq, m.role, m.message_id as "messageId", m.run_id as "runId", m.content, m.metadata,
+       m.created_at as "createdAt"
+     from t left join d on true
+       left join messages m on m.thread_id = t.id and m.created_at >= d.start and m.created_at < d.start + interval '24 hours'
+     order by m.seq`,
+    [userId, threadId, before],
   );
-  const last = newest.rows[0]?.createdAt;
-  if (!last) return { dayStart: null, messages: [], hasMore: false };
-  const dayStart = new Date(Date.UTC(last.getUTCFullYear(), last.getUTCMonth(), last.getUTCDate()));
-  const dayEnd = new Date(dayStart.getTime() + 86_400_000);
-  const [messages, older] = await Promise.all([
-    pool.query<MessageRow>(
-      `select ${MESSAGE_COLUMNS} from messages where thread_id = $1 and created_at >= $2 and created_at < $3 order by seq`,
-      [threadId, dayStart, dayEnd],
-    ),
-    pool.query(`select 1 from messages where thread_id = $1 and created_at < $2 limit 1`, [threadId, dayStart]),
-  ]);
-  return { dayStart, messages: messages.rows, hasMore: (older.rowCount ?? 0) > 0 };
+  const first = rows[0];
+  if (!first) return { thread: null, dayStart: null, messages: [], hasMore: false };
+  const messages = rows.filter((r): r is HistoryDayRow & { id: string } => r.id !== null).map(({ thread: _t, dayStart: _d, hasMore: _h, ...m }) => m);
+  return { thread: first.thread, dayStart: first.dayStart, messages, hasMore: first.hasMore };
 }

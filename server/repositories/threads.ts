@@ -29,12 +29,3 @@ export async function findThreadForUser({ id, userId }: { id: string; userId: st
   );
   return rows[0] ?? null;
 }
-
-export async function findLatestThreadForUser({ userId }: { userId: string }): Promise<ThreadRow | null> {
-  const { rows } = await getPool().query<ThreadRow>(
-    `select id, user_id as "userId", title, created_at as "createdAt", updated_at as "updatedAt" from threads
-     where user_id = $1 order by updated_at desc limit 1`,
-    [userId],
-  );
-  return rows[0] ?? null;
-}

@@ -1,7 +1,7 @@
 import "server-only";
 import { AppError } from "../errors";
+import { UUID_PATTERN } from "../protocols/ag-ui/run-input-rules";
 import { findHistoryDay, type MessageRow } from "../repositories/messages";
-import { findLatestThreadForUser, findThreadForUser } from "../repositories/threads";
 import { compileToolUiSchema } from "../tools/project-cli/tool";
 import type { UiSchema } from "../ui-schema/schema";
 import { attachmentLinks, type AttachmentLink } from "./attachments";
@@ -50,17 +50,18 @@ export async function getHistoryDay(opts: {
   /** Origin for attachment URLs served by the app itself, when PUBLIC_URL is not set. */
   requestOrigin?: string;
 }): Promise<HistorySnapshot> {
-  const thread = opts.threadId
-    ? await findThreadForUser({ id: opts.threadId, userId: opts.userId })
-    : await findLatestThreadForUser({ userId: opts.userId });
-  if (!thread) {
+  // A thread id that is not a UUID names no thread; checked here so the query's cast cannot fail.
+  const found = opts.threadId && !UUID_PATTERN.test(opts.threadId)
+    ? { thread: null, dayStart: null, messages: [], hasMore: false }
+    : await findHistoryDay({ userId: opts.userId, threadId: opts.threadId, before: opts.before });
+  if (!found.thread) {
     if (opts.threadId) throw new AppError("NOT_FOUND", `Thread ${opts.threadId} not found`);
     return { scope: "history_day", threadId: null, day: null, hasMore: false, messages: [] };
   }
-  const { dayStart, messages, hasMore } = await findHistoryDay({ threadId: thread.id, before: opts.before });
+  const { dayStart, messages, hasMore } = found;
   return {
     scope: "history_day",
-    threadId: thread.id,
+    threadId: found.thread,
     day: dayStart ? dayStart.toISOString().slice(0, 10) : null,
     hasMore,
     messages: await Promise.all(messages.filter((m) => m.role === "user" || m.role === "assistant" || m.role === "tool").map((m) => toHistoryMessage(m, opts.requestOrigin))),
