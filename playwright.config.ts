@@ -58,6 +58,9 @@ export default defineConfig({
       DISPATCH_ADMIN_PASSWORD: e2eAdmin.password,
       LOG_LEVEL: "warn",
       NEXT_TELEMETRY_DISABLED: "1",
+      // Slow enough that Stop and reload-mid-run land while the answer still streams, even on
+      // a loaded CI machine where SSE frames arrive in batches.
+      DEMO_MODEL_DELAY_MS: "40",
     },
   },
 });
