@@ -53,13 +53,16 @@ export async function findHistoryDay({ userId, threadId, before }: { userId: str
 }> {
   const { rows } = await getPool().query<HistoryDayRow>(
     `with t as (select id from threads where user_id = $1 and ($2::uuid is null or id = $2::uuid) order by updated_at desc limit 1),
-     d as (
-       select date_trunc('day', n.created_at at time zone 'UTC') at time zone 'UTC' as start
+     day as (
+       select t.id as thread, date_trunc('day', n.created_at at time zone 'UTC') at time zone 'UTC' as start
        from t, lateral (select created_at from messages where thread_id = t.id and ($3::timestamptz is null or created_at < $3)
                         order by created_at desc limit 1) n
+     ),
+     -- Materialized so the older-exists probe runs once, not once per message row.
+     d as materialized (
+       select start, exists (select 1 from messages o, day where o.thread_id = day.thread and o.created_at < day.start) as has_more from day
      )
-     select t.id as thread, d.start as "dayStart",
-       coalesce((select true from messages o where o.thread_id = t.id and o.created_at < d.start limit 1), false) as "hasMore",
+     select t.id as thread, d.start as "dayStart", coalesce(d.has_more, false) as "hasMore",
        m.id, m.thread_id as "threadId", m.seq, m.role, m.message_id as "messageId", m.run_id as "runId", m.content, m.metadata,
        m.created_at as "createdAt"
      from t left join d on true
