@@ -1,4 +1,7 @@
 import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
@@ -11,11 +14,15 @@ const root = path.resolve(import.meta.dirname, "..");
 // Asynchronous on purpose: a synchronous spawn would block this worker's event loop, and its
 // pooled keep-alive connections to the server would go stale unnoticed.
 function admin(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  return adminWithEnv({ ...process.env }, ...args);
+}
+
+function adminWithEnv(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [path.join(root, "node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "scripts/admin.ts", ...args],
-      { cwd: root, encoding: "utf8", timeout: 90_000, env: { ...process.env, LOG_LEVEL: "silent" } },
+      { cwd: root, encoding: "utf8", timeout: 90_000, env: { ...env, LOG_LEVEL: "silent" } },
       (err, stdout, stderr) => resolve({ status: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
     );
   });
@@ -78,7 +85,12 @@ describe("npm run admin", () => {
       ],
     });
     try {
-      const registered = await admin("runner:register", "--url", runner.url, "--secret", secret);
+      // Zero-config: no AUTH_SECRET in the environment, only the one the server generated under
+      // DATA_DIR; the CLI must seal the runner secret with that one, or the server cannot use it.
+      const dataDir = mkdtempSync(path.join(os.tmpdir(), "dispatch-cli-"));
+      writeFileSync(path.join(dataDir, "auth-secret"), process.env.AUTH_SECRET!);
+      const { AUTH_SECRET: _omitted, ...withoutSecret } = process.env;
+      const registered = await adminWithEnv({ ...withoutSecret, DATA_DIR: dataDir }, "runner:register", "--url", runner.url, "--secret", secret);
       expect(registered.stderr).toContain(": ok");
       expect(registered.status).toBe(0);
       expect(registered.stdout.trim().split("\n")).toEqual([runnerId]);
@@ -87,6 +99,13 @@ describe("npm run admin", () => {
       const bound = await admin("binding:create", "--runner", runnerId, "--email", user.email);
       expect(bound.status).toBe(0);
       expect(bound.stdout.trim().split("\n").at(-1)).toMatch(/^[0-9a-f-]{36}$/);
+
+      const answered = await fetch(`${baseUrl()}/api/v1/agent/runs`, {
+        method: "POST",
+        headers: { ...bearer(user.apiKey), "content-type": "application/json", accept: "text/event-stream" },
+        body: JSON.stringify({ threadId: randomUUID(), runId: `cli-${randomUUID()}`, messages: [{ id: "m1", role: "user", content: "hi" }] }),
+      });
+      expect(await answered.text()).toContain('"delta":"done"');
 
       const listed = await admin("runner:list");
       expect(listed.stdout).toContain(runnerId);

@@ -1,6 +1,7 @@
 // `npm run admin -- <command> [flags]`: user and API key administration from the shell.
 import { parseArgs } from "node:util";
-import { closeAppDb, prepareDatabase } from "./lib/bootstrap";
+import { closeAppDb, prepareDatabase, resolveAuthSecret } from "./lib/bootstrap";
+import { env } from "../server/env";
 
 const usage = `Usage: npm run admin -- <command> [flags]
 
@@ -60,6 +61,9 @@ async function main(): Promise<void> {
   if (!commands.includes(command)) fail(`Unknown command: ${command}\n\n${usage}`);
 
   const db = await prepareDatabase();
+  // The same secret the server uses (generated under DATA_DIR on first start), so runner
+  // secrets sealed here can be read by the server.
+  env.AUTH_SECRET = resolveAuthSecret();
   try {
     const { AppError } = await import("../server/errors");
     try {
