@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 // POST /api/v1/agent/attachments: upload one image (multipart `file`, optional `threadId`) → {bucket, path, mime_type, url}
 export const POST = apiRoute(async (req) => {
   const principal = await authenticateRequest(req);
-  const form = await closingOnRefusal(readUploadForm(req, { maxFileBytes: MAX_ATTACHMENT_BYTES, tooLargeMessage: TOO_LARGE_MESSAGE }));
+  const form = await closingOnRefusal(readUploadForm(req, { maxFileBytes: MAX_ATTACHMENT_BYTES, tooLargeMessage: TOO_LARGE_MESSAGE }), req.body);
   if (form instanceof Response) return form;
   const uploaded = await uploadAttachment({
     userId: principal.userId,

@@ -8,7 +8,7 @@ export const dynamic = "force-dynamic";
 // POST /api/v1/admin/knowledge/{kbId}/documents: add one text/Markdown document (multipart `file`, optional `title`) → the document with its chunk count
 export const POST = apiRoute(async (req, ctx) => {
   const { kbId } = await ctx.params;
-  const upload = await closingOnRefusal(requireAdminSession(req).then(() => readDocumentUpload(req)));
+  const upload = await closingOnRefusal(requireAdminSession(req).then(() => readDocumentUpload(req)), req.body);
   if (upload instanceof Response) return upload;
   const document = await addDocument({ kbId: String(kbId), ...upload });
   return jsonResponse(document, 201);

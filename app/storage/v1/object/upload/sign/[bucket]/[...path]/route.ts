@@ -15,6 +15,7 @@ export const PUT = apiRoute(async (req, ctx) => {
       contentType: req.headers.get("content-type"),
       body: req.body,
     }),
+    req.body,
   );
   return stored instanceof Response ? stored : jsonResponse(stored);
 });
