@@ -1,5 +1,8 @@
-// NDJSON framing: split a byte stream into lines (LF, optional CR before it), decoding UTF-8
-// across chunk boundaries. A line longer than maxLineBytes throws instead of growing memory.
+// NDJSON framing over the protocol's line splitter (the host reads runner results with the
+// same one): LF lines, an optional CR before it dropped, blank lines skipped. A line longer
+// than maxLineBytes throws; it is never held in memory.
+import { ndjsonLines as splitLines } from "../../server/protocols/runner/ndjson-lines";
+
 export class NdjsonLineTooLong extends Error {
   constructor(readonly limit: number) {
     super(`An NDJSON line is longer than ${limit} bytes`);
@@ -8,32 +11,9 @@ export class NdjsonLineTooLong extends Error {
 
 export async function* ndjsonLines(body: AsyncIterable<Uint8Array>, opts: { maxLineBytes?: number } = {}): AsyncGenerator<string> {
   const limit = opts.maxLineBytes ?? Infinity;
-  const decoder = new TextDecoder();
-  let pending: Uint8Array[] = [];
-  let pendingBytes = 0;
-  const take = (tail: Uint8Array): string => {
-    const parts = [...pending, tail];
-    pending = [];
-    pendingBytes = 0;
-    const line = decoder.decode(Buffer.concat(parts));
-    return line.endsWith("\r") ? line.slice(0, -1) : line;
-  };
-  for await (const chunk of body) {
-    let start = 0;
-    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
-      if (pendingBytes + nl - start > limit) throw new NdjsonLineTooLong(limit);
-      const line = take(chunk.subarray(start, nl));
-      start = nl + 1;
-      if (line.trim()) yield line;
-    }
-    if (start < chunk.length) {
-      pendingBytes += chunk.length - start;
-      if (pendingBytes > limit) throw new NdjsonLineTooLong(limit);
-      pending.push(chunk.slice(start));
-    }
-  }
-  if (pendingBytes > 0) {
-    const line = take(new Uint8Array());
+  for await (const item of splitLines(body, limit)) {
+    if ("oversize" in item) throw new NdjsonLineTooLong(limit);
+    const line = item.line.endsWith("\r") ? item.line.slice(0, -1) : item.line;
     if (line.trim()) yield line;
   }
 }

@@ -10,7 +10,7 @@ import { RunnerFailure, type Runner, type RunnerInput, type RunnerResult } from 
 import type { ArtifactRow } from "./artifact-store";
 import { buildRunContext } from "./context";
 import type { EntryEvent } from "./entry-events";
-import { ndjsonLines } from "./ndjson-lines";
+import { ndjsonLines } from "../protocols/runner/ndjson-lines";
 import type { RunAuthorization } from "./policy";
 import type { BindingRow, EndpointRow } from "./repository";
 import { hostEffects } from "./result-effects";

@@ -1,3 +1,4 @@
+// Shared by the host (reading a runner's results) and the SDK (reading host API streams).
 // Splits a byte stream into NDJSON lines without ever holding more than `maxLine` bytes of
 // one line: a longer line is reported by its size and skipped up to its newline.
 
