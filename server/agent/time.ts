@@ -54,7 +54,7 @@ export function toLocal(instant: Date, timeZone: string): LocalDateTime & { seco
 }
 
 /** Minutes the zone is ahead of UTC at an instant. */
-function offsetMinutes(instant: Date, timeZone: string): number {
+export function offsetMinutes(instant: Date, timeZone: string): number {
   const l = toLocal(instant, timeZone);
   const asUtc = Date.UTC(l.year, l.month - 1, l.day, l.hour, l.minute, l.second);
   return Math.round((asUtc - Math.floor(instant.getTime() / 1000) * 1000) / 60_000);
