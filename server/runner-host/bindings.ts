@@ -5,7 +5,8 @@ import { describeIssues, type DynamicFormItem } from "../protocols/runner/manife
 import { findUserByEmail } from "../repositories/users";
 import { ensureBuiltinRunner } from "./builtin";
 import { bindingPolicySchema, type BindingPolicy } from "./policy";
-import { findBinding, findRunner, findThreadOwner, insertBinding, updateBinding, type BindingRow, type BindingScope } from "./repository";
+import { findAdminThread } from "../repositories/admin-threads";
+import { findBinding, findRunner, insertBinding, updateBinding, type BindingRow, type BindingScope } from "./repository";
 
 // Bindings are host-internal (spec §2): which runner answers which events for whom, with the
 // config its manifest's form describes and the resource policy the admin chose.
@@ -67,7 +68,7 @@ export async function createBinding(opts: {
   let userId: string | null = null;
   let threadId: string | null = null;
   if (opts.threadId) {
-    const thread = await findThreadOwner({ id: opts.threadId });
+    const thread = z.uuid().safeParse(opts.threadId).success ? await findAdminThread({ id: opts.threadId }) : null;
     if (!thread) throw new AppError("NOT_FOUND", `Thread ${opts.threadId} not found`);
     scope = "thread";
     threadId = thread.id;

@@ -10,7 +10,7 @@ import { artifactRef, type ArtifactRow } from "./artifact-store";
 import type { EntryEvent } from "./entry-events";
 import type { RunAuthorization } from "./policy";
 import type { BindingRow } from "./repository";
-import { loadStateSnapshot } from "./state-store";
+import { loadStateSnapshot, stateScopeIds } from "./state-store";
 import { encodeTranscriptCursor } from "./transcript-cursor";
 
 // AgentRunContext, event-first (spec §4): the current event and its input, handles to pull
@@ -26,6 +26,7 @@ export type RunContextSource = {
   binding: BindingRow | null;
   authorization: RunAuthorization;
   attachments: ArtifactRow[];
+  knowledgeBaseNames: Map<string, string>;
 };
 
 type TranscriptPosition = { lastSeq: number; eventSeq: number; userSeq: number | null };
@@ -55,25 +56,19 @@ async function bootstrapTail(opts: { threadId: string; beforeSeq: number; maxEve
   return picked.reverse();
 }
 
-async function knowledgeBaseNames(ids: string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const { rows } = await getPool().query<{ id: string; name: string }>(`select id, name from knowledge_bases where id = any($1::uuid[])`, [ids]);
-  return new Map(rows.map((r) => [r.id, r.name]));
-}
-
 export async function buildRunContext(src: RunContextSource): Promise<AgentRunContext> {
   const { run, input, authorization: auth, manifest, binding, entry } = src;
   const user = userMessageParts(input);
   const policy = manifest.context;
   const wantsTail = policy.bootstrap === "recent_tail" || policy.bootstrap === "summary_tail";
-  const [position, kbNames, state] = await Promise.all([
+  const kbNames = src.knowledgeBaseNames;
+  const [position, state] = await Promise.all([
     transcriptPosition(run.threadId, run.id),
-    knowledgeBaseNames(auth.knowledge_bases.operations.length ? auth.knowledge_bases.ids : []),
     binding
       ? loadStateSnapshot({
           bindingId: binding.id,
           scopes: auth.state.scopes,
-          ids: { conversation: run.threadId, actor: run.userId, subject: entry.id, runner: auth.runner_id, binding: binding.id },
+          ids: stateScopeIds({ threadId: run.threadId, userId: run.userId, eventId: entry.id, runnerId: auth.runner_id, bindingId: binding.id }),
         })
       : Promise.resolve({ conversation: {}, actor: {}, subject: {}, runner: {}, binding: {} }),
   ]);

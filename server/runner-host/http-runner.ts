@@ -32,6 +32,7 @@ export type ExternalRunnerSpec = {
   entry: EntryEvent;
   via: "session" | "api_key";
   attachments: () => Promise<ArtifactRow[]>;
+  knowledgeBaseNames: Map<string, string>;
 };
 
 function post(url: URL, body: string, secret: string, signal: AbortSignal): Promise<http.IncomingMessage> {
@@ -87,6 +88,7 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
           binding: spec.binding,
           authorization: spec.authorization,
           attachments: await spec.attachments(),
+          knowledgeBaseNames: spec.knowledgeBaseNames,
         });
         const request: AgentRunRequest = { runner_id: spec.manifest.id, runner_name: spec.manifest.name, context };
         let res: http.IncomingMessage;

@@ -23,13 +23,16 @@ export type RunPlan = {
   endpoint: EndpointRow | null;
   entry: EntryEvent;
   authorization: RunAuthorization;
+  /** Names of the knowledge bases the authorization grants, by id. */
+  knowledgeBaseNames: Map<string, string>;
 };
 
 const SOURCE_EVENT_TYPES: Record<string, string> = { "ag-ui": "RunAgentInput", "agent-api": "AgentRequest" };
 
-async function knowledgeBaseIds(): Promise<string[]> {
-  const { rows } = await getPool().query<{ id: string }>(`select id from knowledge_bases order by created_at limit 100`);
-  return rows.map((r) => r.id);
+/** The knowledge bases a runner could be granted (and their names, for ctx.resources). */
+async function knowledgeBases(): Promise<{ id: string; name: string }[]> {
+  const { rows } = await getPool().query<{ id: string; name: string }>(`select id, name from knowledge_bases order by created_at limit 100`);
+  return rows;
 }
 
 export async function planRun(opts: { userId: string; input: RunAgentInput; protocol: string }): Promise<RunPlan> {
@@ -44,6 +47,7 @@ export async function planRun(opts: { userId: string; input: RunAgentInput; prot
     manifest = runner.manifest;
   }
   const user = userMessageParts(opts.input);
+  const bases = manifest.permissions.knowledge_bases.length > 0 ? await knowledgeBases() : [];
   const entry: EntryEvent = {
     id: entryEventId({ threadId: opts.input.threadId, messageId: user.messageId }),
     eventType: MESSAGE_RECEIVED,
@@ -65,8 +69,8 @@ export async function planRun(opts: { userId: string; input: RunAgentInput; prot
     available: {
       modelIds: [currentModelInfo().id],
       toolNames: [PROJECT_CLI_TOOL_NAME],
-      knowledgeBaseIds: manifest.permissions.knowledge_bases.length > 0 ? await knowledgeBaseIds() : [],
+      knowledgeBaseIds: bases.map((b) => b.id),
     },
   });
-  return { runnerId: manifest.id, manifest, binding, endpoint, entry, authorization };
+  return { runnerId: manifest.id, manifest, binding, endpoint, entry, authorization, knowledgeBaseNames: new Map(bases.map((b) => [b.id, b.name])) };
 }

@@ -195,9 +195,3 @@ export async function findEffectiveBinding({ userId, threadId, eventType }: { us
   );
   return rows[0] ?? null;
 }
-
-export async function findThreadOwner({ id }: { id: string }): Promise<{ id: string; userId: string } | null> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
-  const { rows } = await getPool().query<{ id: string; userId: string }>(`select id, user_id as "userId" from threads where id = $1`, [id]);
-  return rows[0] ?? null;
-}

@@ -3,7 +3,7 @@ import type { RunHandle } from "../runs/types";
 import { createRunnerArtifact } from "./artifact-store";
 import type { ExternalRunnerSpec } from "./http-runner";
 import type { ResultEffects } from "./result-stream";
-import { setState } from "./state-store";
+import { setState, stateScopeIds } from "./state-store";
 
 // What the host does for state.updated, artifact.created and action.requested results,
 // inside the run's frozen authorization.
@@ -14,7 +14,7 @@ export function hostEffects({ run, spec }: { run: RunHandle; spec: ExternalRunne
     async updateState(d) {
       if (!spec.binding) throw new Error("state needs a binding; this run has none");
       if (!auth.state.scopes.includes(d.scope)) throw new Error(`state scope ${d.scope} is not granted to this binding`);
-      const ids = { conversation: run.threadId, actor: run.userId, subject: spec.entry.id, runner: auth.runner_id, binding: spec.binding.id };
+      const ids = stateScopeIds({ threadId: run.threadId, userId: run.userId, eventId: spec.entry.id, runnerId: auth.runner_id, bindingId: spec.binding.id });
       await setState({ bindingId: spec.binding.id, scope: d.scope, scopeId: ids[d.scope], key: d.key, value: d.value });
     },
     async createArtifact(d) {

@@ -103,12 +103,13 @@ export class ResultStreamProcessor {
       if (sequence !== null) this.sequences.delete(sequence); // a corrected resend may follow
       return this.record({ ...base, disposition: "rejected", detail: `invalid ${result.type} data: ${describeIssues(data.error)}` });
     }
-    const refusal = this.apply(result.type, data.data);
+    // The record is pushed right after apply, so its index is known to effects queued by apply.
+    const refusal = this.apply(result.type, data.data, this.records.length);
     this.record({ ...base, disposition: refusal ? "rejected" : "applied", detail: refusal });
   }
 
   /** Applies a valid result; answers a reason when the host refused it. */
-  private apply(type: KnownResultType, data: unknown): string | null {
+  private apply(type: KnownResultType, data: unknown, idx: number): string | null {
     switch (type) {
       case "message.delta": {
         const { chunk } = data as ResultData<"message.delta">;
@@ -139,13 +140,13 @@ export class ResultStreamProcessor {
         return null;
       }
       case "state.updated":
-        this.queue(() => this.host.updateState(data as ResultData<"state.updated">), "state.updated");
+        this.queue(() => this.host.updateState(data as ResultData<"state.updated">), idx);
         return null;
       case "artifact.created":
         this.queue(async () => {
           const ref = await this.host.createArtifact(data as ResultData<"artifact.created">);
           this.emit({ type: EventType.CUSTOM, name: "artifact.created", value: ref });
-        }, "artifact.created");
+        }, idx);
         return null;
       case "action.requested": {
         const d = data as ResultData<"action.requested">;
@@ -153,7 +154,7 @@ export class ResultStreamProcessor {
           const refusal = await this.host.requestAction(d);
           if (refusal) this.warn(`action ${d.action} refused: ${refusal}`, "action.requested");
           this.hostNote("action.refused", { action: d.action, reason: refusal });
-        }, "action.requested");
+        }, idx);
         return null;
       }
       case "run.completed": {
@@ -177,15 +178,15 @@ export class ResultStreamProcessor {
     }
   }
 
-  private queue(effect: () => Promise<unknown>, type: string): void {
-    // Effects run in arrival order; a failed one is logged and recorded, never fatal to the run.
+  private queue(effect: () => Promise<unknown>, idx: number): void {
+    // Effects run in arrival order; a failed one is logged and its record marked, never fatal to the run.
     this.effects = this.effects.then(effect).catch((err: unknown) => {
       const reason = err instanceof Error ? err.message : String(err);
-      this.warn(`${type} not applied: ${reason}`, type);
-      const last = [...this.records].reverse().find((r) => r.type === type && r.disposition === "applied");
-      if (last) {
-        last.disposition = "rejected";
-        last.detail = reason;
+      const record = this.records[idx];
+      this.warn(`${record?.type ?? "effect"} not applied: ${reason}`, record?.type ?? "effect");
+      if (record) {
+        record.disposition = "rejected";
+        record.detail = reason;
       }
     });
   }

@@ -11,6 +11,11 @@ import { MAX_STATE_VALUE_BYTES } from "../protocols/runner/result";
 /** Which id each scope is keyed by for one run. */
 export type StateScopeIds = Record<StateScope, string>;
 
+/** For one run: the conversation is the thread, the actor the user, the subject the entry event. */
+export function stateScopeIds(run: { threadId: string; userId: string; eventId: string; runnerId: string; bindingId: string }): StateScopeIds {
+  return { conversation: run.threadId, actor: run.userId, subject: run.eventId, runner: run.runnerId, binding: run.bindingId };
+}
+
 export function stateKeyHash(opts: { bindingId: string; scope: StateScope; scopeId: string; key: string }): string {
   return createHash("sha256").update(`${opts.bindingId}\u0000${opts.scope}\u0000${opts.scopeId}\u0000${opts.key}`).digest("hex");
 }

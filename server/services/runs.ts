@@ -63,6 +63,7 @@ export async function startRun(opts: {
           authorization: plan.authorization,
           entry: plan.entry,
           via: opts.via ?? "api_key",
+          knowledgeBaseNames: plan.knowledgeBaseNames,
           attachments: () => shareRunAttachments({ userId: r.userId, threadId: r.threadId, runId: r.id, refs: attachments }),
         })
       : (local ?? defaultRunner());

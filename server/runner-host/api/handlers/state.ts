@@ -1,6 +1,6 @@
 import "server-only";
 import type { StateScope } from "../../../protocols/runner/context";
-import { deleteState, getState, serializeStateValue, setState } from "../../state-store";
+import { deleteState, getState, serializeStateValue, setState, stateScopeIds } from "../../state-store";
 import type { JsonHandler } from "../call";
 import { HostApiFailure } from "../failure";
 import type { RunSession } from "../session";
@@ -13,13 +13,13 @@ function location(session: RunSession, scope: StateScope, key: string) {
   const bindingId = session.bindingId;
   // checkOperation refuses state calls of runs without a binding; this keeps the type honest.
   if (bindingId === null) throw new HostApiFailure("unauthorized", "State needs a binding; this run has none");
-  const ids: Record<StateScope, string> = {
-    conversation: session.threadId,
-    actor: session.userId,
-    subject: session.eventId ?? session.authorization.event_id,
-    runner: session.runnerId,
-    binding: bindingId,
-  };
+  const ids = stateScopeIds({
+    threadId: session.threadId,
+    userId: session.userId,
+    eventId: session.eventId ?? session.authorization.event_id,
+    runnerId: session.runnerId,
+    bindingId,
+  });
   return { bindingId, scope, scopeId: ids[scope], key };
 }
 
