@@ -12,6 +12,7 @@ import { AgUiEventTranslator } from "./event-translator";
 import { runModelLoop } from "./model-loop";
 import { createAgentModel, type ModelInfo } from "./models";
 import { projectCliBinding } from "./project-cli-binding";
+import type { StepStreamer } from "./step-stream";
 import { buildSystemPrompt, type MemoryFact } from "./prompt";
 import { resolveTimeZone } from "./time";
 import { buildAgentTools, type ProjectCliBinding } from "./tools";
@@ -20,7 +21,7 @@ export type UserImage = { mimeType: string; data: Uint8Array };
 export type AgentContext = { history: ThreadMessage[]; memoryFacts: MemoryFact[]; toolEvents: ToolEventRow[]; userImages?: UserImage[] };
 
 export type AgentRunnerDeps = {
-  model: (opts: { now: () => Date; timeZone: string }) => { model: LanguageModel; info: ModelInfo };
+  model: (opts: { now: () => Date; timeZone: string }) => { model: LanguageModel; info: ModelInfo; streamer?: StepStreamer };
   projectCli: ProjectCliBinding;
   loadContext: (opts: { run: RunHandle; input: RunAgentInput }) => Promise<AgentContext>;
   now: () => Date;
@@ -73,13 +74,14 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
       const now = deps.now();
       const { projectCli } = deps;
       const context = await deps.loadContext({ run, input });
-      const { model, info } = deps.model({ now: deps.now, timeZone });
+      const { model, info, streamer } = deps.model({ now: deps.now, timeZone });
       const serverToolNames = new Set([projectCli.name]);
       const translator = new AgUiEventTranslator(emit, serverToolNames);
 
       try {
         await runModelLoop({
           model,
+          streamer,
           instructions: buildSystemPrompt({ now, timeZone, memoryFacts: context.memoryFacts, context: input.context, clientTools: input.tools }),
           messages: buildConversation({
             history: context.history,

@@ -13,11 +13,13 @@ import {
   resolveLanguageModel,
   standardizePrompt,
 } from "ai/internal";
+import { sdkStepStreamer, type StepStreamer } from "./step-stream";
 
-// The agent's tool loop, driven on the provider's own stream (LanguageModelV4.doStream)
-// rather than through streamText. Measured on the benchmark's 200-token answers,
-// streamText cost ~26 ms of CPU per run against ~6 ms for reading the provider's stream
-// directly: its chain of web streams and per-part promises was most of a run's cost.
+// The agent's tool loop, driven on the provider's own stream (a StepStreamer: the model's
+// doStream, or the lean OpenAI-compatible reader) rather than through streamText. Measured
+// on the benchmark's 200-token answers, streamText cost ~26 ms of CPU per run against ~6 ms
+// for reading the provider's stream directly: its chain of web streams and per-part
+// promises was most of a run's cost, so parts are pushed to the loop, not awaited one by one.
 // The pieces that carry meaning are the SDK's own (prompt conversion, tool preparation,
 // tool-call parsing and its errors, tool output for the model, retries, usage), so the
 // model sees exactly what streamText would have sent it.
@@ -60,6 +62,8 @@ type Answer = { call: ParsedCall; output: Awaited<ReturnType<typeof createToolMo
  */
 export async function runModelLoop(opts: {
   model: LanguageModel;
+  /** How a step reaches the model; the model's own doStream unless given. */
+  streamer?: StepStreamer;
   instructions: string;
   messages: ModelMessage[];
   tools: ToolSet;
@@ -72,6 +76,7 @@ export async function runModelLoop(opts: {
 }): Promise<void> {
   const { tools, signal, onPart } = opts;
   const model = resolveLanguageModel(opts.model);
+  const streamer = opts.streamer ?? sdkStepStreamer(model);
   const callOptions = prepareLanguageModelCallOptions(opts.settings);
   const toolDefinitions = await prepareTools({ tools });
   const toolChoice = prepareToolChoice({ toolChoice: undefined });
@@ -87,60 +92,69 @@ export async function runModelLoop(opts: {
       provider: model.provider,
     });
     onPart({ type: "start-step" });
-    const { stream } = await retry(() => model.doStream({ ...callOptions, prompt, tools: toolDefinitions, toolChoice, abortSignal: signal }));
+    const stream = await retry(() => streamer({ ...callOptions, prompt, tools: toolDefinitions, toolChoice, abortSignal: signal }));
 
     const texts = new Map<string, string>();
-    const calls: ParsedCall[] = [];
+    const toolCalls: LanguageModelV4ToolCall[] = [];
     let usage: StepUsage = { inputTokens: undefined, outputTokens: undefined, totalTokens: undefined };
-    const reader = stream.getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        const part = value as LanguageModelV4StreamPart;
-        switch (part.type) {
-          case "text-start":
-            texts.set(part.id, texts.get(part.id) ?? "");
-            onPart({ type: "text-start", id: part.id });
-            break;
-          case "text-delta":
-            texts.set(part.id, (texts.get(part.id) ?? "") + part.delta);
-            onPart({ type: "text-delta", id: part.id, text: part.delta });
-            break;
-          case "text-end":
-            onPart({ type: "text-end", id: part.id });
-            break;
-          case "tool-input-start":
-            onPart({ type: "tool-input-start", id: part.id, toolName: part.toolName });
-            break;
-          case "tool-input-delta":
-            onPart({ type: "tool-input-delta", id: part.id, delta: part.delta });
-            break;
-          case "tool-input-end":
-            onPart({ type: "tool-input-end", id: part.id });
-            break;
-          case "tool-call": {
-            const call = await parseCall(part, tools, messages, opts.instructions, signal);
-            calls.push(call);
-            onPart({ type: "tool-call", toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
-            break;
-          }
-          case "finish": {
-            const u = asLanguageModelUsage(part.usage);
-            usage = { inputTokens: u.inputTokens, outputTokens: u.outputTokens, totalTokens: u.totalTokens };
-            break;
-          }
-          case "error":
-            onPart({ type: "error", error: part.error });
-            break;
-          default:
-            break;
+    let stopped = false;
+    // Parts arrive synchronously, without a promise each; tool calls are parsed (async) once
+    // the model's answer has ended, in the order the model made them.
+    const emit = (part: LanguageModelV4StreamPart) => {
+      if (stopped) return;
+      switch (part.type) {
+        case "text-start":
+          texts.set(part.id, texts.get(part.id) ?? "");
+          onPart({ type: "text-start", id: part.id });
+          break;
+        case "text-delta":
+          texts.set(part.id, (texts.get(part.id) ?? "") + part.delta);
+          onPart({ type: "text-delta", id: part.id, text: part.delta });
+          break;
+        case "text-end":
+          onPart({ type: "text-end", id: part.id });
+          break;
+        case "tool-input-start":
+          onPart({ type: "tool-input-start", id: part.id, toolName: part.toolName });
+          break;
+        case "tool-input-delta":
+          onPart({ type: "tool-input-delta", id: part.id, delta: part.delta });
+          break;
+        case "tool-input-end":
+          onPart({ type: "tool-input-end", id: part.id });
+          break;
+        case "tool-call":
+          toolCalls.push(part);
+          break;
+        case "finish": {
+          const u = asLanguageModelUsage(part.usage);
+          usage = { inputTokens: u.inputTokens, outputTokens: u.outputTokens, totalTokens: u.totalTokens };
+          break;
         }
-        if (opts.stop()) return;
+        case "error":
+          onPart({ type: "error", error: part.error });
+          break;
+        default:
+          break;
       }
-    } finally {
-      // Ends the provider's stream (and its request) when the loop leaves early.
-      void reader.cancel().catch(() => {});
+      if (opts.stop()) {
+        // Ends the provider's stream (and its request): the rest is not worth reading.
+        stopped = true;
+        stream.cancel();
+      }
+    };
+    try {
+      await stream.read(emit);
+    } catch (err) {
+      if (!stopped) throw err;
+    }
+    if (stopped) return;
+
+    const calls: ParsedCall[] = [];
+    for (const part of toolCalls) {
+      const call = await parseCall(part, tools, messages, opts.instructions, signal);
+      calls.push(call);
+      onPart({ type: "tool-call", toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
     }
 
     const answers = await Promise.all(calls.map((call) => answerCall(call, tools, messages, signal, onPart)));

@@ -5,7 +5,9 @@ import type { LanguageModel } from "ai";
 import { z } from "zod";
 import { env } from "../env";
 import { DEFAULT_OPENAI_MODEL, DEMO_MODEL_ID } from "./constants";
+import { createChatCompletionsStreamer } from "./chat-completions-stream";
 import { createDemoModel } from "./demo-model";
+import type { StepStreamer } from "./step-stream";
 
 // Which model the agent runs on, from configuration alone: any OpenAI-compatible server
 // (LLM_BASE_URL + LLM_MODEL, with LLM_API_KEY when it needs one), else OpenAI
@@ -30,13 +32,18 @@ export function currentModelInfo(): ModelInfo {
   return { id: DEMO_MODEL_ID, provider: "demo", label: "Offline demo model", offline: true };
 }
 
-/** The language model for one run; the demo model needs the run's clock and time zone. */
-export function createAgentModel(opts: { now: () => Date; timeZone: string }): { model: LanguageModel; info: ModelInfo } {
+/**
+ * The language model for one run; the demo model needs the run's clock and time zone. The
+ * agent's loop streams an OpenAI-compatible server through `streamer` (the lean reader);
+ * `model` is the SDK provider for everything else (non-streaming calls, runners' model API).
+ */
+export function createAgentModel(opts: { now: () => Date; timeZone: string }): { model: LanguageModel; info: ModelInfo; streamer?: StepStreamer } {
   const info = currentModelInfo();
   switch (info.provider) {
     case "openai-compatible": {
       const provider = createOpenAICompatible({ name: "llm", baseURL: env.LLM_BASE_URL!, apiKey: env.LLM_API_KEY, includeUsage: true });
-      return { model: provider.chatModel(info.id), info };
+      const streamer = createChatCompletionsStreamer({ baseURL: env.LLM_BASE_URL!, apiKey: env.LLM_API_KEY, modelId: info.id });
+      return { model: provider.chatModel(info.id), info, streamer };
     }
     case "openai":
       return { model: createOpenAI({ apiKey: env.OPENAI_API_KEY })(info.id), info };
