@@ -1,5 +1,6 @@
 import "server-only";
 import { getPool } from "../db";
+import { RUN_EVENTS_SQL } from "../repositories/run-events";
 
 // What the agent reads before a run: the thread so far, the user's memory facts, and the
 // frontend tool calls the previous run left open. Read-only; the engine writes messages.
@@ -32,7 +33,7 @@ export type ToolEventRow = { type: string; payload: Record<string, unknown> };
 /** The tool-call events of the run before `runId` on the thread, in order. */
 export async function findPreviousRunToolEvents({ threadId, runId }: { threadId: string; runId: string }): Promise<ToolEventRow[]> {
   const { rows } = await getPool().query<ToolEventRow>(
-    `select e.type, e.payload from run_events e
+    `select e.type, e.payload::json as payload from ${RUN_EVENTS_SQL} e
      where e.run_id = (select id from runs where thread_id = $1 and id <> $2 and created_at <= (select created_at from runs where id = $2)
                        order by created_at desc limit 1)
        and e.type in ('TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_RESULT')

@@ -138,7 +138,7 @@ describe("the agent with the real project_cli", () => {
     const model = scripted([call("project_cli", { module: "contacts", method: "read", input: {} }), text("Done.")]);
     await runWith(model, { text: "list my contacts" });
     const key = toolCredentialKey();
-    for (const table of ["run_events", "messages", "runs"]) {
+    for (const table of ["run_event_batches", "messages", "runs"]) {
       const { rows } = await getPool().query(`select count(*)::int as n from ${table} t where t::text like '%dtc1.%' or t::text like $1`, [`%${key}%`]);
       expect(rows[0].n, table).toBe(0);
     }

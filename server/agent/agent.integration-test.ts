@@ -169,7 +169,7 @@ describe("the agent over HTTP with an OpenAI-compatible model", () => {
     const key = toolCredentialKey(inject("authSecret"));
     expect(raw).not.toContain("dtc1.");
     expect(raw).not.toContain(key);
-    for (const table of ["run_events", "messages", "runs"]) {
+    for (const table of ["run_event_batches", "messages", "runs"]) {
       const { rows } = await getPool().query(`select count(*)::int as n from ${table} t where t::text like '%dtc1.%' or t::text like $1`, [`%${key}%`]);
       expect(rows[0].n, table).toBe(0);
     }

@@ -1,5 +1,6 @@
 import "server-only";
 import { getPool } from "../db";
+import { RUN_EVENTS_SQL } from "./run-events";
 import type { RunStatus, TokenUsage } from "../runs/types";
 
 // Read-only queries for the admin console's run pages. Lists are keyset-paginated on
@@ -130,7 +131,7 @@ export async function findAdminRun({ id }: { id: string }): Promise<AdminRunRow 
 
 export async function listRunEventsPage({ runId, afterSeq, limit }: { runId: string; afterSeq: number; limit: number }): Promise<RunEventRow[]> {
   const { rows } = await getPool().query<RunEventRow>(
-    `select seq, type, payload::text as payload, created_at as "createdAt" from run_events
+    `select seq, type, payload, created_at as "createdAt" from ${RUN_EVENTS_SQL} e
      where run_id = $1 and seq > $2 order by seq limit $3`,
     [runId, afterSeq, limit],
   );
@@ -143,7 +144,7 @@ export async function findRunEventTimings({ runId }: { runId: string }): Promise
        min(created_at) filter (where type = 'TEXT_MESSAGE_CONTENT') as "firstTextAt",
        min(created_at) filter (where type = 'TOOL_CALL_START') as "firstToolCallAt",
        max(created_at) as "lastEventAt"
-     from run_events where run_id = $1`,
+     from ${RUN_EVENTS_SQL} e where run_id = $1`,
     [runId],
   );
   return rows[0]!;
@@ -159,9 +160,9 @@ export async function listRunToolCallEvents({ runId, limit }: { runId: string; l
        min(created_at) filter (where type = 'TOOL_CALL_END') as "endedAt",
        min(created_at) filter (where type = 'TOOL_CALL_RESULT') as "resultAt",
        (array_agg(payload::text order by seq) filter (where type = 'TOOL_CALL_RESULT'))[1] as "resultEvent"
-     from run_events
-     where run_id = $1 and type in ('TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'TOOL_CALL_RESULT')
-       and payload->>'toolCallId' is not null
+     from (select seq, type, payload::json as payload, created_at from ${RUN_EVENTS_SQL} e
+           where run_id = $1 and type in ('TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'TOOL_CALL_RESULT')) e
+     where payload->>'toolCallId' is not null
      group by payload->>'toolCallId' order by "firstSeq" limit $2`,
     [runId, limit],
   );

@@ -1,5 +1,6 @@
 import "server-only";
 import { getPool, withTransaction } from "../db";
+import { RUN_EVENTS_SQL } from "./run-events";
 
 export type ThreadListItem = { id: string; title: string; createdAt: Date; updatedAt: Date; running: boolean };
 
@@ -76,7 +77,7 @@ export async function deleteIdleThread({ id, userId }: { id: string; userId: str
        where r.thread_id = $1
          and (r.status in ('queued', 'running')
               or (r.finished_at > now() - interval '1 minute'
-                  and not exists (select 1 from run_events e where e.run_id = r.id and e.type in ('RUN_FINISHED', 'RUN_ERROR'))))
+                  and not exists (select 1 from ${RUN_EVENTS_SQL} e where e.run_id = r.id and e.type in ('RUN_FINISHED', 'RUN_ERROR'))))
        limit 1`,
       [id],
     );

@@ -4,37 +4,64 @@ import { logger } from "../logger";
 import type { EventRecord } from "./types";
 
 // Group commit for run events: appends from every run on this instance queue up and one
-// multi-row INSERT writes them while the next batch gathers. The same statement notifies
-// other instances (pg_notify is delivered at commit), so their subscribers read what is
-// durable. A failed write keeps the batch and retries: nothing is dropped.
+// INSERT writes them while the next batch gathers, as one row per run holding that run's
+// consecutive events (run_event_batches). The same statement notifies other instances
+// (pg_notify is delivered at commit), so their subscribers read what is durable. A failed
+// write keeps its rows, unchanged, and retries them: nothing is dropped or written twice.
 
 export const RUN_EVENTS_CHANNEL = "dispatch_run_events";
 
 type Pending = { runId: string; rec: EventRecord; at: Date };
+type Row = { runId: string; firstSeq: number; lastSeq: number; types: string[]; events: string[]; at: Date };
 
-const INSERT_SQL = `
-with ins as (
-  insert into run_events (run_id, seq, type, payload, created_at)
-  select * from unnest($1::uuid[], $2::int[], $3::text[], $4::json[], $5::timestamptz[])
-  on conflict (run_id, seq) do nothing
-  returning run_id, seq
+const COLUMNS = 6;
+
+function insertSql(rows: number): string {
+  const values: string[] = [];
+  for (let i = 0; i < rows; i++) {
+    const p = i * COLUMNS;
+    values.push(`($${p + 1}::uuid, $${p + 2}::int, $${p + 3}::int, $${p + 4}, $${p + 5}, $${p + 6}::timestamptz)`);
+  }
+  return `with ins as (
+  insert into run_event_batches (run_id, first_seq, last_seq, types, events, created_at)
+  values ${values.join(", ")}
+  on conflict (run_id, first_seq) do nothing
+  returning run_id, last_seq
 )
-select pg_notify('${RUN_EVENTS_CHANNEL}', run_id::text || ':' || max(seq)) from ins group by run_id`;
+select pg_notify('${RUN_EVENTS_CHANNEL}', run_id::text || ':' || max(last_seq)) from ins group by run_id`;
+}
+
+/** A run's queued events become one row per stretch of consecutive sequence numbers. */
+function toRows(pending: Pending[]): Row[] {
+  const rows: Row[] = [];
+  const open = new Map<string, Row>();
+  for (const { runId, rec, at } of pending) {
+    const row = open.get(runId);
+    if (row && row.lastSeq + 1 === rec.seq) {
+      row.lastSeq = rec.seq;
+      row.types.push(rec.type);
+      row.events.push(rec.json);
+    } else {
+      const next = { runId, firstSeq: rec.seq, lastSeq: rec.seq, types: [rec.type], events: [rec.json], at };
+      rows.push(next);
+      open.set(runId, next);
+    }
+  }
+  return rows;
+}
 
 let queue: Pending[] = [];
+// Rows whose write failed, retried as they were (their first_seq makes the retry idempotent).
+let unwritten: Row[] = [];
 let waiters: (() => void)[] = [];
 let inFlight: Promise<void> | null = null;
 let scheduled = false;
 let retryDelayMs = 0;
 
-async function writeBatch(batch: Pending[]): Promise<void> {
-  await getPool().query(INSERT_SQL, [
-    batch.map((p) => p.runId),
-    batch.map((p) => p.rec.seq),
-    batch.map((p) => p.rec.type),
-    batch.map((p) => p.rec.json),
-    batch.map((p) => p.at.toISOString()),
-  ]);
+async function writeRows(rows: Row[]): Promise<void> {
+  const params: unknown[] = [];
+  for (const r of rows) params.push(r.runId, r.firstSeq, r.lastSeq, r.types.join(" "), r.events.join("\n"), r.at.toISOString());
+  await getPool().query(insertSql(rows.length), params);
 }
 
 function schedule(): void {
@@ -49,26 +76,27 @@ function schedule(): void {
 }
 
 async function drain(): Promise<void> {
-  if (inFlight || queue.length === 0) return;
-  const batch = queue;
+  if (inFlight || (queue.length === 0 && unwritten.length === 0)) return;
+  const rows = unwritten.concat(toRows(queue));
   const done = waiters;
   queue = [];
+  unwritten = [];
   waiters = [];
-  inFlight = writeBatch(batch).then(
+  inFlight = writeRows(rows).then(
     () => {
       retryDelayMs = 0;
       for (const resolve of done) resolve();
     },
     (err: unknown) => {
       retryDelayMs = Math.min(5_000, Math.max(50, retryDelayMs * 2));
-      logger.error({ err, events: batch.length, retryInMs: retryDelayMs }, "could not persist run events; retrying");
-      queue = batch.concat(queue);
+      logger.error({ err, rows: rows.length, retryInMs: retryDelayMs }, "could not persist run events; retrying");
+      unwritten = rows.concat(unwritten);
       waiters = done.concat(waiters);
     },
   );
   await inFlight;
   inFlight = null;
-  if (queue.length > 0) schedule();
+  if (queue.length > 0 || unwritten.length > 0) schedule();
 }
 
 /** Queues one event for persistence. */
@@ -79,9 +107,9 @@ export function persistEvent(runId: string, rec: EventRecord): void {
 
 /** Resolves once every event queued so far is durable. */
 export function flushEvents(): Promise<void> {
-  if (queue.length === 0 && !inFlight) return Promise.resolve();
+  if (queue.length === 0 && unwritten.length === 0 && !inFlight) return Promise.resolve();
   return new Promise((resolve) => {
-    if (queue.length === 0) {
+    if (queue.length === 0 && unwritten.length === 0) {
       // Only the in-flight batch is outstanding; it settles before the next drain.
       void inFlight?.then(() => (queue.length === 0 ? resolve() : waiters.push(resolve)));
       return;
@@ -91,15 +119,34 @@ export function flushEvents(): Promise<void> {
   });
 }
 
+/** Up to `limit` persisted events after `after`, in order. */
 export async function readEvents({ runId, after, limit }: { runId: string; after: number; limit: number }): Promise<EventRecord[]> {
-  const { rows } = await getPool().query<{ seq: number; type: string; payload: string }>(
-    "select seq, type, payload::text as payload from run_events where run_id = $1 and seq > $2 order by seq limit $3",
+  const { rows } = await getPool().query<{ firstSeq: number; types: string; events: string }>(
+    `select first_seq as "firstSeq", types, events from run_event_batches
+     where run_id = $1 and last_seq > $2 and first_seq <= $2 + $3 order by first_seq`,
     [runId, after, limit],
   );
-  return rows.map((r) => ({ seq: r.seq, type: r.type, json: r.payload }));
+  const out: EventRecord[] = [];
+  for (const row of rows) {
+    const types = row.types.split(" ");
+    const events = row.events.split("\n");
+    for (let i = 0; i < events.length && out.length < limit; i++) {
+      const seq = row.firstSeq + i;
+      if (seq > after) out.push({ seq, type: types[i]!, json: events[i]! });
+    }
+  }
+  return out;
 }
 
 export async function lastPersistedSeq(runId: string): Promise<number> {
-  const { rows } = await getPool().query<{ max: number | null }>("select max(seq) as max from run_events where run_id = $1", [runId]);
+  const { rows } = await getPool().query<{ max: number | null }>("select max(last_seq) as max from run_event_batches where run_id = $1", [runId]);
   return rows[0]?.max ?? 0;
+}
+
+/** Appends events after the log's last one, in one statement inside `tx` (with its notification). */
+export async function appendEventsInTransaction(tx: { query: (sql: string, params: unknown[]) => Promise<unknown> }, runId: string, after: number, events: { type: string; json: string }[]): Promise<number> {
+  if (events.length === 0) return after;
+  const last = after + events.length;
+  await tx.query(insertSql(1), [runId, after + 1, last, events.map((e) => e.type).join(" "), events.map((e) => e.json).join("\n"), new Date().toISOString()]);
+  return last;
 }

@@ -80,8 +80,8 @@ describe("run lifecycle", () => {
     const started = { type: "RUN_STARTED", threadId: run.threadId, runId: run.runId };
     const open = { type: "TEXT_MESSAGE_START", messageId: "m-dead", role: "assistant" };
     await getPool().query(
-      `insert into run_events (run_id, seq, type, payload) values ($1, 1, 'RUN_STARTED', $2), ($1, 2, 'TEXT_MESSAGE_START', $3)`,
-      [run.id, JSON.stringify(started), JSON.stringify(open)],
+      `insert into run_event_batches (run_id, first_seq, last_seq, types, events) values ($1, 1, 2, 'RUN_STARTED TEXT_MESSAGE_START', $2)`,
+      [run.id, `${JSON.stringify(started)}\n${JSON.stringify(open)}`],
     );
     await getPool().query(`update runs set status = 'running', heartbeat_at = now() - interval '5 minutes' where id = $1`, [run.id]);
     expect(await recoverAbandonedRuns()).toBeGreaterThanOrEqual(1);

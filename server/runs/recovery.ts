@@ -4,7 +4,7 @@ import { serializeEvent } from "../protocols/ag-ui/sse";
 import { withTransaction } from "../db";
 import { logger } from "../logger";
 import { findAbandonedRuns, markRunFinished } from "../repositories/runs";
-import { lastPersistedSeq, readEvents, RUN_EVENTS_CHANNEL } from "./event-log";
+import { appendEventsInTransaction, lastPersistedSeq, readEvents } from "./event-log";
 import { getLiveRun } from "./live-runs";
 import { parseAgUiEvent } from "../protocols/ag-ui/events";
 
@@ -37,12 +37,8 @@ export async function closeAbandonedRun(run: { id: string; runId: string; thread
   }
   const closing = guard.close(outcome);
   await withTransaction(async (tx) => {
-    let seq = await lastPersistedSeq(run.id);
-    for (const e of closing) {
-      seq += 1;
-      await tx.query("insert into run_events (run_id, seq, type, payload, created_at) values ($1, $2, $3, $4, now())", [run.id, seq, e.type, serializeEvent(e)]);
-    }
-    await tx.query("select pg_notify($1, $2)", [RUN_EVENTS_CHANNEL, `${run.id}:${seq}`]);
+    const after = await lastPersistedSeq(run.id);
+    await appendEventsInTransaction(tx, run.id, after, closing.map((e) => ({ type: e.type, json: serializeEvent(e) })));
   });
   await markRunFinished({
     id: run.id,

@@ -1,0 +1,66 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { getPool } from "@/server/db";
+import { RUN_EVENTS_SQL } from "@/server/repositories/run-events";
+import { createTestUser } from "@/test/helpers";
+import { runInput } from "@/test/runs";
+import { parseRunAgentInput } from "@/server/protocols/ag-ui/run-input";
+import { acceptRun } from "./accept";
+import { flushEvents, lastPersistedSeq, persistEvent, readEvents } from "./event-log";
+
+// The event log stores a run's events in batches (a row per group commit); readers must see
+// exactly the events, in order, with their text unchanged, wherever the batches split.
+
+let userId: string;
+beforeAll(async () => {
+  userId = (await createTestUser()).id;
+});
+
+async function newRun(): Promise<string> {
+  const parsed = parseRunAgentInput(JSON.stringify(runInput({}, "log me")));
+  if (!parsed.ok) throw new Error(parsed.message);
+  return (await acceptRun({ userId, input: parsed.input, protocol: "ag-ui", runner: "test" })).run.id;
+}
+
+const event = (runId: string, seq: number) => ({
+  seq,
+  type: seq % 3 === 0 ? "TOOL_CALL_ARGS" : "TEXT_MESSAGE_CONTENT",
+  // Text that must survive byte for byte: escapes, a quote, non-ASCII, a spaced key order.
+  json: `{"type":"${seq % 3 === 0 ? "TOOL_CALL_ARGS" : "TEXT_MESSAGE_CONTENT"}","delta":"line ${seq}\\nsecond \\"q\\" é€ ${runId.slice(0, 4)}" , "n":${seq}}`,
+});
+
+describe("run event log", () => {
+  it("reads back every event of interleaved runs written over several batches, from any cursor", async () => {
+    const [a, b] = [await newRun(), await newRun()];
+    let seq = 0;
+    for (const size of [1, 5, 2, 9]) {
+      for (let i = 0; i < size; i++) {
+        seq++;
+        persistEvent(a, event(a, seq));
+        persistEvent(b, event(b, seq));
+      }
+      await flushEvents();
+    }
+    const { rows } = await getPool().query<{ n: number }>("select count(*)::int as n from run_event_batches where run_id = $1", [a]);
+    expect(rows[0]!.n).toBe(4);
+    expect(await lastPersistedSeq(a)).toBe(17);
+
+    const expected = Array.from({ length: 17 }, (_, i) => event(a, i + 1));
+    expect(await readEvents({ runId: a, after: 0, limit: 100 })).toEqual(expected);
+    for (const [after, limit] of [
+      [0, 1],
+      [1, 3],
+      [3, 4],
+      [6, 1],
+      [7, 10],
+      [16, 5],
+      [17, 5],
+    ] as const) {
+      expect(await readEvents({ runId: a, after, limit })).toEqual(expected.slice(after, after + limit));
+    }
+    expect((await readEvents({ runId: b, after: 10, limit: 100 })).map((r) => r.seq)).toEqual([11, 12, 13, 14, 15, 16, 17]);
+
+    // The SQL view of the log (admin, thread deletion) expands the same events.
+    const sql = await getPool().query<{ seq: number; type: string; payload: string }>(`select seq, type, payload from ${RUN_EVENTS_SQL} e where run_id = $1 order by seq`, [a]);
+    expect(sql.rows.map((r) => ({ seq: r.seq, type: r.type, json: r.payload }))).toEqual(expected);
+  });
+});
