@@ -15,13 +15,20 @@ export const MAX_DEPTH = 16;
 const MAX_SHORT_TEXT = 200;
 const MAX_LONG_TEXT = 4_000;
 
+// Building a DateTimeFormat costs tens of microseconds, and every calendar card checks its
+// zones several times (hints, then the compiled schema; /history compiles a card per tool
+// row). Only valid names are kept, so the set stays within the runtime's IANA list.
+const knownTimeZones = new Set<string>();
+
 function isTimeZone(value: string): boolean {
+  if (knownTimeZones.has(value)) return true;
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: value });
-    return true;
   } catch {
     return false;
   }
+  knownTimeZones.add(value);
+  return true;
 }
 
 function isLocale(value: string): boolean {
