@@ -17,8 +17,9 @@ const MAX_LONG_TEXT = 4_000;
 
 // Building a DateTimeFormat costs tens of microseconds, and every calendar card checks its
 // zones several times (hints, then the compiled schema; /history compiles a card per tool
-// row). Only valid names are kept, so the set stays within the runtime's IANA list.
+// row). Only valid names are kept, and only so many: Intl also accepts case variants.
 const knownTimeZones = new Set<string>();
+const MAX_KNOWN_TIME_ZONES = 1_000;
 
 function isTimeZone(value: string): boolean {
   if (knownTimeZones.has(value)) return true;
@@ -27,7 +28,7 @@ function isTimeZone(value: string): boolean {
   } catch {
     return false;
   }
-  knownTimeZones.add(value);
+  if (knownTimeZones.size < MAX_KNOWN_TIME_ZONES) knownTimeZones.add(value);
   return true;
 }
 
