@@ -37,41 +37,82 @@ export async function appendMessage(m: NewMessage, db: pg.Pool | pg.PoolClient =
   return rows[0]!;
 }
 
-type HistoryDayRow = Omit<MessageRow, "id"> & { id: string | null; thread: string; dayStart: Date | null; hasMore: boolean };
+/** A history page row, in the shape the page needs: no uuids or metadata beyond the two keys it reads. */
+export type HistoryRow = {
+  seq: number;
+  role: "user" | "assistant" | "tool";
+  messageId: string;
+  content: string;
+  /** ISO-8601 in UTC with milliseconds, as Date.toISOString gives it. */
+  timestamp: string;
+  /** `metadata.user_message_attachments` of a user message, else null. */
+  attachments: unknown;
+  /** `metadata.tool_agent_output` of a tool message, else null. */
+  toolOutput: unknown;
+};
+
+// Every row repeats the page header; the message columns are null when the day has no messages.
+type HistoryDayRow = { [K in keyof HistoryRow]: HistoryRow[K] | null } & { thread: string; day: string | null; hasMore: boolean };
 
 /**
- * One round trip for a history page: the user's thread (the given one, or their latest), the UTC day
- * of its newest message before `before` (or at all), that day's messages and whether older ones
- * exist. Each part is an index range on (thread_id, created_at), so the cost follows the page,
- * not the thread. `thread` is null when the user has no such thread.
+ * Parameters: $1 user, $2 thread id or null (the user's latest), $3 `before` as a date or null.
+ * created_at holds UTC wall time (no zone), so days are date_trunc'd as they are. Sent unnamed,
+ * so PostgreSQL plans each call with its values and the "is null or" branches fold away.
+ */
+const HISTORY_DAY_SQL = `with t as (select id from threads where user_id = $1 and ($2::uuid is null or id = $2::uuid) order by updated_at desc limit 1),
+   -- Materialized: one row, computed once rather than folded into every message row.
+   day as materialized (
+     select t.id as thread, n.start,
+       -- Older-exists as an ordered index probe; a bare exists() may be planned as a scan of messages.
+       (select o.created_at from messages o where o.thread_id = t.id and o.created_at < n.start order by o.created_at desc limit 1) is not null as has_more
+     from t, lateral (select date_trunc('day', created_at) as start from messages
+                      where thread_id = t.id and ($3::date is null or created_at < $3::date) order by created_at desc limit 1) n
+   )
+   select t.id as thread, to_char(day.start, 'YYYY-MM-DD') as day, coalesce(day.has_more, false) as "hasMore",
+     m.seq, m.role, m.message_id as "messageId", m.content,
+     m.created_at::text as timestamp,
+     case m.role when 'user' then m.metadata -> 'user_message_attachments' end as attachments,
+     case m.role when 'tool' then m.metadata -> 'tool_agent_output' end as "toolOutput"
+   from t left join day on true
+     left join messages m on m.thread_id = day.thread and m.created_at >= day.start and m.created_at < day.start + interval '1 day'
+       and m.role in ('user', 'assistant', 'tool')`;
+
+/**
+ * One round trip for a history page: the user's thread (the given one, or their latest), the UTC
+ * day of its newest message before `before` (or at all), that day's user, assistant and tool
+ * messages in seq order, and whether older messages exist. Each part is an index range on
+ * (thread_id, created_at), so the cost follows the page, not the thread. `thread` is null when
+ * the user has no such thread.
  */
 export async function findHistoryDay({ userId, threadId, before }: { userId: string; threadId: string | null; before: Date | null }): Promise<{
   thread: string | null;
-  dayStart: Date | null;
-  messages: MessageRow[];
+  day: string | null;
+  messages: HistoryRow[];
   hasMore: boolean;
 }> {
-  const { rows } = await getPool().query<HistoryDayRow>(
-    `with t as (select id from threads where user_id = $1 and ($2::uuid is null or id = $2::uuid) order by updated_at desc limit 1),
-     day as (
-       select t.id as thread, date_trunc('day', n.created_at at time zone 'UTC') at time zone 'UTC' as start
-       from t, lateral (select created_at from messages where thread_id = t.id and ($3::timestamptz is null or created_at < $3)
-                        order by created_at desc limit 1) n
-     ),
-     -- Materialized so the older-exists probe runs once, not once per message row.
-     d as materialized (
-       select start, exists (select 1 from messages o, day where o.thread_id = day.thread and o.created_at < day.start) as has_more from day
-     )
-     select t.id as thread, d.start as "dayStart", coalesce(d.has_more, false) as "hasMore",
-       m.id, m.thread_id as "threadId", m.seq, m.role, m.message_id as "messageId", m.run_id as "runId", m.content, m.metadata,
-       m.created_at as "createdAt"
-     from t left join d on true
-       left join messages m on m.thread_id = t.id and m.created_at >= d.start and m.created_at < d.start + interval '24 hours'
-     order by m.seq`,
-    [userId, threadId, before],
-  );
+  // `before` goes as a date, not a timestamp: UTC midnight whatever this process's zone is.
+  const { rows } = await getPool().query<HistoryDayRow>(HISTORY_DAY_SQL, [userId, threadId, before ? before.toISOString().slice(0, 10) : null]);
   const first = rows[0];
-  if (!first) return { thread: null, dayStart: null, messages: [], hasMore: false };
-  const messages = rows.filter((r): r is HistoryDayRow & { id: string } => r.id !== null).map(({ thread: _t, dayStart: _d, hasMore: _h, ...m }) => m);
-  return { thread: first.thread, dayStart: first.dayStart, messages, hasMore: first.hasMore };
+  if (!first) return { thread: null, day: null, messages: [], hasMore: false };
+  // The left join gives one all-null message row for a day without messages, else only real ones.
+  if (first.seq === null) return { thread: first.thread, day: first.day, messages: [], hasMore: first.hasMore };
+  const messages = rows as HistoryRow[];
+  for (const m of messages) m.timestamp = isoTimestamp(m.timestamp);
+  // Sorted here rather than in SQL, where the sort would copy every wide row: rows arrive nearly
+  // in seq order (the table is append-only), which V8's sort handles in about linear time.
+  messages.sort((a, b) => a.seq - b.seq);
+  return { thread: first.thread, day: first.day, messages, hasMore: first.hasMore };
+}
+
+// created_at::text in PostgreSQL's ISO DateStyle (its default, which node-pg's own date parsing
+// also needs), e.g. "2026-03-15 10:00:00.12". created_at holds UTC wall time.
+const PG_TIMESTAMP = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?$/;
+
+/** The ISO-8601 form Date.toISOString gives for the same instant, without a Date per row. */
+function isoTimestamp(text: string): string {
+  const match = PG_TIMESTAMP.exec(text);
+  if (!match) throw new Error(`Unexpected timestamp text from PostgreSQL: ${text} (is DateStyle ISO?)`);
+  // Milliseconds, truncated as Date does: "12" is 120 ms, "123456" is 123 ms.
+  const ms = ((match[3] ?? "") + "000").slice(0, 3);
+  return `${match[1]}T${match[2]}.${ms}Z`;
 }

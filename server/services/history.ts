@@ -1,7 +1,7 @@
 import "server-only";
 import { AppError } from "../errors";
 import { UUID_PATTERN } from "../protocols/ag-ui/run-input-rules";
-import { findHistoryDay, type MessageRow } from "../repositories/messages";
+import { findHistoryDay, type HistoryRow } from "../repositories/messages";
 import { compileToolUiSchema } from "../tools/project-cli/tool";
 import type { UiSchema } from "../ui-schema/schema";
 import { attachmentLinks, type AttachmentLink } from "./attachments";
@@ -19,17 +19,31 @@ export type HistorySnapshot = {
   messages: HistoryMessage[];
 };
 
-function toolUiSchema(m: MessageRow): UiSchema | null {
-  return compileToolUiSchema(m.metadata.tool_agent_output);
+/**
+ * A page row as a history message. Plain objects, built without a promise per row: only user
+ * messages that have attachments need async work (signing), done afterwards in `signAttachments`.
+ */
+function toHistoryMessage(m: HistoryRow): HistoryMessage {
+  if (m.role === "user") return { id: m.messageId, seq: m.seq, content: m.content, timestamp: m.timestamp, role: "user", url: null, attachments: [] };
+  // Compiled with the function TOOL_CALL_RESULT used, so the card is byte-identical to the live one.
+  const uiSchema = m.role === "tool" ? compileToolUiSchema(m.toolOutput) : null;
+  return { id: m.messageId, seq: m.seq, content: m.content, timestamp: m.timestamp, role: m.role, uiSchema };
 }
 
-async function toHistoryMessage(m: MessageRow, requestOrigin?: string): Promise<HistoryMessage> {
-  const base = { id: m.messageId, seq: m.seq, content: m.content, timestamp: m.createdAt.toISOString() };
-  if (m.role === "user") {
-    const attachments = await attachmentLinks({ metadata: m.metadata, requestOrigin });
-    return { ...base, role: "user", url: attachments[0]?.url ?? null, attachments };
-  }
-  return { ...base, role: m.role === "tool" ? "tool" : "assistant", uiSchema: m.role === "tool" ? toolUiSchema(m) : null };
+/** Fresh signed URLs for the user messages that carry attachments; `url` is the first one's. */
+async function signAttachments(rows: HistoryRow[], messages: HistoryMessage[], requestOrigin?: string): Promise<void> {
+  const signing: Promise<void>[] = [];
+  rows.forEach((row, i) => {
+    const message = messages[i]!;
+    if (row.attachments === null || message.role !== "user") return;
+    signing.push(
+      attachmentLinks({ metadata: { user_message_attachments: row.attachments }, requestOrigin }).then((links) => {
+        message.url = links[0]?.url ?? null;
+        message.attachments = links;
+      }),
+    );
+  });
+  await Promise.all(signing);
 }
 
 export function parseHistoryDate(raw: string | null): Date | null {
@@ -52,18 +66,13 @@ export async function getHistoryDay(opts: {
 }): Promise<HistorySnapshot> {
   // A thread id that is not a UUID names no thread; checked here so the query's cast cannot fail.
   const found = opts.threadId && !UUID_PATTERN.test(opts.threadId)
-    ? { thread: null, dayStart: null, messages: [], hasMore: false }
+    ? { thread: null, day: null, messages: [], hasMore: false }
     : await findHistoryDay({ userId: opts.userId, threadId: opts.threadId, before: opts.before });
   if (!found.thread) {
     if (opts.threadId) throw new AppError("NOT_FOUND", `Thread ${opts.threadId} not found`);
     return { scope: "history_day", threadId: null, day: null, hasMore: false, messages: [] };
   }
-  const { dayStart, messages, hasMore } = found;
-  return {
-    scope: "history_day",
-    threadId: found.thread,
-    day: dayStart ? dayStart.toISOString().slice(0, 10) : null,
-    hasMore,
-    messages: await Promise.all(messages.filter((m) => m.role === "user" || m.role === "assistant" || m.role === "tool").map((m) => toHistoryMessage(m, opts.requestOrigin))),
-  };
+  const messages = found.messages.map(toHistoryMessage);
+  await signAttachments(found.messages, messages, opts.requestOrigin);
+  return { scope: "history_day", threadId: found.thread, day: found.day, hasMore: found.hasMore, messages };
 }
