@@ -25,18 +25,27 @@ export type ActionHandler = (ctx: ToolContext, input: unknown) => Promise<unknow
 export type ActionDefinition = {
   module: string;
   method: string;
-  input: z.ZodType;
+  /** The strict input schema, built on first use: a CLI call builds only its own method's. */
+  readonly input: z.ZodType;
   handler: ActionHandler;
 };
 
 function action<S extends z.ZodType>(
   module: string,
   method: string,
-  input: S,
+  input: () => S,
   handler: (ctx: ToolContext, input: z.output<S>) => Promise<unknown>,
 ): ActionDefinition {
-  // Sound because the router only calls a handler with its own schema's output.
-  return { module, method, input, handler: handler as ActionHandler };
+  let schema: S | undefined;
+  return {
+    module,
+    method,
+    get input() {
+      return (schema ??= input());
+    },
+    // Sound because the router only calls a handler with its own schema's output.
+    handler: handler as ActionHandler,
+  };
 }
 
 export const PROJECT_CLI_ACTIONS: readonly ActionDefinition[] = [
@@ -45,8 +54,18 @@ export const PROJECT_CLI_ACTIONS: readonly ActionDefinition[] = [
   action("calendar", "update", calendarUpdateInput, updateCalendarEvent),
   action("calendar", "delete", calendarDeleteInput, deleteCalendarEvent),
   action("calendar", "share", calendarShareInput, shareCalendarEvent),
-  action("calendar", "accept_invite", calendarInviteAnswerInput.describe("Accept an invitation the user received, by invitation or event id"), acceptCalendarInvite),
-  action("calendar", "reject_invite", calendarInviteAnswerInput.describe("Decline an invitation the user received, by invitation or event id"), rejectCalendarInvite),
+  action(
+    "calendar",
+    "accept_invite",
+    () => calendarInviteAnswerInput().describe("Accept an invitation the user received, by invitation or event id"),
+    acceptCalendarInvite,
+  ),
+  action(
+    "calendar",
+    "reject_invite",
+    () => calendarInviteAnswerInput().describe("Decline an invitation the user received, by invitation or event id"),
+    rejectCalendarInvite,
+  ),
   action("contacts", "read", contactsReadInput, readContacts),
   action("memory", "read", memoryReadInput, readMemory),
   action("memory", "update", memoryUpdateInput, updateMemory),

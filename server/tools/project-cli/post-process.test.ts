@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseUiSchema } from "@/server/ui-schema/schema";
-import type { CalendarEventData } from "./modules/calendar/schemas";
+import type { CalendarEventData } from "./modules/calendar/data";
 import { postProcess } from "./post-process";
 import type { CliOutput } from "./router";
 import { compileToolUiSchema, toolAgentOutputSchema } from "./tool";

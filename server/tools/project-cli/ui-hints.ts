@@ -10,9 +10,9 @@ import {
   calendarShareDataSchema,
   calendarUpdateDataSchema,
   type CalendarEventData,
-} from "./modules/calendar/schemas";
-import { contactsReadDataSchema } from "./modules/contacts/schemas";
-import { memoryUpdateDataSchema } from "./modules/memory/schemas";
+} from "./modules/calendar/data";
+import { contactsReadDataSchema } from "./modules/contacts/data";
+import { memoryUpdateDataSchema } from "./modules/memory/data";
 
 // ui_hints come from here and nowhere else: one builder per action the tool protocol lists
 // (calendar.read/create/update/delete/share/accept_invite/reject_invite, contacts.read,

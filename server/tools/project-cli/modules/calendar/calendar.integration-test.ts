@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestUser } from "@/test/helpers";
 import { actAs, dataOf, errorOf, openTestConnection } from "../../test-support";
-import type { CalendarCreateData, CalendarEventData, CalendarReadData, CalendarShareData, CalendarUpdateData } from "./schemas";
+import type { CalendarCreateData, CalendarEventData, CalendarReadData, CalendarShareData, CalendarUpdateData } from "./data";
 
 type User = Awaited<ReturnType<typeof createTestUser>>;
 type ListData = Extract<CalendarReadData, { mode: "day" | "range" }>;

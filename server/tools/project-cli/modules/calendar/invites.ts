@@ -11,7 +11,8 @@ import {
   setInviteStatus,
   upsertPendingInvite,
 } from "./repository";
-import type { CalendarInviteAnswerData, CalendarInviteAnswerInput, CalendarShareData } from "./schemas";
+import type { CalendarInviteAnswerData, CalendarShareData } from "./data";
+import type { CalendarInviteAnswerInput } from "./schemas";
 
 // calendar.share: only the owner invites. Sharing again is harmless: an open invitation is
 // reported as already there, a rejected one is asked again.

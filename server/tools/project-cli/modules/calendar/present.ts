@@ -2,7 +2,7 @@ import "server-only";
 import type pg from "pg";
 import { formatInZone } from "../../time";
 import { findAttendees, type AttendeeRow, type EventRow } from "./repository";
-import type { CalendarEventData } from "./schemas";
+import type { CalendarEventData } from "./data";
 
 /** Rows as the model reads them: instants with offsets in `zone`, ids to chain further calls. */
 export async function presentEvents(

@@ -4,7 +4,8 @@ import { notFound } from "../../errors";
 import { dayBounds, formatInZone } from "../../time";
 import { presentEvents, presentEvent } from "./present";
 import { findCalendarEvents, findPendingInvitations, findVisibleEvent } from "./repository";
-import type { CalendarReadData, CalendarReadInput } from "./schemas";
+import type { CalendarReadData } from "./data";
+import type { CalendarReadInput } from "./schemas";
 
 const MAX_EVENTS = 200;
 const MAX_PENDING = 50;

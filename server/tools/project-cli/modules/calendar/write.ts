@@ -12,7 +12,8 @@ import {
   type EventPatch,
   type EventRow,
 } from "./repository";
-import type { CalendarCreateData, CalendarCreateInput, CalendarDeleteData, CalendarUpdateData, CalendarUpdateInput } from "./schemas";
+import type { CalendarCreateData, CalendarDeleteData, CalendarUpdateData } from "./data";
+import type { CalendarCreateInput, CalendarUpdateInput } from "./schemas";
 
 const MINUTE = 60_000;
 const MAX_EVENT_MS = 14 * 24 * 60 * MINUTE;

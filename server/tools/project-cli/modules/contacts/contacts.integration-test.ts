@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestUser } from "@/test/helpers";
 import { actAs, dataOf, errorOf, openTestConnection } from "../../test-support";
-import type { ContactsReadData } from "./schemas";
+import type { ContactsReadData } from "./data";
 import { seedDemoContacts } from "./seed";
 
 const db = openTestConnection();

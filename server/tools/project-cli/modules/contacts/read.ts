@@ -1,7 +1,8 @@
 import "server-only";
 import type { ToolContext } from "../../context";
 import { searchContacts } from "./repository";
-import type { ContactsReadData, ContactsReadInput } from "./schemas";
+import type { ContactsReadData } from "./data";
+import type { ContactsReadInput } from "./schemas";
 
 const DEFAULT_LIMIT = 20;
 

@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import type { ContactData } from "./schemas";
+import type { ContactData } from "./data";
 
 export type NewContact = Omit<ContactData, "id">;
 

@@ -1,7 +1,8 @@
 import "server-only";
 import { inTransaction, type ToolContext } from "../../context";
 import { deleteMemoryFact, listMemoryFacts, upsertMemoryFact, type MemoryFactRow } from "./repository";
-import type { MemoryFactData, MemoryReadData, MemoryUpdateData, MemoryUpdateInput } from "./schemas";
+import type { MemoryFactData, MemoryReadData, MemoryUpdateData } from "./data";
+import type { MemoryUpdateInput } from "./schemas";
 
 const toFact = (row: MemoryFactRow): MemoryFactData => ({ key: row.key, value: row.value, updated_at: row.updatedAt.toISOString() });
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestUser } from "@/test/helpers";
 import { actAs, dataOf, errorOf, openTestConnection } from "../../test-support";
-import type { MemoryReadData, MemoryUpdateData } from "./schemas";
+import type { MemoryReadData, MemoryUpdateData } from "./data";
 
 const db = openTestConnection();
 let asAlice: ReturnType<typeof actAs>;

@@ -1,6 +1,8 @@
 import "server-only";
 import { z } from "zod";
 
+// The methods' inputs, built on first use (see actions.ts); their data is described in data.ts.
+
 const MAX_FACTS_PER_CALL = 20;
 
 const key = () =>
@@ -16,32 +18,19 @@ const value = () =>
 
 const fact = () => z.strictObject({ key: key(), value: value() });
 
-export const memoryReadInput = z.strictObject({}).describe("Read every fact kept about the user");
+export const memoryReadInput = () => z.strictObject({}).describe("Read every fact kept about the user");
 
-export const memoryUpdateInput = z
-  .union(
-    [
-      z.strictObject({
-        facts: z.array(fact()).min(1).max(MAX_FACTS_PER_CALL).describe(`Facts to write, at most ${MAX_FACTS_PER_CALL}`),
-      }),
-      fact(),
-    ],
-    { error: "Give either facts: [{key, value}] or a single key and value" },
-  )
-  .describe("Write facts about the user (a value replaces the key's old one; null forgets it)");
+export const memoryUpdateInput = () =>
+  z
+    .union(
+      [
+        z.strictObject({
+          facts: z.array(fact()).min(1).max(MAX_FACTS_PER_CALL).describe(`Facts to write, at most ${MAX_FACTS_PER_CALL}`),
+        }),
+        fact(),
+      ],
+      { error: "Give either facts: [{key, value}] or a single key and value" },
+    )
+    .describe("Write facts about the user (a value replaces the key's old one; null forgets it)");
 
-export type MemoryUpdateInput = z.infer<typeof memoryUpdateInput>;
-
-export const memoryFactDataSchema = z.object({ key: z.string(), value: z.string(), updated_at: z.string() });
-
-export const memoryReadDataSchema = z.object({ facts: z.array(memoryFactDataSchema), count: z.number() });
-
-export const memoryUpdateDataSchema = z.object({
-  written: z.array(memoryFactDataSchema),
-  forgotten: z.array(z.string()),
-  not_found: z.array(z.string()),
-});
-
-export type MemoryFactData = z.infer<typeof memoryFactDataSchema>;
-export type MemoryReadData = z.infer<typeof memoryReadDataSchema>;
-export type MemoryUpdateData = z.infer<typeof memoryUpdateDataSchema>;
+export type MemoryUpdateInput = z.infer<ReturnType<typeof memoryUpdateInput>>;
