@@ -22,4 +22,12 @@ describe("zone arithmetic", () => {
     expect(fallBack.end.getTime() - fallBack.start.getTime()).toBe(25 * 3_600_000);
     expect(dayBounds("2026-12-31", "UTC").end).toEqual(new Date("2027-01-01T00:00:00Z"));
   });
+
+  it("answers UTC without Intl exactly as Intl answers its alias Etc/UTC", () => {
+    for (const iso of ["2026-04-21T02:00:00.250Z", "1999-12-31T23:59:59Z", "2028-02-29T12:34:56Z"]) {
+      const instant = new Date(iso);
+      expect(formatInZone(instant, "UTC")).toBe(formatInZone(instant, "Etc/UTC"));
+    }
+    for (const day of ["2026-04-21", "2028-02-29", "2026-12-31"]) expect(dayBounds(day, "UTC")).toEqual(dayBounds(day, "Etc/UTC"));
+  });
 });

@@ -1,5 +1,5 @@
 import "server-only";
-import { addDays, formatDate, fromLocal, offsetMinutes, toLocal } from "../../agent/time";
+import { addDays, formatDate, fromLocal, offsetMinutes, toLocal, type LocalDate, type LocalDateTime } from "../../agent/time";
 
 // Instants are stored in UTC; the model reads them back in the event's own zone, with the
 // offset written out, so "10:00+08:00" means what the user said. The zone arithmetic itself
@@ -7,10 +7,23 @@ import { addDays, formatDate, fromLocal, offsetMinutes, toLocal } from "../../ag
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
+// UTC, the zone of every run whose client names none, is plain arithmetic. Other zones go
+// through Intl, whose first use costs a CLI call ~10 ms of ICU set-up.
+const UTC = "UTC";
+
+const utcLocal = (d: Date): LocalDateTime & { second: number } => ({
+  year: d.getUTCFullYear(),
+  month: d.getUTCMonth() + 1,
+  day: d.getUTCDate(),
+  hour: d.getUTCHours(),
+  minute: d.getUTCMinutes(),
+  second: d.getUTCSeconds(),
+});
+
 /** ISO-8601 in `timeZone` with its offset, to the second: 2026-04-21T10:00:00+08:00. */
 export function formatInZone(date: Date, timeZone: string): string {
-  const l = toLocal(date, timeZone);
-  const off = offsetMinutes(date, timeZone);
+  const l = timeZone === UTC ? utcLocal(date) : toLocal(date, timeZone);
+  const off = timeZone === UTC ? 0 : offsetMinutes(date, timeZone);
   const abs = Math.abs(off);
   return `${formatDate(l)}T${pad(l.hour)}:${pad(l.minute)}:${pad(l.second)}${off < 0 ? "-" : "+"}${pad(Math.trunc(abs / 60))}:${pad(abs % 60)}`;
 }
@@ -18,6 +31,7 @@ export function formatInZone(date: Date, timeZone: string): string {
 /** First and last-exclusive instants of a calendar day (YYYY-MM-DD) in `timeZone`. */
 export function dayBounds(date: string, timeZone: string): { start: Date; end: Date } {
   const [year, month, day] = date.split("-").map(Number) as [number, number, number];
-  const next = addDays({ year, month, day }, 1);
-  return { start: fromLocal({ year, month, day, hour: 0, minute: 0 }, timeZone), end: fromLocal({ ...next, hour: 0, minute: 0 }, timeZone) };
+  const midnight = (d: LocalDate) =>
+    timeZone === UTC ? new Date(Date.UTC(d.year, d.month - 1, d.day)) : fromLocal({ ...d, hour: 0, minute: 0 }, timeZone);
+  return { start: midnight({ year, month, day }), end: midnight(addDays({ year, month, day }, 1)) };
 }
