@@ -4,7 +4,7 @@ import nextPlugin from "@next/eslint-plugin-next";
 import reactHooks from "eslint-plugin-react-hooks";
 
 export default tseslint.config(
-  { ignores: [".next/**", ".next-*/**", "bin/project-cli.mjs", "node_modules/**", ".data/**", "server/generated/**", "test-results/**", "playwright-report/**", "dist/**", "next-env.d.ts"] },
+  { ignores: [".next/**", ".next-*/**", "bin/**", "node_modules/**", ".data/**", "server/generated/**", "test-results/**", "playwright-report/**", "dist/**", "next-env.d.ts"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

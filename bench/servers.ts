@@ -19,7 +19,7 @@ export function assertBuilt(): void {
   if (!existsSync(path.join(ROOT, dir, "BUILD_ID"))) {
     throw new Error(`No production build in ${dir}/. Run \`npm run build\` first (with the same NEXT_DIST_DIR), then \`npm run bench\`.`);
   }
-  if (!existsSync(path.join(ROOT, "bin", "project-cli.mjs"))) {
+  if (!existsSync(path.join(ROOT, "bin", "project-cli.cjs"))) {
     throw new Error("No project_cli bundle in bin/. Run `npm run build` first (it builds the CLI too).");
   }
 }
