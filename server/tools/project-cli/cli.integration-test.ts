@@ -141,6 +141,12 @@ describe("runProjectCli", () => {
     expect(thin.output).toMatchObject({ status: "failure", error: { code: "INVALID_TOOL_ARGS" } });
   });
 
+  it("refuses input over 1 MB, which the CLI stops reading", async () => {
+    const args = { module: "memory", method: "update", input: { key: "notes", value: "x".repeat(1_100_000) } };
+    const { output } = await runProjectCli({ userId: alice.id, runId: randomUUID(), toolCallId: "c_big", args });
+    expect(output).toMatchObject({ status: "failure", error: { code: "INPUT_TOO_LARGE" } });
+  });
+
   it("never hands anything to a shell", async () => {
     const marker = path.join(os.tmpdir(), `pcli-${randomUUID().slice(0, 8)}`);
     const { output } = await runProjectCli({ userId: alice.id, runId: randomUUID(), toolCallId: "c3", args: { module: `memory; touch ${marker}`, method: `$(touch ${marker})`, input: {} } });

@@ -9,9 +9,9 @@ import { env } from "@/server/env";
 import { mintToolCredential, verifyToolCredential } from "./credential";
 import { ToolError } from "./errors";
 import { timeZoneField } from "./fields";
+import { readJsonInput } from "./read-input";
 import { projectCliRouter, type CliOutput } from "./router";
 
-const MAX_STDIN_BYTES = 1_000_000;
 const STATEMENT_TIMEOUT_MS = 20_000;
 const USAGE = "usage: project-cli <module> <method> [--time-zone <IANA zone>] < input.json";
 const UNAVAILABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "57P01", "57P03", "08001", "08006"]);
@@ -46,23 +46,6 @@ function checkTimeZone(value: string): string {
   return zone.data;
 }
 
-async function readInput(): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_STDIN_BYTES) throw new ToolError("INPUT_TOO_LARGE", `The JSON input may be at most ${MAX_STDIN_BYTES} bytes`);
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString("utf8").trim();
-  if (text === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ToolError("INVALID_JSON_INPUT", "The input on stdin is not valid JSON");
-  }
-}
-
 async function run(argv: string[]): Promise<CliOutput> {
   const positional = argv.filter((a) => !a.startsWith("--"));
   let args: Args | null = null;
@@ -79,7 +62,7 @@ async function run(argv: string[]): Promise<CliOutput> {
       () => null,
       (err: unknown) => err,
     );
-    const input = await readInput();
+    const input = await readJsonInput();
     const timeZone = checkTimeZone(args.timeZone);
     const failed = await connecting;
     if (failed) throw failed;
