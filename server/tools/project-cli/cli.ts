@@ -9,7 +9,7 @@ import { env } from "@/server/env";
 import { mintToolCredential, verifyToolCredential } from "./credential";
 import { ToolError } from "./errors";
 import { timeZoneField } from "./fields";
-import { readJsonInput } from "./read-input";
+import { readJsonInput, writeLine } from "./stdio";
 import { projectCliRouter, type CliOutput } from "./router";
 
 const STATEMENT_TIMEOUT_MS = 20_000;
@@ -55,24 +55,21 @@ async function run(argv: string[]): Promise<CliOutput> {
     const claims = verifyToolCredential(env.DISPATCH_TOOL_CREDENTIAL, { key: env.DISPATCH_TOOL_KEY });
     if (!env.DATABASE_URL) throw new Error("DATABASE_URL is not set");
     db = new pg.Client({ connectionString: env.DATABASE_URL, statement_timeout: STATEMENT_TIMEOUT_MS, application_name: "project-cli" });
-    // Connecting is mostly waiting (a backend starting, authentication round trips), so the
-    // input is read and the zone checked (ICU's first use costs ~10 ms) meanwhile. Its failure
-    // is kept until it is waited for, so it is never an unhandled rejection.
+    // Connecting is mostly waiting (a backend starting, authentication round trips). One turn of
+    // the event loop sends the startup message; the input is read and checked meanwhile. The
+    // connection's failure is kept until it is waited for, so it is never an unhandled rejection.
     const connecting = db.connect().then(
       () => null,
       (err: unknown) => err,
     );
+    await new Promise((resolve) => setImmediate(resolve));
     const input = await readJsonInput();
     const timeZone = checkTimeZone(args.timeZone);
+    const prepared = projectCliRouter.prepare({ module: args.module, method: args.method, input, allowedModules: claims.modules });
+    if ("failed" in prepared) return prepared.failed;
     const failed = await connecting;
     if (failed) throw failed;
-    return await projectCliRouter.dispatch({
-      ctx: { userId: claims.userId, db, timeZone },
-      module: args.module,
-      method: args.method,
-      input,
-      allowedModules: claims.modules,
-    });
+    return await prepared.run({ userId: claims.userId, db, timeZone });
   } catch (err) {
     const error =
       err instanceof ToolError
@@ -95,7 +92,7 @@ export async function main(argv: string[]): Promise<void> {
   process.exitCode = output.ok ? 0 : output.error.code === "USAGE" ? 2 : 1;
   // Exits once the line is handed to the OS rather than when the database has closed the
   // connection, which costs every call a backend's shutdown (a few ms) for nothing.
-  process.stdout.write(`${JSON.stringify(output)}\n`, () => process.exit());
+  writeLine(`${JSON.stringify(output)}\n`, () => process.exit());
 }
 
 // The reads a model makes most, with inputs that match their schemas.

@@ -24,36 +24,55 @@ export type DispatchRequest = {
   allowedModules: readonly string[];
 };
 
-export type Router = { dispatch(request: DispatchRequest): Promise<CliOutput> };
+/** A request that passed every check but the handler's, or the failure it met. */
+export type Prepared = { failed: CliOutput } | { run(ctx: ToolContext): Promise<CliOutput> };
+
+export type Router = {
+  /** Everything before the handler (the CLI does it while its database connection opens). */
+  prepare(request: Omit<DispatchRequest, "ctx">): Prepared;
+  dispatch(request: DispatchRequest): Promise<CliOutput>;
+};
 
 export function createRouter(actions: readonly ActionDefinition[] = PROJECT_CLI_ACTIONS): Router {
   const table = new Map(actions.map((a) => [`${a.module}.${a.method}`, a]));
 
-  return {
-    async dispatch({ ctx, module, method, input, allowedModules }) {
-      const fail = (error: ToolError): CliOutput => ({ ok: false, module, method, error: error.toBody() });
-      const action = table.get(`${module}.${method}`);
-      if (!action) {
-        const available = actions.filter((a) => allowedModules.includes(a.module)).map((a) => `${a.module}.${a.method}`);
-        return fail(new ToolError("UNKNOWN_ACTION", `project_cli has no action ${module}.${method}`, { details: { available } }));
-      }
-      if (!allowedModules.includes(module)) {
-        return fail(new ToolError("MODULE_NOT_ALLOWED", `The ${module} module is not enabled for this run`, { details: { allowed_modules: [...allowedModules] } }));
-      }
-      const parsed = action.input.safeParse(input);
-      if (!parsed.success) {
-        return fail(
+  function prepare({ module, method, input, allowedModules }: Omit<DispatchRequest, "ctx">): Prepared {
+    const fail = (error: ToolError): CliOutput => ({ ok: false, module, method, error: error.toBody() });
+    const action = table.get(`${module}.${method}`);
+    if (!action) {
+      const available = actions.filter((a) => allowedModules.includes(a.module)).map((a) => `${a.module}.${a.method}`);
+      return { failed: fail(new ToolError("UNKNOWN_ACTION", `project_cli has no action ${module}.${method}`, { details: { available } })) };
+    }
+    if (!allowedModules.includes(module)) {
+      return { failed: fail(new ToolError("MODULE_NOT_ALLOWED", `The ${module} module is not enabled for this run`, { details: { allowed_modules: [...allowedModules] } })) };
+    }
+    const parsed = action.input.safeParse(input);
+    if (!parsed.success) {
+      return {
+        failed: fail(
           new ToolError("INVALID_ACTION_INPUT", `${module}.${method} input does not match method schema`, {
             details: { module, method, input_schema: describeInputSchema(action.input), issues: compactIssues(parsed.error) },
           }),
-        );
-      }
-      try {
-        return { ok: true, module, method, data: await action.handler(ctx, parsed.data) };
-      } catch (err) {
-        if (err instanceof ToolError) return fail(err);
-        throw err;
-      }
+        ),
+      };
+    }
+    return {
+      async run(ctx) {
+        try {
+          return { ok: true, module, method, data: await action.handler(ctx, parsed.data) };
+        } catch (err) {
+          if (err instanceof ToolError) return fail(err);
+          throw err;
+        }
+      },
+    };
+  }
+
+  return {
+    prepare,
+    async dispatch({ ctx, ...request }) {
+      const prepared = prepare(request);
+      return "failed" in prepared ? prepared.failed : prepared.run(ctx);
     },
   };
 }

@@ -4,10 +4,10 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { readJsonInput } from "./read-input";
+import { readJsonInput, writeLine } from "./stdio";
 
-// A FIFO stands in for stdin: its read end is opened non-blocking (as a parent may leave stdin),
-// and the test writes and closes the other end when it wants.
+// A FIFO stands in for stdin and stdout: its ends can be opened non-blocking (as a parent may
+// leave them), and the test drives the other end when it wants.
 
 const cleanup: (() => void)[] = [];
 
@@ -15,11 +15,23 @@ afterEach(() => {
   for (const step of cleanup.splice(0).reverse()) step();
 });
 
-function fifo() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "read-input-"));
+function fifoPath() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "project-cli-stdio-"));
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  const file = path.join(dir, "stdin");
+  const file = path.join(dir, "fifo");
   execFileSync("mkfifo", [file]);
+  return file;
+}
+
+/** Everything written to `fd` until its writer closes. */
+async function drain(fd: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of new net.Socket({ fd, readable: true, writable: false })) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function fifo() {
+  const file = fifoPath();
   const reader = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   const writer = openSync(file, constants.O_WRONLY);
   let writerOpen = true;
@@ -64,5 +76,32 @@ describe("readJsonInput", () => {
     cleanup.push(() => closeSync(invalid.reader));
     invalid.send("{not json");
     await expect(readJsonInput(invalid.reader, notAStream)).rejects.toMatchObject({ code: "INVALID_JSON_INPUT" });
+  });
+});
+
+describe("writeLine", () => {
+  it("writes the line with plain writes and calls back at once", async () => {
+    const file = fifoPath();
+    const reader = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(file, constants.O_WRONLY);
+    const received = drain(reader);
+    let done = false;
+    writeLine('{"ok":true}\n', () => (done = true), writer, notAStream);
+    expect(done).toBe(true);
+    closeSync(writer);
+    expect(await received).toBe('{"ok":true}\n');
+  });
+
+  it("hands what a full non-blocking stdout refuses to the stream, and calls back when it is out", async () => {
+    const file = fifoPath();
+    const reader = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(file, constants.O_WRONLY | constants.O_NONBLOCK);
+    const received = drain(reader);
+    // More than a pipe holds, so the plain writes stop at EAGAIN.
+    const line = `${JSON.stringify({ ok: true, data: "x".repeat(300_000) })}\n`;
+    const stream = new net.Socket({ fd: writer, readable: false, writable: true });
+    await new Promise<void>((resolve) => writeLine(line, resolve, writer, () => stream));
+    stream.end();
+    expect(await received).toBe(line);
   });
 });

@@ -1,13 +1,14 @@
-import { readSync } from "node:fs";
+import { readSync, writeSync } from "node:fs";
 import { ToolError } from "./errors";
+
+// The CLI's stdin and stdout, used with plain reads and writes: process.stdin and process.stdout
+// are streams over sockets, and setting them up and running their code costs each call several
+// milliseconds of compiling Node's own code. A non-blocking descriptor that cannot go on yet
+// (EAGAIN) is left to the stream after all.
 
 const MAX_INPUT_BYTES = 1_000_000;
 
-/**
- * The call's JSON input from `fd` (stdin), `{}` when there is none. Read with plain reads: a
- * stream and its async iterator run a good deal of Node's own code, compiled again by every call.
- * A non-blocking descriptor with nothing to read yet (EAGAIN) is read as `stream()` after all.
- */
+/** The call's JSON input from `fd` (stdin), `{}` when there is none. */
 export async function readJsonInput(fd = 0, stream: () => AsyncIterable<Buffer> = () => process.stdin): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -36,4 +37,18 @@ export async function readJsonInput(fd = 0, stream: () => AsyncIterable<Buffer> 
   } catch {
     throw new ToolError("INVALID_JSON_INPUT", "The input on stdin is not valid JSON");
   }
+}
+
+/** Writes `line` to `fd` (stdout); `done` runs once all of it is handed to the OS. */
+export function writeLine(line: string, done: () => void, fd = 1, stream: () => NodeJS.WritableStream = () => process.stdout): void {
+  const data = Buffer.from(line);
+  let written = 0;
+  try {
+    while (written < data.length) written += writeSync(fd, data, written);
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== "EAGAIN") throw err;
+    stream().write(data.subarray(written), () => done());
+    return;
+  }
+  done();
 }
