@@ -46,15 +46,12 @@ function checkTimeZone(value: string): string {
   return zone.data;
 }
 
-async function run(argv: string[]): Promise<CliOutput> {
-  const positional = argv.filter((a) => !a.startsWith("--"));
-  let args: Args | null = null;
-  let db: pg.Client | null = null;
+type Call = { args: Args; userId: string; modules: readonly string[]; connectionString: string; input: () => Promise<unknown> };
+
+/** Opens the call's connection and runs it through the router (what run and rehearse share). */
+async function perform(call: Call): Promise<CliOutput> {
+  const db = new pg.Client({ connectionString: call.connectionString, statement_timeout: STATEMENT_TIMEOUT_MS, application_name: "project-cli" });
   try {
-    args = parseArgs(argv);
-    const claims = verifyToolCredential(env.DISPATCH_TOOL_CREDENTIAL, { key: env.DISPATCH_TOOL_KEY });
-    if (!env.DATABASE_URL) throw new Error("DATABASE_URL is not set");
-    db = new pg.Client({ connectionString: env.DATABASE_URL, statement_timeout: STATEMENT_TIMEOUT_MS, application_name: "project-cli" });
     // Connecting is mostly waiting (a backend starting, authentication round trips). One turn of
     // the event loop sends the startup message; the input is read and checked meanwhile. The
     // connection's failure is kept until it is waited for, so it is never an unhandled rejection.
@@ -63,13 +60,28 @@ async function run(argv: string[]): Promise<CliOutput> {
       (err: unknown) => err,
     );
     await new Promise((resolve) => setImmediate(resolve));
-    const input = await readJsonInput();
-    const timeZone = checkTimeZone(args.timeZone);
-    const prepared = projectCliRouter.prepare({ module: args.module, method: args.method, input, allowedModules: claims.modules });
+    const input = await call.input();
+    const timeZone = checkTimeZone(call.args.timeZone);
+    const prepared = projectCliRouter.prepare({ module: call.args.module, method: call.args.method, input, allowedModules: call.modules });
     if ("failed" in prepared) return prepared.failed;
     const failed = await connecting;
     if (failed) throw failed;
-    return await prepared.run({ userId: claims.userId, db, timeZone });
+    return await prepared.run({ userId: call.userId, db, timeZone });
+  } finally {
+    // Tells the server the session is over (or abandons a connection still being made); the CLI
+    // does not wait for the server to close its side.
+    void db.end().catch(() => {});
+  }
+}
+
+async function run(argv: string[]): Promise<CliOutput> {
+  const positional = argv.filter((a) => !a.startsWith("--"));
+  let args: Args | null = null;
+  try {
+    args = parseArgs(argv);
+    const claims = verifyToolCredential(env.DISPATCH_TOOL_CREDENTIAL, { key: env.DISPATCH_TOOL_KEY });
+    if (!env.DATABASE_URL) throw new Error("DATABASE_URL is not set");
+    return await perform({ args, userId: claims.userId, modules: claims.modules, connectionString: env.DATABASE_URL, input: () => readJsonInput() });
   } catch (err) {
     const error =
       err instanceof ToolError
@@ -79,10 +91,6 @@ async function run(argv: string[]): Promise<CliOutput> {
           : new ToolError("INTERNAL", "project_cli failed unexpectedly");
     if (!(err instanceof ToolError)) process.stderr.write(`project-cli: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     return { ok: false, module: args?.module ?? positional[0] ?? null, method: args?.method ?? positional[1] ?? null, error: error.toBody() };
-  } finally {
-    // Tells the server the session is over (or abandons a connection still being made); main
-    // does not wait for the server to close its side.
-    void db?.end().catch(() => {});
   }
 }
 
@@ -103,19 +111,17 @@ const REHEARSED: [module: string, method: string, input: string][] = [
 ];
 
 /**
- * Calls without a database (every query finds nothing), run by the build before it stores V8's
- * code cache (write-code-cache.ts), so the functions a call runs are in it compiled rather than
- * compiled again by every call.
+ * Calls against a stand-in database (rehearsal-postgres.ts: every query finds nothing), run by
+ * the build before it stores V8's code cache (write-code-cache.ts), so the functions a call runs
+ * are in the cache compiled rather than compiled again by every call.
  */
-export async function rehearse(): Promise<void> {
+export async function rehearse(connectionString: string): Promise<void> {
   const key = randomBytes(32).toString("base64url");
   const modules = REHEARSED.map(([module]) => module);
   const claims = verifyToolCredential(mintToolCredential({ userId: randomUUID(), runId: "rehearsal", modules, key }), { key });
-  const db = { query: async () => ({ rows: [] }) } as unknown as pg.ClientBase;
   for (const [module, method, input] of REHEARSED) {
     const args = parseArgs(["--time-zone", "UTC", "--", module, method]);
-    const ctx = { userId: claims.userId, db, timeZone: checkTimeZone(args.timeZone) };
-    const output = await projectCliRouter.dispatch({ ctx, module: args.module, method: args.method, input: JSON.parse(input), allowedModules: claims.modules });
+    const output = await perform({ args, userId: claims.userId, modules: claims.modules, connectionString, input: async () => JSON.parse(input) });
     if (!output.ok) throw new Error(`Rehearsing ${module}.${method} failed: ${JSON.stringify(output.error)}`);
     JSON.stringify(output);
   }

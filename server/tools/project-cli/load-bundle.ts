@@ -12,7 +12,7 @@ import { Script } from "node:vm";
 // Both files start with the same id line (`// project-cli <sha256 of the bundle>`), so a cache is
 // never applied to a source it was not made from: V8 itself only compares the source's length.
 
-export type CliBundle = { main(argv: string[]): Promise<void>; rehearse(): Promise<void> };
+export type CliBundle = { main(argv: string[]): Promise<void>; rehearse(connectionString: string): Promise<void> };
 
 export type LoadedBundle = {
   exports: CliBundle;
