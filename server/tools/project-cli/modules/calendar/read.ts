@@ -3,7 +3,7 @@ import type { ToolContext } from "../../context";
 import { notFound } from "../../errors";
 import { dayBounds, formatInZone } from "../../time";
 import { presentEvents, presentEvent } from "./present";
-import { findCalendarEvents, findPendingInvitations, findVisibleEvent } from "./repository";
+import { findCalendarListing, findVisibleEvent } from "./repository";
 import type { CalendarReadData } from "./data";
 import type { CalendarReadInput } from "./schemas";
 
@@ -20,17 +20,16 @@ export async function readCalendar(ctx: ToolContext, input: CalendarReadInput): 
   }
   const zone = input.time_zone ?? ctx.timeZone;
   const { start, end } = input.mode === "day" ? dayBounds(input.date, zone) : { start: new Date(input.start_at), end: new Date(input.end_at) };
-  const [rows, pending] = await Promise.all([
-    findCalendarEvents({ userId: ctx.userId, start, end, limit: MAX_EVENTS + 1 }, ctx.db),
-    findPendingInvitations({ userId: ctx.userId, start, end, limit: MAX_PENDING }, ctx.db),
-  ]);
-  const items = rows.slice(0, MAX_EVENTS);
+  const { events, pending } = await findCalendarListing({ userId: ctx.userId, start, end, limit: MAX_EVENTS + 1, pendingLimit: MAX_PENDING }, ctx.db);
+  const items = events.slice(0, MAX_EVENTS);
+  // One attendee query for both lists.
+  const presented = await presentEvents([...items, ...pending], { userId: ctx.userId, zone, db: ctx.db });
   return {
     mode: input.mode,
     range: { start_at: formatInZone(start, zone), end_at: formatInZone(end, zone), time_zone: zone },
-    items: await presentEvents(items, { userId: ctx.userId, zone, db: ctx.db }),
+    items: presented.slice(0, items.length),
     count: items.length,
-    truncated: rows.length > MAX_EVENTS,
-    pending_invites: await presentEvents(pending, { userId: ctx.userId, zone, db: ctx.db }),
+    truncated: events.length > MAX_EVENTS,
+    pending_invites: presented.slice(items.length),
   };
 }

@@ -40,32 +40,30 @@ const EVENT_SELECT = `
 // Timestamps without a zone hold UTC, as Prisma writes them.
 const NOW_UTC = `(now() at time zone 'utc')`;
 
-/** Events overlapping [start, end) that the user owns or accepted, by start; one more than `limit` tells of truncation. */
-export async function findCalendarEvents(
-  { userId, start, end, limit }: { userId: string; start: Date; end: Date; limit: number },
+/**
+ * What a day or range shows, in one round trip: the events overlapping [start, end) that the
+ * user owns or accepted, by start (one more than `limit` tells of truncation), and those others
+ * invited the user to that await an answer (at most `pendingLimit`).
+ */
+export async function findCalendarListing(
+  { userId, start, end, limit, pendingLimit }: { userId: string; start: Date; end: Date; limit: number; pendingLimit: number },
   db: pg.ClientBase,
-): Promise<EventRow[]> {
-  const { rows } = await db.query<EventRow>(
-    `${EVENT_SELECT}
-     where (e.owner_id = $1 or i.status = 'accepted') and e.start_at < $3 and e.end_at > $2
-     order by e.start_at, e.id limit $4`,
-    [userId, start, end, limit],
+): Promise<{ events: EventRow[]; pending: EventRow[] }> {
+  const overlaps = "e.start_at < $3 and e.end_at > $2";
+  const { rows } = await db.query<EventRow & { list: "event" | "pending" }>(
+    `select * from (
+       (select 'event' as list, l.* from (${EVENT_SELECT} where (e.owner_id = $1 or i.status = 'accepted') and ${overlaps}
+                                          order by e.start_at, e.id limit $4) l)
+       union all
+       (select 'pending' as list, l.* from (${EVENT_SELECT} where i.status = 'pending' and ${overlaps}
+                                            order by e.start_at, e.id limit $5) l)
+     ) listing order by list, "startAt", id`,
+    [userId, start, end, limit, pendingLimit],
   );
-  return rows;
-}
-
-/** Events overlapping [start, end) that others invited the user to and that await an answer. */
-export async function findPendingInvitations(
-  { userId, start, end, limit }: { userId: string; start: Date; end: Date; limit: number },
-  db: pg.ClientBase,
-): Promise<EventRow[]> {
-  const { rows } = await db.query<EventRow>(
-    `${EVENT_SELECT}
-     where i.status = 'pending' and e.start_at < $3 and e.end_at > $2
-     order by e.start_at, e.id limit $4`,
-    [userId, start, end, limit],
-  );
-  return rows;
+  const events: EventRow[] = [];
+  const pending: EventRow[] = [];
+  for (const { list, ...row } of rows) (list === "event" ? events : pending).push(row);
+  return { events, pending };
 }
 
 /** One event the user owns or was invited to (any answer); null otherwise. */
