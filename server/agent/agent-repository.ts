@@ -7,25 +7,35 @@ import { RUN_EVENTS_SQL } from "../repositories/run-events";
 
 export type ThreadMessage = { role: string; content: string; metadata: Record<string, unknown>; runId: string | null };
 
-/** The newest `limit` messages of the thread that belong to other runs, oldest first. */
-export async function findRecentThreadMessages({ threadId, excludeRunId, limit }: { threadId: string; excludeRunId: string; limit: number }): Promise<ThreadMessage[]> {
-  const { rows } = await getPool().query<ThreadMessage>(
-    `select role, content, metadata, run_id as "runId" from (
-       select role, content, metadata, run_id, seq from messages
-       where thread_id = $1 and (run_id is null or run_id <> $2) and role in ('user', 'assistant', 'tool')
-       order by seq desc limit $3
-     ) recent order by seq`,
-    [threadId, excludeRunId, limit],
-  );
-  return rows;
-}
+export type AttachmentRef = { bucket: string; path: string; mime_type: string };
 
-export async function findMemoryFacts({ userId, limit }: { userId: string; limit: number }): Promise<{ key: string; value: string }[]> {
-  const { rows } = await getPool().query<{ key: string; value: string }>(
-    `select key, value from memory_facts where user_id = $1 order by updated_at desc, key limit $2`,
-    [userId, limit],
+/**
+ * What a run starts from, in one round trip: the newest `historyLimit` messages of the thread
+ * that belong to other runs (oldest first), the user's newest memory facts, and the
+ * attachments recorded on this run's user message.
+ */
+export async function findAgentContext(opts: { threadId: string; runId: string; userId: string; historyLimit: number; memoryLimit: number }): Promise<{
+  history: ThreadMessage[];
+  memoryFacts: { key: string; value: string }[];
+  attachments: AttachmentRef[];
+}> {
+  const { rows } = await getPool().query<{ history: ThreadMessage[]; memory: { key: string; value: string }[]; attachments: unknown }>(
+    `select
+       (select coalesce(json_agg(h order by h.seq), '[]') from (
+          select role, content, metadata, run_id as "runId", seq from messages
+          where thread_id = $1 and (run_id is null or run_id <> $2) and role in ('user', 'assistant', 'tool')
+          order by seq desc limit $4) h) as history,
+       (select coalesce(json_agg(f), '[]') from (
+          select key, value from memory_facts where user_id = $3 order by updated_at desc, key limit $5) f) as memory,
+       (select metadata->'user_message_attachments' from messages where run_id = $2 and role = 'user' limit 1) as attachments`,
+    [opts.threadId, opts.runId, opts.userId, opts.historyLimit, opts.memoryLimit],
   );
-  return rows;
+  const row = rows[0]!;
+  return {
+    history: row.history.map(({ role, content, metadata, runId }) => ({ role, content, metadata, runId })),
+    memoryFacts: row.memory,
+    attachments: attachmentRefs(row.attachments),
+  };
 }
 
 export type ToolEventRow = { type: string; payload: Record<string, unknown> };
@@ -43,16 +53,10 @@ export async function findPreviousRunToolEvents({ threadId, runId }: { threadId:
   return rows;
 }
 
-/** The attachments recorded on this run's user message (`metadata.user_message_attachments`). */
-export async function findRunUserAttachments({ runId }: { runId: string }): Promise<{ bucket: string; path: string; mime_type: string }[]> {
-  const { rows } = await getPool().query<{ attachments: unknown }>(
-    `select metadata->'user_message_attachments' as attachments from messages where run_id = $1 and role = 'user' limit 1`,
-    [runId],
-  );
-  const value = rows[0]?.attachments;
+function attachmentRefs(value: unknown): AttachmentRef[] {
   const list = Array.isArray(value) ? value : value ? [value] : [];
   return list.filter(
-    (a): a is { bucket: string; path: string; mime_type: string } =>
+    (a): a is AttachmentRef =>
       typeof a === "object" && a !== null && typeof a.bucket === "string" && typeof a.path === "string" && typeof a.mime_type === "string",
   );
 }

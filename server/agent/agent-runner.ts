@@ -5,7 +5,7 @@ import { logger } from "../logger";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { RunHandle, Runner, RunnerInput, RunnerResult } from "../runs/types";
 import { loadAttachmentBytes } from "../services/attachments";
-import { findMemoryFacts, findPreviousRunToolEvents, findRecentThreadMessages, findRunUserAttachments, type ThreadMessage, type ToolEventRow } from "./agent-repository";
+import { findAgentContext, findPreviousRunToolEvents, type AttachmentRef, type ThreadMessage, type ToolEventRow } from "./agent-repository";
 import { AGENT_RUNNER_ID, HISTORY_MESSAGE_LIMIT, MAX_AGENT_STEPS, MEMORY_FACT_LIMIT, MODEL_MAX_RETRIES } from "./constants";
 import { buildConversation, clientToolResults, openClientToolCalls } from "./conversation";
 import { AgUiEventTranslator } from "./event-translator";
@@ -29,19 +29,16 @@ export type AgentRunnerDeps = {
 
 async function loadAgentContext({ run, input }: { run: RunHandle; input: RunAgentInput }): Promise<AgentContext> {
   const answersToolCalls = input.messages.some((m) => m.role === "tool");
-  const [history, memoryFacts, toolEvents, userImages] = await Promise.all([
-    findRecentThreadMessages({ threadId: run.threadId, excludeRunId: run.id, limit: HISTORY_MESSAGE_LIMIT }),
-    findMemoryFacts({ userId: run.userId, limit: MEMORY_FACT_LIMIT }),
+  const [context, toolEvents] = await Promise.all([
+    findAgentContext({ threadId: run.threadId, runId: run.id, userId: run.userId, historyLimit: HISTORY_MESSAGE_LIMIT, memoryLimit: MEMORY_FACT_LIMIT }),
     answersToolCalls ? findPreviousRunToolEvents({ threadId: run.threadId, runId: run.id }) : Promise.resolve([]),
-    loadUserImages(run.id),
   ]);
-  return { history, memoryFacts, toolEvents, userImages };
+  return { history: context.history, memoryFacts: context.memoryFacts, toolEvents, userImages: await loadUserImages(run.id, context.attachments) };
 }
 
 // The images were checked (ours, the caller's, present) when the run was accepted; the
 // model gets their bytes read server-side, never a URL it could fetch or leak.
-async function loadUserImages(runId: string): Promise<UserImage[]> {
-  const refs = await findRunUserAttachments({ runId });
+async function loadUserImages(runId: string, refs: AttachmentRef[]): Promise<UserImage[]> {
   const images = await Promise.all(
     refs.map((ref) =>
       loadAttachmentBytes(ref).catch((err: unknown) => {

@@ -52,54 +52,65 @@ export type NewRun = {
 
 export type RunUserMessage = { messageId: string; content: string; metadata: Record<string, unknown> };
 
+export type AcceptOutcome =
+  | { status: "created" | "existing"; run: RunRow }
+  | { status: "not_found" }
+  | { status: "busy"; busyRunId: string };
+
 /**
- * Inserts a queued run and its user message (with the thread's next seq) in one round trip,
- * unless this user already has a run with that runId (`existing`) or the thread has a run in
- * progress (`busyRunId`); then nothing is written. Call it after locking the thread in the same
- * transaction, in a statement of its own: its snapshot must be taken after the lock was granted,
- * so it sees the runs that the previous lock holder committed.
+ * Records a run, its user message and its entry event in one round trip (the
+ * dispatch_accept_run function: thread created or locked, then the checks and writes), or
+ * writes nothing when this user already has a run with that runId, the thread is someone
+ * else's or has a run in progress. `start` records the run as running: its executor starts now.
  */
-export async function insertRunUnlessTaken(
-  { run, message }: { run: NewRun; message: RunUserMessage },
-  db: pg.PoolClient,
-): Promise<{ inserted: RunRow | null; existing: RunRow | null; busyRunId: string | null }> {
-  const { rows } = await db.query<{ inserted: RunRow | null; existing: RunRow | null; busyRunId: string | null }>(
-    `with existing as (select ${RUN_COLUMNS} from runs where user_id = $3 and run_id = $1),
-     busy as (select run_id from runs where thread_id = $2 and status in ('queued', 'running') limit 1),
-     inserted as (
-       insert into runs (id, run_id, thread_id, user_id, status, protocol, runner, input, deadline_at, heartbeat_at, binding_id, "authorization", event_id)
-       select gen_random_uuid(), $1, $2, $3, 'queued', $4, $5, $6, $7, now(), $8, $9, $10
-       where not exists (select 1 from existing) and not exists (select 1 from busy)
-       returning ${RUN_COLUMNS}
-     ),
-     s as (update threads set last_seq = last_seq + 1, updated_at = now() where id = $2 and exists (select 1 from inserted) returning last_seq),
-     m as (
-       insert into messages (id, thread_id, seq, role, message_id, run_id, content, metadata, created_at)
-       select gen_random_uuid(), $2, s.last_seq, 'user', $11, i.id, $12, $13, now() from s, inserted i
-     )
-     select (select row_to_json(i) from inserted i) as inserted, (select row_to_json(e) from existing e) as existing,
-       (select run_id from busy) as "busyRunId"`,
+export async function acceptRunRow({
+  run,
+  threadTitle,
+  message,
+  entry,
+  start,
+}: {
+  run: NewRun;
+  threadTitle: string;
+  message: RunUserMessage;
+  entry: { id: string; eventType: string; source: string; sourceEventType: string | null; data: unknown; rawRef: unknown } | null;
+  start: boolean;
+}): Promise<AcceptOutcome> {
+  const { rows } = await getPool().query<{ result: { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string } }>(
+    `select dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) as result`,
     [
-      run.runId,
-      run.threadId,
       run.userId,
+      run.threadId,
+      threadTitle,
+      run.runId,
       run.protocol,
       run.runner,
       JSON.stringify(run.input),
       run.deadlineAt,
       run.bindingId ?? null,
       run.authorization == null ? null : JSON.stringify(run.authorization),
-      run.eventId ?? null,
+      start,
       message.messageId,
       message.content,
       JSON.stringify(message.metadata),
+      entry
+        ? JSON.stringify({ id: entry.id, event_type: entry.eventType, source: entry.source, source_event_type: entry.sourceEventType, data: entry.data, raw_ref: entry.rawRef })
+        : null,
     ],
   );
-  const row = rows[0]!;
-  return { inserted: row.inserted && toRunRow(row.inserted), existing: row.existing && toRunRow(row.existing), busyRunId: row.busyRunId };
+  const result = rows[0]!.result;
+  switch (result.status) {
+    case "created":
+    case "existing":
+      return { status: result.status, run: toRunRow(result.run!) };
+    case "busy":
+      return { status: "busy", busyRunId: result.busy_run_id! };
+    default:
+      return { status: "not_found" };
+  }
 }
 
-// row_to_json gives timestamps as ISO strings; RunRow carries Dates like the other queries.
+// JSON gives timestamps as ISO strings; RunRow carries Dates like the other queries.
 function toRunRow(json: RunRow): RunRow {
   const date = (v: Date | string | null) => (v == null ? null : new Date(v));
   return {

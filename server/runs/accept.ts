@@ -1,11 +1,9 @@
 import "server-only";
-import { withTransaction } from "../db";
 import { env } from "../env";
 import { AppError } from "../errors";
-import { findRunByClientId, insertRunUnlessTaken, type RunRow } from "../repositories/runs";
-import { lockOrCreateThread } from "../repositories/threads";
+import { acceptRunRow, findRunByClientId, type RunRow } from "../repositories/runs";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
-import { recordEntryEvent, type EntryEvent } from "../runner-host/entry-events";
+import type { EntryEvent } from "../runner-host/entry-events";
 
 export type AcceptedRun = { run: RunRow; created: boolean };
 
@@ -50,7 +48,7 @@ function titleFrom(text: string): string {
 /**
  * Records a new run and its user message, or returns the run this user already started
  * with the same runId. The thread is created for the caller on first use; someone else's
- * thread is "not found", and a thread with a run in progress is busy.
+ * thread is "not found", and a thread with a run in progress is busy. One round trip.
  */
 export async function acceptRun(opts: {
   userId: string;
@@ -64,45 +62,34 @@ export async function acceptRun(opts: {
   authorization?: unknown;
   /** Shorter than RUN_DEADLINE_SECONDS when the binding asks for it. */
   deadlineSeconds?: number;
+  /** Record the run as running (its executor starts right away) rather than queued. */
+  start?: boolean;
 }): Promise<AcceptedRun> {
   const { userId, input } = opts;
   const user = userMessageParts(input);
+  let outcome;
   try {
-    return await withTransaction(async (tx) => {
-      const thread = await lockOrCreateThread({ id: input.threadId, userId, title: titleFrom(user.text) }, tx);
-      if (thread.userId !== userId) throw new AppError("NOT_FOUND", `Thread ${input.threadId} not found`);
-      // Checked here, under the thread lock, rather than before: callers (startRun) answer a repeated runId
-      // before planning, so a second look outside the transaction would only cost a round trip.
-      const { inserted: run, existing, busyRunId } = await insertRunUnlessTaken(
-        {
-          run: {
-            runId: input.runId,
-            threadId: thread.id,
-            userId,
-            protocol: opts.protocol,
-            runner: opts.runner,
-            input: withoutUrlTokens(input),
-            deadlineAt: new Date(Date.now() + Math.min(env.RUN_DEADLINE_SECONDS, opts.deadlineSeconds ?? Infinity) * 1000),
-            bindingId: opts.bindingId ?? null,
-            authorization: opts.authorization ?? null,
-            eventId: opts.entry?.id ?? null,
-          },
-          message: {
-            messageId: user.messageId,
-            content: user.text,
-            metadata: { run_id: input.runId, message_id: user.messageId, stage: "input", ...opts.userMessageMetadata },
-          },
-        },
-        tx,
-      );
-      if (existing) return { run: existing, created: false };
-      if (!run) {
-        throw new AppError("CONFLICT", `Thread ${thread.id} already has a run in progress (${busyRunId}); wait for it to finish or cancel it`, {
-          activeRunId: busyRunId,
-        });
-      }
-      if (opts.entry) await recordEntryEvent({ ...opts.entry, threadId: thread.id, userId }, tx);
-      return { run, created: true };
+    outcome = await acceptRunRow({
+      run: {
+        runId: input.runId,
+        threadId: input.threadId,
+        userId,
+        protocol: opts.protocol,
+        runner: opts.runner,
+        input: withoutUrlTokens(input),
+        deadlineAt: new Date(Date.now() + Math.min(env.RUN_DEADLINE_SECONDS, opts.deadlineSeconds ?? Infinity) * 1000),
+        bindingId: opts.bindingId ?? null,
+        authorization: opts.authorization ?? null,
+        eventId: opts.entry?.id ?? null,
+      },
+      threadTitle: titleFrom(user.text),
+      message: {
+        messageId: user.messageId,
+        content: user.text,
+        metadata: { run_id: input.runId, message_id: user.messageId, stage: "input", ...opts.userMessageMetadata },
+      },
+      entry: opts.entry ?? null,
+      start: opts.start ?? false,
     });
   } catch (err) {
     // Two requests with the same runId raced; the other one won, and it is the same task.
@@ -111,5 +98,17 @@ export async function acceptRun(opts: {
       if (winner) return { run: winner, created: false };
     }
     throw err;
+  }
+  switch (outcome.status) {
+    case "created":
+      return { run: outcome.run, created: true };
+    case "existing":
+      return { run: outcome.run, created: false };
+    case "busy":
+      throw new AppError("CONFLICT", `Thread ${input.threadId} already has a run in progress (${outcome.busyRunId}); wait for it to finish or cancel it`, {
+        activeRunId: outcome.busyRunId,
+      });
+    default:
+      throw new AppError("NOT_FOUND", `Thread ${input.threadId} not found`);
   }
 }

@@ -6,8 +6,8 @@ import { createEventSequenceGuard, type RunCloseOutcome } from "../protocols/ag-
 import type { AgUiEvent } from "../protocols/ag-ui/events";
 import type { RunAgentInput } from "../protocols/ag-ui/run-input";
 import { serializeEvent } from "../protocols/ag-ui/sse";
-import { appendMessage } from "../repositories/messages";
-import { heartbeatRuns, markRunFinished, markRunStarted } from "../repositories/runs";
+import { appendRunMessages, finishRun, type RunMessage } from "../repositories/run-messages";
+import { heartbeatRuns, markRunStarted } from "../repositories/runs";
 import { flushEvents } from "./event-log";
 import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
 import { listen } from "./notifications";
@@ -46,9 +46,15 @@ function hasState(state: unknown): boolean {
   return typeof state !== "object" || Array.isArray(state) || Object.keys(state).length > 0;
 }
 
-/** Tracks streamed messages so each one lands in the thread when it completes. */
+// A completed message waits this long for the next one, so a step's messages (and the last
+// ones, with the run's end) are written together rather than a statement each.
+const MESSAGE_FLUSH_MS = 20;
+
+/** Tracks streamed messages so each one lands in the thread shortly after it completes. */
 class MessageRecorder {
   private readonly texts = new Map<string, { role: string; parts: string[] }>();
+  private pending: RunMessage[] = [];
+  private timer: NodeJS.Timeout | null = null;
   private chain: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly run: RunHandle, private readonly startedAt: number) {}
@@ -77,15 +83,30 @@ class MessageRecorder {
 
   private save(role: "assistant" | "tool", messageId: string, content: string, meta: Record<string, unknown>): void {
     const metadata = { run_id: this.run.runId, message_id: messageId, latency_ms: Date.now() - this.startedAt, ...meta };
+    this.pending.push({ role, messageId, content, metadata });
+    this.timer ??= setTimeout(() => this.flush(), MESSAGE_FLUSH_MS);
+  }
+
+  private flush(): void {
+    this.timer = null;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
     this.chain = this.chain.then(() =>
-      appendMessage({ threadId: this.run.threadId, role, messageId, runId: this.run.id, content, metadata }).catch((err: unknown) =>
-        logger.error({ err, runId: this.run.id }, "could not persist a run message"),
+      appendRunMessages({ threadId: this.run.threadId, runId: this.run.id, messages: batch }).catch((err: unknown) =>
+        logger.error({ err, runId: this.run.id }, "could not persist run messages"),
       ),
     );
   }
 
-  settled(): Promise<unknown> {
-    return this.chain;
+  /** The messages not written yet (for the run's closing statement), once earlier writes are done. */
+  async unwritten(): Promise<RunMessage[]> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.chain;
+    const rest = this.pending;
+    this.pending = [];
+    return rest;
   }
 }
 
@@ -125,7 +146,7 @@ export async function executeRun(run: RunHandle, input: RunAgentInput, runner: R
   try {
     put({ type: EventType.RUN_STARTED, threadId: run.threadId, runId: run.runId, ...(input.parentRunId ? { parentRunId: input.parentRunId } : {}) });
     if (hasState(input.state)) put({ type: EventType.STATE_SNAPSHOT, snapshot: input.state });
-    await markRunStarted({ id: run.id });
+    if (run.status !== "running") await markRunStarted({ id: run.id });
     result = await runner.run({
       run,
       input,
@@ -150,14 +171,17 @@ export async function executeRun(run: RunHandle, input: RunAgentInput, runner: R
     const closing = guard.close(outcome);
     // Messages closed by the terminal sequence (a cancelled answer) are recorded too.
     for (const e of closing) if (e.type === EventType.TEXT_MESSAGE_END || e.type === EventType.TOOL_CALL_END) recorder.observe(e);
-    await recorder.settled();
-    await markRunFinished({
-      id: run.id,
-      status: failure?.status ?? "completed",
-      errorCode: failure?.outcome.type === "error" ? failure.outcome.code ?? "RUNNER_ERROR" : null,
-      errorMessage: failure?.outcome.type === "error" ? failure.outcome.message : null,
-      usage: result.usage ?? null,
-      model: result.model ?? null,
+    await finishRun({
+      threadId: run.threadId,
+      runId: run.id,
+      messages: await recorder.unwritten(),
+      end: {
+        status: failure?.status ?? "completed",
+        errorCode: failure?.outcome.type === "error" ? failure.outcome.code ?? "RUNNER_ERROR" : null,
+        errorMessage: failure?.outcome.type === "error" ? failure.outcome.message : null,
+        usage: result.usage ?? null,
+        model: result.model ?? null,
+      },
     });
     for (const e of closing) live.append(e.type, serializeEvent(e));
     await flushEvents();

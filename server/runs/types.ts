@@ -19,6 +19,8 @@ export type RunHandle = {
   protocol: string;
   deadlineAt: Date;
   createdAt: Date;
+  /** "running" when the run was accepted as started (the executor need not mark it). */
+  status?: RunStatus;
 };
 
 /** Data that goes with an event into the thread's messages, never onto the wire. */

@@ -31,12 +31,16 @@ export async function startRun(opts: {
   via?: "session" | "api_key";
 }): Promise<{ run: RunRow; created: boolean }> {
   startRecoverySweeper();
-  // A repeated runId is the same task: answer it without re-checking URLs that may have expired since.
-  const existing = await findRunByClientId({ userId: opts.userId, runId: opts.input.runId });
-  if (existing) return { run: existing, created: false };
+  const images = userMessageParts(opts.input).images;
+  // A repeated runId is the same task: answer it without re-checking URLs that may have expired
+  // since. Without images acceptRun answers it itself, in the round trip that accepts new runs.
+  if (images.length > 0) {
+    const existing = await findRunByClientId({ userId: opts.userId, runId: opts.input.runId });
+    if (existing) return { run: existing, created: false };
+  }
   const { attachments, userMessageMetadata } = await resolveRunAttachments({
     userId: opts.userId,
-    images: userMessageParts(opts.input).images,
+    images,
     requestOrigin: opts.requestOrigin,
   });
   const plan = await planRun({ userId: opts.userId, input: opts.input, protocol: opts.protocol });
@@ -52,6 +56,7 @@ export async function startRun(opts: {
     bindingId: plan.binding?.id ?? null,
     authorization: plan.authorization,
     deadlineSeconds: plan.binding?.policy.deadline_seconds,
+    start: true,
   });
   if (accepted.created) {
     const r = accepted.run;
@@ -68,7 +73,7 @@ export async function startRun(opts: {
         })
       : (local ?? defaultRunner());
     const execution = executeRun(
-      { id: r.id, runId: r.runId, threadId: r.threadId, userId: r.userId, protocol: r.protocol, deadlineAt: r.deadlineAt, createdAt: r.createdAt },
+      { id: r.id, runId: r.runId, threadId: r.threadId, userId: r.userId, protocol: r.protocol, deadlineAt: r.deadlineAt, createdAt: r.createdAt, status: r.status },
       opts.input,
       runner,
       opts.generation,
