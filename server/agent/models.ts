@@ -32,6 +32,9 @@ export function currentModelInfo(): ModelInfo {
   return { id: DEMO_MODEL_ID, provider: "demo", label: "Offline demo model", offline: true };
 }
 
+let compatible: { model: LanguageModel; streamer: StepStreamer } | null = null;
+let openai: LanguageModel | null = null;
+
 /**
  * The language model for one run; the demo model needs the run's clock and time zone. The
  * agent's loop streams an OpenAI-compatible server through `streamer` (the lean reader);
@@ -41,12 +44,16 @@ export function createAgentModel(opts: { now: () => Date; timeZone: string }): {
   const info = currentModelInfo();
   switch (info.provider) {
     case "openai-compatible": {
-      const provider = createOpenAICompatible({ name: "llm", baseURL: env.LLM_BASE_URL!, apiKey: env.LLM_API_KEY, includeUsage: true });
-      const streamer = createChatCompletionsStreamer({ baseURL: env.LLM_BASE_URL!, apiKey: env.LLM_API_KEY, modelId: info.id });
-      return { model: provider.chatModel(info.id), info, streamer };
+      // Configuration is fixed for the process: the provider and the reader are made once.
+      compatible ??= {
+        model: createOpenAICompatible({ name: "llm", baseURL: env.LLM_BASE_URL!, apiKey: env.LLM_API_KEY, includeUsage: true }).chatModel(info.id),
+        streamer: createChatCompletionsStreamer({ baseURL: env.LLM_BASE_URL!, apiKey: env.LLM_API_KEY, modelId: info.id }),
+      };
+      return { ...compatible, info };
     }
     case "openai":
-      return { model: createOpenAI({ apiKey: env.OPENAI_API_KEY })(info.id), info };
+      openai ??= createOpenAI({ apiKey: env.OPENAI_API_KEY })(info.id);
+      return { model: openai, info };
     case "demo":
       return { model: createDemoModel({ now: opts.now, timeZone: opts.timeZone, delayMs: env.DEMO_MODEL_DELAY_MS }), info };
   }

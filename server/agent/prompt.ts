@@ -22,9 +22,17 @@ You act through one tool, project_cli, called as {"module", "method", "input"}.
 - When the user tells you something lasting about themselves (a preference, a habit), save it with memory.update.
 - After a tool call, answer in a few plain sentences; the user also sees the tool's result as a card.`;
 
+// Building an Intl formatter costs more than the rest of the prompt; one per zone is kept.
+const dateFormatters = new Map<string, Intl.DateTimeFormat>();
+
 function describeNow(now: Date, timeZone: string): string {
   const l = toLocal(now, timeZone);
-  const words = new Intl.DateTimeFormat("en-US", { timeZone, weekday: "long", year: "numeric", month: "long", day: "numeric" }).format(now);
+  let formatter = dateFormatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat("en-US", { timeZone, weekday: "long", year: "numeric", month: "long", day: "numeric" });
+    dateFormatters.set(timeZone, formatter);
+  }
+  const words = formatter.format(now);
   const clock = `${String(l.hour).padStart(2, "0")}:${String(l.minute).padStart(2, "0")}`;
   return `Now: ${words}, ${clock} in the user's time zone ${timeZone} (${now.toISOString()} UTC).`;
 }

@@ -11,14 +11,23 @@ export type LocalDateTime = LocalDate & { hour: number; minute: number };
 const WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
+// Zones already checked: asking Intl again would build a formatter on every run.
+const knownZones = new Map<string, boolean>();
+const KNOWN_ZONES_MAX = 2_000;
+
 export function isTimeZone(value: unknown): value is string {
   if (typeof value !== "string" || value.length === 0 || value.length > 64) return false;
+  const known = knownZones.get(value);
+  if (known !== undefined) return known;
+  let valid: boolean;
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: value });
-    return true;
+    valid = true;
   } catch {
-    return false;
+    valid = false;
   }
+  if (knownZones.size < KNOWN_ZONES_MAX) knownZones.set(value, valid);
+  return valid;
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
