@@ -10,32 +10,35 @@ export type ThreadMessage = { role: string; content: string; metadata: Record<st
 export type AttachmentRef = { bucket: string; path: string; mime_type: string };
 
 /**
- * What a run starts from, in one round trip: the newest `historyLimit` messages of the thread
- * that belong to other runs (oldest first), the user's newest memory facts, and the
- * attachments recorded on this run's user message.
+ * What a run starts from when the engine did not read it already (Runner.prefetch): the
+ * newest `historyLimit` messages of the thread that belong to other runs (oldest first) and
+ * the user's newest memory facts, in one round trip.
  */
 export async function findAgentContext(opts: { threadId: string; runId: string; userId: string; historyLimit: number; memoryLimit: number }): Promise<{
   history: ThreadMessage[];
   memoryFacts: { key: string; value: string }[];
-  attachments: AttachmentRef[];
 }> {
-  const { rows } = await getPool().query<{ history: ThreadMessage[]; memory: { key: string; value: string }[]; attachments: unknown }>(
+  const { rows } = await getPool().query<{ history: ThreadMessage[]; memory: { key: string; value: string }[] }>(
     `select
        (select coalesce(json_agg(h order by h.seq), '[]') from (
           select role, content, metadata, run_id as "runId", seq from messages
           where thread_id = $1 and (run_id is null or run_id <> $2) and role in ('user', 'assistant', 'tool')
           order by seq desc limit $4) h) as history,
        (select coalesce(json_agg(f), '[]') from (
-          select key, value from memory_facts where user_id = $3 order by updated_at desc, key limit $5) f) as memory,
-       (select metadata->'user_message_attachments' from messages where run_id = $2 and role = 'user' limit 1) as attachments`,
+          select key, value from memory_facts where user_id = $3 order by updated_at desc, key limit $5) f) as memory`,
     [opts.threadId, opts.runId, opts.userId, opts.historyLimit, opts.memoryLimit],
   );
   const row = rows[0]!;
-  return {
-    history: row.history.map(({ role, content, metadata, runId }) => ({ role, content, metadata, runId })),
-    memoryFacts: row.memory,
-    attachments: attachmentRefs(row.attachments),
-  };
+  return { history: row.history.map(({ role, content, metadata, runId }) => ({ role, content, metadata, runId })), memoryFacts: row.memory };
+}
+
+/** The attachments recorded on this run's user message (`metadata.user_message_attachments`). */
+export async function findRunUserAttachments({ runId }: { runId: string }): Promise<AttachmentRef[]> {
+  const { rows } = await getPool().query<{ attachments: unknown }>(
+    `select metadata->'user_message_attachments' as attachments from messages where run_id = $1 and role = 'user' limit 1`,
+    [runId],
+  );
+  return attachmentRefs(rows[0]?.attachments);
 }
 
 export type ToolEventRow = { type: string; payload: Record<string, unknown> };

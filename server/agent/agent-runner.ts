@@ -3,9 +3,9 @@ import { AISDKError, APICallError, type LanguageModel } from "ai";
 import { AppError } from "../errors";
 import { logger } from "../logger";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
-import type { RunHandle, Runner, RunnerInput, RunnerResult } from "../runs/types";
+import type { PrefetchedContext, RunHandle, Runner, RunnerInput, RunnerResult } from "../runs/types";
 import { loadAttachmentBytes } from "../services/attachments";
-import { findAgentContext, findPreviousRunToolEvents, type AttachmentRef, type ThreadMessage, type ToolEventRow } from "./agent-repository";
+import { findAgentContext, findPreviousRunToolEvents, findRunUserAttachments, type AttachmentRef, type ThreadMessage, type ToolEventRow } from "./agent-repository";
 import { AGENT_RUNNER_ID, HISTORY_MESSAGE_LIMIT, MAX_AGENT_STEPS, MEMORY_FACT_LIMIT, MODEL_MAX_RETRIES } from "./constants";
 import { buildConversation, clientToolResults, openClientToolCalls } from "./conversation";
 import { AgUiEventTranslator } from "./event-translator";
@@ -23,17 +23,22 @@ export type AgentContext = { history: ThreadMessage[]; memoryFacts: MemoryFact[]
 export type AgentRunnerDeps = {
   model: (opts: { now: () => Date; timeZone: string }) => { model: LanguageModel; info: ModelInfo; streamer?: StepStreamer };
   projectCli: ProjectCliBinding;
-  loadContext: (opts: { run: RunHandle; input: RunAgentInput }) => Promise<AgentContext>;
+  loadContext: (opts: { run: RunHandle; input: RunAgentInput; prefetched?: PrefetchedContext }) => Promise<AgentContext>;
   now: () => Date;
 };
 
-async function loadAgentContext({ run, input }: { run: RunHandle; input: RunAgentInput }): Promise<AgentContext> {
+// The engine reads these while accepting the run (Runner.prefetch), saving a round trip.
+const CONTEXT_PREFETCH = { historyLimit: HISTORY_MESSAGE_LIMIT, memoryLimit: MEMORY_FACT_LIMIT };
+
+async function loadAgentContext({ run, input, prefetched }: { run: RunHandle; input: RunAgentInput; prefetched?: PrefetchedContext }): Promise<AgentContext> {
   const answersToolCalls = input.messages.some((m) => m.role === "tool");
-  const [context, toolEvents] = await Promise.all([
-    findAgentContext({ threadId: run.threadId, runId: run.id, userId: run.userId, historyLimit: HISTORY_MESSAGE_LIMIT, memoryLimit: MEMORY_FACT_LIMIT }),
+  const images = userMessageParts(input).images.length > 0;
+  const [context, toolEvents, attachments] = await Promise.all([
+    prefetched ?? findAgentContext({ threadId: run.threadId, runId: run.id, userId: run.userId, ...CONTEXT_PREFETCH }),
     answersToolCalls ? findPreviousRunToolEvents({ threadId: run.threadId, runId: run.id }) : Promise.resolve([]),
+    images ? findRunUserAttachments({ runId: run.id }) : Promise.resolve([]),
   ]);
-  return { history: context.history, memoryFacts: context.memoryFacts, toolEvents, userImages: await loadUserImages(run.id, context.attachments) };
+  return { history: context.history, memoryFacts: context.memoryFacts, toolEvents, userImages: await loadUserImages(run.id, attachments) };
 }
 
 // The images were checked (ours, the caller's, present) when the run was accepted; the
@@ -66,11 +71,12 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
   const deps: AgentRunnerDeps = { model: createAgentModel, projectCli: projectCliBinding, loadContext: loadAgentContext, now: () => new Date(), ...overrides };
   return {
     id: AGENT_RUNNER_ID,
-    async run({ run, input, generation, signal, emit }: RunnerInput): Promise<RunnerResult> {
+    prefetch: CONTEXT_PREFETCH,
+    async run({ run, input, generation, signal, emit, prefetched }: RunnerInput): Promise<RunnerResult> {
       const timeZone = resolveTimeZone(input);
       const now = deps.now();
       const { projectCli } = deps;
-      const context = await deps.loadContext({ run, input });
+      const context = await deps.loadContext({ run, input, prefetched });
       const { model, info, streamer } = deps.model({ now: deps.now, timeZone });
       const serverToolNames = new Set([projectCli.name]);
       const translator = new AgUiEventTranslator(emit, serverToolNames);

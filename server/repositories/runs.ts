@@ -1,7 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import { getPool } from "../db";
-import type { RunStatus, TokenUsage } from "../runs/types";
+import type { ContextPrefetch, PrefetchedContext, PrefetchedMessage, RunStatus, TokenUsage } from "../runs/types";
 
 export type RunRow = {
   id: string;
@@ -53,7 +53,9 @@ export type NewRun = {
 export type RunUserMessage = { messageId: string; content: string; metadata: Record<string, unknown> };
 
 export type AcceptOutcome =
-  | { status: "created" | "existing"; run: RunRow }
+  | { status: "replan" }
+  | { status: "created"; run: RunRow; context: PrefetchedContext | null }
+  | { status: "existing"; run: RunRow }
   | { status: "not_found" }
   | { status: "busy"; busyRunId: string };
 
@@ -69,15 +71,23 @@ export async function acceptRunRow({
   message,
   entry,
   start,
+  prefetch,
+  bindingCheck,
 }: {
   run: NewRun;
   threadTitle: string;
   message: RunUserMessage;
   entry: { id: string; eventType: string; source: string; sourceEventType: string | null; data: unknown; rawRef: unknown } | null;
   start: boolean;
+  /** Also read the thread history and memory facts a runner starts from (see ContextPrefetch). */
+  prefetch?: ContextPrefetch;
+  /** The binding the plan chose from a cached copy; "replan" when it is not the effective one. */
+  bindingCheck?: unknown;
 }): Promise<AcceptOutcome> {
-  const { rows } = await getPool().query<{ result: { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string } }>(
-    `select dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) as result`,
+  const { rows } = await getPool().query<{
+    result: { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string; context?: { history: (PrefetchedMessage & { seq: number })[]; memory: { key: string; value: string }[] } | null };
+  }>(
+    `select dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) as result`,
     [
       run.userId,
       run.threadId,
@@ -96,15 +106,24 @@ export async function acceptRunRow({
       entry
         ? JSON.stringify({ id: entry.id, event_type: entry.eventType, source: entry.source, source_event_type: entry.sourceEventType, data: entry.data, raw_ref: entry.rawRef })
         : null,
+      prefetch?.historyLimit ?? 0,
+      prefetch?.memoryLimit ?? 0,
+      bindingCheck == null ? null : JSON.stringify(bindingCheck),
     ],
   );
   const result = rows[0]!.result;
   switch (result.status) {
-    case "created":
+    case "created": {
+      const c = result.context;
+      const context = c ? { history: c.history.map(({ role, content, metadata, runId }) => ({ role, content, metadata, runId })), memoryFacts: c.memory } : null;
+      return { status: "created", run: toRunRow(result.run!), context };
+    }
     case "existing":
-      return { status: result.status, run: toRunRow(result.run!) };
+      return { status: "existing", run: toRunRow(result.run!) };
     case "busy":
       return { status: "busy", busyRunId: result.busy_run_id! };
+    case "replan":
+      return { status: "replan" };
     default:
       return { status: "not_found" };
   }

@@ -6,6 +6,7 @@ import { findUserByEmail } from "../repositories/users";
 import { ensureBuiltinRunner } from "./builtin";
 import { bindingPolicySchema, type BindingPolicy } from "./policy";
 import { findAdminThread } from "../repositories/admin-threads";
+import { dropBindingSnapshot } from "./binding-snapshot";
 import { findBinding, findRunner, insertBinding, updateBinding, type BindingRow, type BindingScope } from "./repository";
 
 // Bindings are host-internal (spec §2): which runner answers which events for whom, with the
@@ -82,7 +83,7 @@ export async function createBinding(opts: {
   const eventTypes = opts.eventTypes?.length ? [...new Set(opts.eventTypes)] : [...ENTRY_EVENT_TYPES];
   const unknown = eventTypes.filter((t) => !(ENTRY_EVENT_TYPES as readonly string[]).includes(t));
   if (unknown.length > 0) throw new AppError("BAD_REQUEST", `Unknown event type ${unknown.join(", ")}; this host emits ${ENTRY_EVENT_TYPES.join(", ")}`);
-  return insertBinding({
+  const binding = await insertBinding({
     runnerId: runner.id,
     scope,
     userId,
@@ -91,6 +92,9 @@ export async function createBinding(opts: {
     config: validateBindingConfig(runner.manifest.config_schema, opts.config ?? {}),
     policy: validateBindingPolicy(opts.policy),
   });
+  // This process plans its next run from the database; others find out when it checks their plan.
+  dropBindingSnapshot();
+  return binding;
 }
 
 export async function changeBinding(opts: { id: string; enabled?: boolean; config?: Record<string, unknown>; policy?: unknown }): Promise<BindingRow> {
@@ -107,6 +111,7 @@ export async function changeBinding(opts: { id: string; enabled?: boolean; confi
     policy: opts.policy === undefined ? undefined : validateBindingPolicy(opts.policy),
   });
   if (!updated) throw new AppError("NOT_FOUND", `Binding ${opts.id} not found`);
+  dropBindingSnapshot();
   return updated;
 }
 

@@ -3,6 +3,7 @@ import { withTransaction } from "../db";
 import { AppError } from "../errors";
 import { logger } from "../logger";
 import { describeIssues, listRunnersResponseSchema, manifestSchema, type AgentRunnerManifest } from "../protocols/runner/manifest";
+import { dropBindingSnapshot } from "./binding-snapshot";
 import { findEndpoint, findRunnerOwners, recordDiscovery, upsertEndpoint, type EndpointRow } from "./repository";
 import { hashRunnerSecret, MIN_RUNNER_SECRET_LENGTH, sealRunnerSecret, unsealRunnerSecret } from "./secrets";
 
@@ -111,6 +112,7 @@ async function discover(endpoint: EndpointRow, fetched: Fetched | DiscoveryError
     manifests = manifests.filter((m) => !taken.has(m.id));
   }
   await withTransaction((tx) => recordDiscovery({ endpointId: endpoint.id, status, lastError, warnings, manifests }, tx));
+  dropBindingSnapshot();
   for (const w of warnings) logger.warn({ endpoint: endpoint.baseUrl, runnerId: w.runner_id, reason: w.reason }, "runner manifest skipped");
   if (lastError) logger.warn({ endpoint: endpoint.baseUrl, reason: lastError }, "runner discovery failed");
   const fresh = (await findEndpoint({ id: endpoint.id })) ?? endpoint;

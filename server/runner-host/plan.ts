@@ -5,6 +5,7 @@ import { AppError } from "../errors";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { AgentRunnerManifest } from "../protocols/runner/manifest";
 import { PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
+import { bindingFromSnapshot, type BindingCheck } from "./binding-snapshot";
 import { BUILTIN_MANIFEST, ensureBuiltinRunner, isBuiltinRunner } from "./builtin";
 import { entryEventId, type EntryEvent } from "./entry-events";
 import { computeAuthorization, type RunAuthorization } from "./policy";
@@ -25,6 +26,8 @@ export type RunPlan = {
   authorization: RunAuthorization;
   /** Names of the knowledge bases the authorization grants, by id. */
   knowledgeBaseNames: Map<string, string>;
+  /** Set when the binding came from this process's copy: acceptRun has the database confirm it. */
+  bindingCheck: BindingCheck | null;
 };
 
 const SOURCE_EVENT_TYPES: Record<string, string> = { "ag-ui": "RunAgentInput", "agent-api": "AgentRequest" };
@@ -35,9 +38,12 @@ async function knowledgeBases(): Promise<{ id: string; name: string }[]> {
   return rows;
 }
 
-export async function planRun(opts: { userId: string; input: RunAgentInput; protocol: string }): Promise<RunPlan> {
+/** `fresh` reads the binding from the database instead of this process's copy of the bindings. */
+export async function planRun(opts: { userId: string; input: RunAgentInput; protocol: string; fresh?: boolean }): Promise<RunPlan> {
   await ensureBuiltinRunner();
-  const binding = await findEffectiveBinding({ userId: opts.userId, threadId: opts.input.threadId, eventType: MESSAGE_RECEIVED });
+  const query = { userId: opts.userId, threadId: opts.input.threadId, eventType: MESSAGE_RECEIVED };
+  const cached = opts.fresh ? null : await bindingFromSnapshot(query);
+  const binding = cached ? cached.binding : await findEffectiveBinding(query);
   let manifest = BUILTIN_MANIFEST;
   let endpoint: EndpointRow | null = null;
   if (binding && !isBuiltinRunner(binding.runnerId)) {
@@ -72,5 +78,14 @@ export async function planRun(opts: { userId: string; input: RunAgentInput; prot
       knowledgeBaseIds: bases.map((b) => b.id),
     },
   });
-  return { runnerId: manifest.id, manifest, binding, endpoint, entry, authorization, knowledgeBaseNames: new Map(bases.map((b) => [b.id, b.name])) };
+  return {
+    runnerId: manifest.id,
+    manifest,
+    binding,
+    endpoint,
+    entry,
+    authorization,
+    knowledgeBaseNames: new Map(bases.map((b) => [b.id, b.name])),
+    bindingCheck: cached?.check ?? null,
+  };
 }

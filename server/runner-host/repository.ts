@@ -183,15 +183,24 @@ export async function listBindings(): Promise<(BindingRow & { userEmail: string 
 
 /**
  * The binding that answers an event: the narrowest enabled one (thread, then user, then
- * default) whose runner is available; the newest wins within a scope.
+ * default) whose runner is available; the newest wins within a scope (dispatch_effective_binding).
  */
 export async function findEffectiveBinding({ userId, threadId, eventType }: { userId: string; threadId: string; eventType: string }): Promise<BindingRow | null> {
   const { rows } = await getPool().query<BindingRow>(
-    `select ${bindingColumns("b")} from agent_bindings b join agent_runners r on r.id = b.runner_id
-     where b.enabled and r.available and $3 = any(b.event_types)
-       and ((b.scope = 'thread' and b.thread_id = $2) or (b.scope = 'user' and b.user_id = $1) or b.scope = 'default')
-     order by case b.scope when 'thread' then 0 when 'user' then 1 else 2 end, b.created_at desc limit 1`,
+    `select ${bindingColumns("b")} from agent_bindings b where b.id = (select id from dispatch_effective_binding($1, $2, $3))`,
     [userId, threadId, eventType],
   );
   return rows[0] ?? null;
+}
+
+export type BindingCandidate = BindingRow & { stamp: string };
+
+/** Every binding that could answer an event (enabled, runner available), up to `limit`; `stamp` as dispatch_effective_binding gives it. */
+export async function listBindingCandidates({ limit }: { limit: number }): Promise<BindingCandidate[]> {
+  const { rows } = await getPool().query<BindingCandidate>(
+    `select ${bindingColumns("b")}, b.updated_at::text as stamp from agent_bindings b join agent_runners r on r.id = b.runner_id
+     where b.enabled and r.available limit $1`,
+    [limit],
+  );
+  return rows;
 }

@@ -4,8 +4,17 @@ import { AppError } from "../errors";
 import { acceptRunRow, findRunByClientId, type RunRow } from "../repositories/runs";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { EntryEvent } from "../runner-host/entry-events";
+import type { ContextPrefetch, PrefetchedContext } from "./types";
 
-export type AcceptedRun = { run: RunRow; created: boolean };
+export type AcceptedRun = { run: RunRow; created: boolean; prefetched?: PrefetchedContext };
+
+/** The run was planned with a binding that is no longer the effective one; nothing was written. */
+export class StalePlanError extends Error {
+  constructor() {
+    super("The run's binding changed while it was planned");
+    this.name = "StalePlanError";
+  }
+}
 
 const UNIQUE_VIOLATION = "23505";
 
@@ -64,6 +73,10 @@ export async function acceptRun(opts: {
   deadlineSeconds?: number;
   /** Record the run as running (its executor starts right away) rather than queued. */
   start?: boolean;
+  /** The starting context its runner asked for, read in the same round trip. */
+  prefetch?: ContextPrefetch;
+  /** The plan's binding, when it came from a cached copy (see binding-snapshot.ts). */
+  bindingCheck?: unknown;
 }): Promise<AcceptedRun> {
   const { userId, input } = opts;
   const user = userMessageParts(input);
@@ -90,6 +103,8 @@ export async function acceptRun(opts: {
       },
       entry: opts.entry ?? null,
       start: opts.start ?? false,
+      prefetch: opts.prefetch,
+      bindingCheck: opts.bindingCheck,
     });
   } catch (err) {
     // Two requests with the same runId raced; the other one won, and it is the same task.
@@ -101,9 +116,11 @@ export async function acceptRun(opts: {
   }
   switch (outcome.status) {
     case "created":
-      return { run: outcome.run, created: true };
+      return { run: outcome.run, created: true, prefetched: outcome.context ?? undefined };
     case "existing":
       return { run: outcome.run, created: false };
+    case "replan":
+      throw new StalePlanError();
     case "busy":
       throw new AppError("CONFLICT", `Thread ${input.threadId} already has a run in progress (${outcome.busyRunId}); wait for it to finish or cancel it`, {
         activeRunId: outcome.busyRunId,

@@ -11,7 +11,7 @@ import { heartbeatRuns, markRunStarted } from "../repositories/runs";
 import { flushEvents } from "./event-log";
 import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
 import { listen } from "./notifications";
-import { RunnerFailure, type EmitExtras, type GenerationParams, type RunHandle, type Runner, type RunnerResult } from "./types";
+import { RunnerFailure, type EmitExtras, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerResult } from "./types";
 
 export const RUN_CANCEL_CHANNEL = "dispatch_run_cancel";
 const HEARTBEAT_MS = 10_000;
@@ -125,7 +125,13 @@ function failureOf(err: unknown, reason: AbortReason | undefined): { status: "fa
  * sequence guard, persisted in batches, fanned out live), then exactly one terminal event.
  * Resolves when the run has ended and everything about it is durable.
  */
-export async function executeRun(run: RunHandle, input: RunAgentInput, runner: Runner, generation: GenerationParams = {}): Promise<void> {
+export async function executeRun(
+  run: RunHandle,
+  input: RunAgentInput,
+  runner: Runner,
+  generation: GenerationParams = {},
+  prefetched?: PrefetchedContext,
+): Promise<void> {
   if (getLiveRun(run.id)) return;
   startBackgroundDuties();
   const live = openLiveRun(run.id);
@@ -151,6 +157,7 @@ export async function executeRun(run: RunHandle, input: RunAgentInput, runner: R
       run,
       input,
       generation,
+      prefetched,
       signal: controller.signal,
       emit: (event, extras) => {
         if (controller.signal.aborted) return;

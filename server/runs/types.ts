@@ -46,7 +46,14 @@ export type RunnerInput = {
   signal: AbortSignal;
   /** Streams one event. RUN_STARTED / RUN_FINISHED / RUN_ERROR belong to the engine. */
   emit: (event: AgUiEvent, extras?: EmitExtras) => void;
+  /** What the runner's `prefetch` asked for, read while the run was accepted. */
+  prefetched?: PrefetchedContext;
 };
+
+/** A runner's starting context, read in the round trip that accepts its run. */
+export type ContextPrefetch = { historyLimit: number; memoryLimit: number };
+export type PrefetchedMessage = { role: string; content: string; metadata: Record<string, unknown>; runId: string | null };
+export type PrefetchedContext = { history: PrefetchedMessage[]; memoryFacts: { key: string; value: string }[] };
 
 export type RunnerResult = {
   usage?: TokenUsage;
@@ -57,6 +64,8 @@ export type RunnerResult = {
 
 export interface Runner {
   readonly id: string;
+  /** The thread history and memory this runner starts from, to be read when its run is accepted. */
+  readonly prefetch?: ContextPrefetch;
   run(input: RunnerInput): Promise<RunnerResult>;
 }
 

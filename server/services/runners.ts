@@ -3,6 +3,7 @@ import { AppError } from "../errors";
 import { BUILTIN_MANIFEST, ensureBuiltinRunner } from "../runner-host/builtin";
 import { changeBinding, createBinding, maskedConfig } from "../runner-host/bindings";
 import { refreshRunnerEndpoint, registerRunnerEndpoint, type DiscoveryOutcome } from "../runner-host/discovery";
+import { dropBindingSnapshot } from "../runner-host/binding-snapshot";
 import { deleteBinding, deleteEndpoint, listBindings, listEndpoints, listRunners } from "../runner-host/repository";
 import { listRunnerResults } from "../runner-host/result-log";
 
@@ -30,6 +31,7 @@ export async function refreshRunner({ endpointId }: { endpointId: string }) {
 
 export async function removeRunnerEndpoint({ endpointId }: { endpointId: string }) {
   if (!(await deleteEndpoint({ id: endpointId }))) throw new AppError("NOT_FOUND", `Runner endpoint ${endpointId} not found`);
+  dropBindingSnapshot();
 }
 
 /** Everything the runners page shows: endpoints with health, runners with manifests, bindings. */
@@ -84,6 +86,7 @@ export async function updateRunnerBinding(opts: { id: string; enabled?: boolean;
 
 export async function removeRunnerBinding({ id }: { id: string }) {
   if (!(await deleteBinding({ id }))) throw new AppError("NOT_FOUND", `Binding ${id} not found`);
+  dropBindingSnapshot();
 }
 
 export async function runResults({ runId }: { runId: string }) {

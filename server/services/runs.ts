@@ -5,12 +5,13 @@ import { logger } from "../logger";
 import { findRunByClientId, type RunRow } from "../repositories/runs";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import { resolveRunAttachments } from "./attachments";
-import { acceptRun } from "../runs/accept";
+import { acceptRun, StalePlanError } from "../runs/accept";
 import { cancelRun } from "../runs/cancel";
 import { executeRun } from "../runs/execute";
 import { defaultRunner } from "../runs/runners/registry";
 import { shareRunAttachments } from "../runner-host/artifact-store";
 import { createHttpRunner } from "../runner-host/http-runner";
+import { dropBindingSnapshot } from "../runner-host/binding-snapshot";
 import { planRun } from "../runner-host/plan";
 import { startRecoverySweeper } from "../runs/recovery";
 import type { GenerationParams } from "../runs/types";
@@ -43,21 +44,36 @@ export async function startRun(opts: {
     images,
     requestOrigin: opts.requestOrigin,
   });
-  const plan = await planRun({ userId: opts.userId, input: opts.input, protocol: opts.protocol });
-  // In-process runs go to the registered default runner (the built-in agent, or a test's stand-in).
-  const local = plan.endpoint ? null : defaultRunner();
-  const accepted = await acceptRun({
-    userId: opts.userId,
-    input: opts.input,
-    protocol: opts.protocol,
-    runner: local?.id ?? plan.runnerId,
-    userMessageMetadata,
-    entry: plan.entry,
-    bindingId: plan.binding?.id ?? null,
-    authorization: plan.authorization,
-    deadlineSeconds: plan.binding?.policy.deadline_seconds,
-    start: true,
-  });
+  const accept = async (fresh: boolean) => {
+    const plan = await planRun({ userId: opts.userId, input: opts.input, protocol: opts.protocol, fresh });
+    // In-process runs go to the registered default runner (the built-in agent, or a test's stand-in).
+    const local = plan.endpoint ? null : defaultRunner();
+    const accepted = await acceptRun({
+      userId: opts.userId,
+      input: opts.input,
+      protocol: opts.protocol,
+      runner: local?.id ?? plan.runnerId,
+      userMessageMetadata,
+      entry: plan.entry,
+      bindingId: plan.binding?.id ?? null,
+      authorization: plan.authorization,
+      deadlineSeconds: plan.binding?.policy.deadline_seconds,
+      start: true,
+      prefetch: local?.prefetch,
+      bindingCheck: plan.bindingCheck ?? undefined,
+    });
+    return { plan, local, accepted };
+  };
+  let attempt;
+  try {
+    attempt = await accept(false);
+  } catch (err) {
+    if (!(err instanceof StalePlanError)) throw err;
+    // The bindings changed since this process read them: read them again, plan from the database.
+    dropBindingSnapshot();
+    attempt = await accept(true);
+  }
+  const { plan, local, accepted } = attempt;
   if (accepted.created) {
     const r = accepted.run;
     const runner = plan.endpoint
@@ -77,6 +93,7 @@ export async function startRun(opts: {
       opts.input,
       runner,
       opts.generation,
+      accepted.prefetched,
     ).catch((err: unknown) => logger.error({ err, runId: r.id }, "run execution crashed"));
     try {
       after(execution);

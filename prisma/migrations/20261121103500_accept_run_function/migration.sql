@@ -1,9 +1,28 @@
+-- The binding that answers an event: the narrowest enabled one (thread, then user, then
+-- default) whose runner is available; the newest wins within a scope (then the greatest id). `stamp` changes
+-- whenever the binding does, so a plan made from a cached copy can be checked.
+CREATE FUNCTION dispatch_effective_binding(p_user_id UUID, p_thread_id UUID, p_event_type TEXT)
+RETURNS TABLE (id UUID, stamp TEXT)
+LANGUAGE sql STABLE AS $$
+  SELECT b.id, b.updated_at::text FROM agent_bindings b JOIN agent_runners r ON r.id = b.runner_id
+  WHERE b.enabled AND r.available AND p_event_type = ANY(b.event_types)
+    AND ((b.scope = 'thread' AND b.thread_id = p_thread_id) OR (b.scope = 'user' AND b.user_id = p_user_id) OR b.scope = 'default')
+  ORDER BY CASE b.scope WHEN 'thread' THEN 0 WHEN 'user' THEN 1 ELSE 2 END, b.created_at DESC, b.id DESC
+  LIMIT 1
+$$;
+
 -- Accepting a run in one round trip: the thread is created or locked, the run, its user
 -- message and its entry event are written, or nothing is when the runId was seen, the
 -- thread belongs to someone else or has a run in progress. Each statement of a volatile
 -- PL/pgSQL function takes a fresh snapshot, so the checks after the thread lock see what
 -- the previous holder of that lock committed (as the separate statements did before).
--- Returns {"status": "created" | "existing" | "not_found" | "busy", "run": {...}, "busy_run_id": "..."}.
+-- With p_history_limit > 0 a created run also gets what the built-in agent starts from (the
+-- thread's newest messages of other runs, oldest first, and the user's newest memory facts),
+-- read in the same round trip.
+-- p_binding_check (a plan made from a cached copy of the bindings): when the effective binding
+-- is no longer the one planned with (id and stamp), nothing is written and the status is "replan".
+-- Returns {"status": "created" | "existing" | "not_found" | "busy" | "replan", "run": {...}, "busy_run_id": "...",
+--          "context": {"history": [...], "memory": [...]}}.
 CREATE FUNCTION dispatch_accept_run(
   p_user_id UUID,
   p_thread_id UUID,
@@ -19,7 +38,10 @@ CREATE FUNCTION dispatch_accept_run(
   p_message_id TEXT,
   p_content TEXT,
   p_message_metadata JSONB,
-  p_entry JSONB
+  p_entry JSONB,
+  p_history_limit INTEGER,
+  p_memory_limit INTEGER,
+  p_binding_check JSONB
 ) RETURNS JSONB
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -29,6 +51,7 @@ DECLARE
   v_run_uuid UUID;
   v_seq INTEGER;
   v_event_seq INTEGER;
+  v_context JSONB;
 BEGIN
   -- Creates the thread for the caller, or takes the lock of the existing one (changing nothing).
   INSERT INTO threads (id, user_id, title, updated_at) VALUES (p_thread_id, p_user_id, p_title, now())
@@ -45,6 +68,13 @@ BEGIN
     FROM runs WHERE user_id = p_user_id AND run_id = p_run_id) r;
   IF v_run IS NOT NULL THEN
     RETURN jsonb_build_object('status', 'existing', 'run', v_run);
+  END IF;
+
+  IF p_binding_check IS NOT NULL AND (
+    SELECT (e.id::text, e.stamp) IS DISTINCT FROM (p_binding_check->>'id', p_binding_check->>'stamp')
+    FROM (SELECT 1) one LEFT JOIN dispatch_effective_binding(p_user_id, p_thread_id, p_binding_check->>'event_type') e ON true
+  ) THEN
+    RETURN jsonb_build_object('status', 'replan');
   END IF;
 
   SELECT run_id INTO v_busy FROM runs WHERE thread_id = p_thread_id AND status IN ('queued', 'running') LIMIT 1;
@@ -76,6 +106,16 @@ BEGIN
       error_code AS "errorCode", error_message AS "errorMessage", usage, created_at AS "createdAt", started_at AS "startedAt",
       finished_at AS "finishedAt", deadline_at AS "deadlineAt"
     FROM runs WHERE id = v_run_uuid) r;
-  RETURN jsonb_build_object('status', 'created', 'run', v_run);
+  IF p_history_limit > 0 THEN
+    SELECT jsonb_build_object(
+      'history', (SELECT coalesce(jsonb_agg(h ORDER BY h.seq), '[]'::jsonb) FROM (
+        SELECT role, content, metadata, run_id AS "runId", seq FROM messages
+        WHERE thread_id = p_thread_id AND (run_id IS NULL OR run_id <> v_run_uuid) AND role IN ('user', 'assistant', 'tool')
+        ORDER BY seq DESC LIMIT p_history_limit) h),
+      'memory', (SELECT coalesce(jsonb_agg(f), '[]'::jsonb) FROM (
+        SELECT key, value FROM memory_facts WHERE user_id = p_user_id ORDER BY updated_at DESC, key LIMIT p_memory_limit) f))
+    INTO v_context;
+  END IF;
+  RETURN jsonb_build_object('status', 'created', 'run', v_run, 'context', v_context);
 END;
 $$;
