@@ -11,8 +11,8 @@ import type { EventRecord } from "./types";
 
 export const RUN_EVENTS_CHANNEL = "dispatch_run_events";
 
-type Pending = { runId: string; rec: EventRecord; at: Date };
-type Row = { runId: string; firstSeq: number; lastSeq: number; types: string[]; events: string[]; at: Date };
+type Pending = { runId: string; rec: EventRecord; at: number };
+type Row = { runId: string; firstSeq: number; lastSeq: number; types: string[]; events: string[]; at: number };
 
 const COLUMNS = 6;
 
@@ -60,7 +60,7 @@ let retryDelayMs = 0;
 
 async function writeRows(rows: Row[]): Promise<void> {
   const params: unknown[] = [];
-  for (const r of rows) params.push(r.runId, r.firstSeq, r.lastSeq, r.types.join(" "), r.events.join("\n"), r.at.toISOString());
+  for (const r of rows) params.push(r.runId, r.firstSeq, r.lastSeq, r.types.join(" "), r.events.join("\n"), new Date(r.at).toISOString());
   await getPool().query(insertSql(rows.length), params);
 }
 
@@ -101,7 +101,7 @@ async function drain(): Promise<void> {
 
 /** Queues one event for persistence. */
 export function persistEvent(runId: string, rec: EventRecord): void {
-  queue.push({ runId, rec, at: new Date() });
+  queue.push({ runId, rec, at: Date.now() });
   schedule();
 }
 

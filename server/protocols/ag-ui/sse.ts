@@ -17,7 +17,17 @@ export const SSE_RESPONSE_HEADERS = {
  * set to null are dropped the way @ag-ui/encoder does, since consumers reject them.
  */
 export function serializeEvent(event: AgUiEvent): string {
-  return JSON.stringify(omitOptionalNulls(event, "Event"));
+  return JSON.stringify(flat(event) ? event : omitOptionalNulls(event, "Event"));
+}
+
+// Most events (a token's TEXT_MESSAGE_CONTENT) hold only strings and numbers: with no null
+// and nothing nested there is nothing to omit, and the schema walk can be skipped.
+function flat(event: AgUiEvent): boolean {
+  for (const key in event) {
+    const value = (event as Record<string, unknown>)[key];
+    if (value === null || typeof value === "object") return false;
+  }
+  return true;
 }
 
 const LINE_BREAK = /\r\n|\r|\n/;
