@@ -57,25 +57,26 @@ type HistoryDayRow = { [K in keyof HistoryRow]: HistoryRow[K] | null } & { threa
 /**
  * Parameters: $1 user, $2 thread id or null (the user's latest), $3 `before` as a date or null.
  * created_at holds UTC wall time (no zone), so days are date_trunc'd as they are. Sent unnamed,
- * so PostgreSQL plans each call with its values and the "is null or" branches fold away.
+ * so PostgreSQL plans each call with its values and the "is null or" branches fold away: as a
+ * named statement it would go generic after five calls, and `before` would stop bounding the
+ * index scan (an older day then scans the thread back from its newest message).
  */
 const HISTORY_DAY_SQL = `with t as (select id from threads where user_id = $1 and ($2::uuid is null or id = $2::uuid) order by updated_at desc limit 1),
-   -- Materialized: one row, computed once rather than folded into every message row.
-   day as materialized (
-     select t.id as thread, n.start,
+   -- The page header, computed once (to_char per message row would cost more than the rows).
+   page as materialized (
+     select t.id as thread, n.start, to_char(n.start, 'YYYY-MM-DD') as day,
        -- Older-exists as an ordered index probe; a bare exists() may be planned as a scan of messages.
-       (select o.created_at from messages o where o.thread_id = t.id and o.created_at < n.start order by o.created_at desc limit 1) is not null as has_more
-     from t, lateral (select date_trunc('day', created_at) as start from messages
-                      where thread_id = t.id and ($3::date is null or created_at < $3::date) order by created_at desc limit 1) n
+       (select o.created_at from messages o where o.thread_id = t.id and o.created_at < n.start order by o.created_at desc limit 1) is not null as "hasMore"
+     from t left join lateral (select date_trunc('day', created_at) as start from messages
+                               where thread_id = t.id and ($3::date is null or created_at < $3::date) order by created_at desc limit 1) n on true
    )
-   select t.id as thread, to_char(day.start, 'YYYY-MM-DD') as day, coalesce(day.has_more, false) as "hasMore",
+   select page.thread, page.day, page."hasMore",
      m.seq, m.role, m.message_id as "messageId", m.content,
      m.created_at::text as timestamp,
      case m.role when 'user' then m.metadata -> 'user_message_attachments' end as attachments,
      case m.role when 'tool' then m.metadata -> 'tool_agent_output' end as "toolOutput"
-   from t left join day on true
-     left join messages m on m.thread_id = day.thread and m.created_at >= day.start and m.created_at < day.start + interval '1 day'
-       and m.role in ('user', 'assistant', 'tool')`;
+   from page left join messages m on m.thread_id = page.thread and m.created_at >= page.start and m.created_at < page.start + interval '1 day'
+     and m.role in ('user', 'assistant', 'tool')`;
 
 /**
  * One round trip for a history page: the user's thread (the given one, or their latest), the UTC
