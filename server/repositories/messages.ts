@@ -51,8 +51,8 @@ export type HistoryRow = {
   toolOutput: unknown;
 };
 
-// Every row repeats the page header; the message columns are null when the day has no messages.
-type HistoryDayRow = { [K in keyof HistoryRow]: HistoryRow[K] | null } & { thread: string; day: string | null; hasMore: boolean };
+// One header row (thread set, message columns null), then one row per message (thread null).
+type HistoryDayRow = { [K in keyof HistoryRow]: HistoryRow[K] | null } & { thread: string | null; day: string | null; hasMore: boolean | null };
 
 /**
  * Parameters: $1 user, $2 thread id or null (the user's latest), $3 `before` as a date or null.
@@ -70,12 +70,15 @@ const HISTORY_DAY_SQL = `with t as (select id from threads where user_id = $1 an
      from t left join lateral (select date_trunc('day', created_at) as start from messages
                                where thread_id = t.id and ($3::date is null or created_at < $3::date) order by created_at desc limit 1) n on true
    )
-   select page.thread, page.day, page."hasMore",
-     m.seq, m.role, m.message_id as "messageId", m.content,
-     m.created_at::text as timestamp,
-     case m.role when 'user' then m.metadata -> 'user_message_attachments' end as attachments,
-     case m.role when 'tool' then m.metadata -> 'tool_agent_output' end as "toolOutput"
-   from page left join messages m on m.thread_id = page.thread and m.created_at >= page.start and m.created_at < page.start + interval '1 day'
+   select thread, day, "hasMore", null::int as seq, null as role, null as "messageId", null as content, null as timestamp,
+     null::jsonb as attachments, null::jsonb as "toolOutput"
+   from page
+   union all
+   -- The header is not repeated on message rows: per row it would cost more than the message.
+   select null, null, null, m.seq, m.role, m.message_id, m.content, m.created_at::text,
+     case m.role when 'user' then m.metadata -> 'user_message_attachments' end,
+     case m.role when 'tool' then m.metadata -> 'tool_agent_output' end
+   from page join messages m on m.thread_id = page.thread and m.created_at >= page.start and m.created_at < page.start + interval '1 day'
      and m.role in ('user', 'assistant', 'tool')`;
 
 /**
@@ -93,16 +96,21 @@ export async function findHistoryDay({ userId, threadId, before }: { userId: str
 }> {
   // `before` goes as a date, not a timestamp: UTC midnight whatever this process's zone is.
   const { rows } = await getPool().query<HistoryDayRow>(HISTORY_DAY_SQL, [userId, threadId, before ? before.toISOString().slice(0, 10) : null]);
-  const first = rows[0];
-  if (!first) return { thread: null, day: null, messages: [], hasMore: false };
-  // The left join gives one all-null message row for a day without messages, else only real ones.
-  if (first.seq === null) return { thread: first.thread, day: first.day, messages: [], hasMore: first.hasMore };
-  const messages = rows as HistoryRow[];
-  for (const m of messages) m.timestamp = isoTimestamp(m.timestamp);
+  let header: HistoryDayRow | null = null;
+  const messages: HistoryRow[] = [];
+  for (const row of rows) {
+    if (row.seq === null) {
+      header = row;
+    } else {
+      row.timestamp = isoTimestamp(row.timestamp!);
+      messages.push(row as HistoryRow);
+    }
+  }
+  if (!header) return { thread: null, day: null, messages: [], hasMore: false };
   // Sorted here rather than in SQL, where the sort would copy every wide row: rows arrive nearly
   // in seq order (the table is append-only), which V8's sort handles in about linear time.
   messages.sort((a, b) => a.seq - b.seq);
-  return { thread: first.thread, day: first.day, messages, hasMore: first.hasMore };
+  return { thread: header.thread, day: header.day, messages, hasMore: header.hasMore! };
 }
 
 // created_at::text in PostgreSQL's ISO DateStyle (its default, which node-pg's own date parsing
