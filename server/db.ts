@@ -6,7 +6,9 @@ import { env, requireDatabaseUrl } from "./env";
 import { logger } from "./logger";
 
 // One pool per process, shared by Prisma and the hot paths (event log, history) that use
-// plain SQL; kept on globalThis so dev hot reloads do not open new pools.
+// plain SQL; kept on globalThis so dev hot reloads do not open new pools. The statements
+// every run makes (API key, accept, event rows, finish) are named queries: each pooled
+// connection parses and plans them once instead of on every call.
 const globalForDb = globalThis as unknown as { dispatchPool?: pg.Pool; dispatchDb?: PrismaClient };
 
 export function getPool(): pg.Pool {

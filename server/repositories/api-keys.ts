@@ -18,11 +18,12 @@ export type ApiKeyAuthRow = {
 
 /** The key with this hash and its user, in one plain query: every API request runs it. */
 export async function findApiKeyByHash({ keyHash }: { keyHash: string }): Promise<ApiKeyAuthRow | null> {
-  const { rows } = await getPool().query<ApiKeyAuthRow>(
-    `select k.id, k.revoked_at as "revokedAt", k.last_used_at as "lastUsedAt", u.id as "userId", u.email, u.role
+  const { rows } = await getPool().query<ApiKeyAuthRow>({
+    name: "dispatch-api-key-by-hash",
+    text: `select k.id, k.revoked_at as "revokedAt", k.last_used_at as "lastUsedAt", u.id as "userId", u.email, u.role
      from api_keys k join users u on u.id = k.user_id where k.key_hash = $1`,
-    [keyHash],
-  );
+    values: [keyHash],
+  });
   return rows[0] ?? null;
 }
 

@@ -30,16 +30,17 @@ const toJson = (messages: RunMessage[]) =>
 
 export async function appendRunMessages({ threadId, runId, messages }: { threadId: string; runId: string; messages: RunMessage[] }): Promise<void> {
   if (messages.length === 0) return;
-  await getPool().query(`with ${INSERT_MESSAGES} select 1`, [threadId, runId, toJson(messages)]);
+  await getPool().query({ name: "dispatch-append-run-messages", text: `with ${INSERT_MESSAGES} select 1`, values: [threadId, runId, toJson(messages)] });
 }
 
 /** Writes the run's last messages and closes the run (unless it was closed already), in one statement. */
 export async function finishRun({ threadId, runId, messages, end }: { threadId: string; runId: string; messages: RunMessage[]; end: RunEnd }): Promise<void> {
-  await getPool().query(
-    `with ${INSERT_MESSAGES}
+  await getPool().query({
+    name: "dispatch-finish-run",
+    text: `with ${INSERT_MESSAGES}
      update runs set status = $4, finished_at = now(), error_code = $5, error_message = $6, usage = coalesce($7::jsonb, usage),
        model = coalesce($8, model)
      where id = $2 and status in ('queued', 'running')`,
-    [threadId, runId, toJson(messages), end.status, end.errorCode ?? null, end.errorMessage ?? null, end.usage ? JSON.stringify(end.usage) : null, end.model ?? null],
-  );
+    values: [threadId, runId, toJson(messages), end.status, end.errorCode ?? null, end.errorMessage ?? null, end.usage ? JSON.stringify(end.usage) : null, end.model ?? null],
+  });
 }

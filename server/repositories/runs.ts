@@ -86,9 +86,10 @@ export async function acceptRunRow({
 }): Promise<AcceptOutcome> {
   const { rows } = await getPool().query<{
     result: { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string; context?: { history: (PrefetchedMessage & { seq: number })[]; memory: { key: string; value: string }[] } | null };
-  }>(
-    `select dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) as result`,
-    [
+  }>({
+    name: "dispatch-accept-run",
+    text: `select dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) as result`,
+    values: [
       run.userId,
       run.threadId,
       threadTitle,
@@ -110,7 +111,7 @@ export async function acceptRunRow({
       prefetch?.memoryLimit ?? 0,
       bindingCheck == null ? null : JSON.stringify(bindingCheck),
     ],
-  );
+  });
   const result = rows[0]!.result;
   switch (result.status) {
     case "created": {

@@ -58,10 +58,14 @@ let inFlight: Promise<void> | null = null;
 let scheduled = false;
 let retryDelayMs = 0;
 
+// Statements for up to this many rows are named, so each connection plans them once.
+const NAMED_UP_TO = 16;
+
 async function writeRows(rows: Row[]): Promise<void> {
-  const params: unknown[] = [];
-  for (const r of rows) params.push(r.runId, r.firstSeq, r.lastSeq, r.types.join(" "), r.events.join("\n"), new Date(r.at).toISOString());
-  await getPool().query(insertSql(rows.length), params);
+  const values: unknown[] = [];
+  for (const r of rows) values.push(r.runId, r.firstSeq, r.lastSeq, r.types.join(" "), r.events.join("\n"), new Date(r.at).toISOString());
+  const text = insertSql(rows.length);
+  await getPool().query(rows.length <= NAMED_UP_TO ? { name: `dispatch-run-events-${rows.length}`, text, values } : { text, values });
 }
 
 function schedule(): void {
