@@ -1,41 +1,5 @@
 import "server-only";
-import type pg from "pg";
 import { getPool } from "../db";
-
-export type MessageRow = {
-  id: string;
-  threadId: string;
-  seq: number;
-  role: string;
-  messageId: string;
-  runId: string | null;
-  content: string;
-  metadata: Record<string, unknown>;
-  createdAt: Date;
-};
-
-export type NewMessage = {
-  threadId: string;
-  role: "user" | "assistant" | "tool";
-  messageId: string;
-  runId: string | null;
-  content: string;
-  metadata: Record<string, unknown>;
-};
-
-const MESSAGE_COLUMNS = `id, thread_id as "threadId", seq, role, message_id as "messageId", run_id as "runId", content, metadata, created_at as "createdAt"`;
-
-/** Appends a message with the thread's next seq; the thread row lock orders concurrent writers. */
-export async function appendMessage(m: NewMessage, db: pg.Pool | pg.PoolClient = getPool()): Promise<MessageRow> {
-  const { rows } = await db.query<MessageRow>(
-    `with s as (update threads set last_seq = last_seq + 1, updated_at = now() where id = $1 returning last_seq)
-     insert into messages (id, thread_id, seq, role, message_id, run_id, content, metadata, created_at)
-     select gen_random_uuid(), $1, s.last_seq, $2, $3, $4, $5, $6, now() from s
-     returning ${MESSAGE_COLUMNS}`,
-    [m.threadId, m.role, m.messageId, m.runId, m.content, JSON.stringify(m.metadata)],
-  );
-  return rows[0]!;
-}
 
 /** A history page row, in the shape the page needs: no uuids or metadata beyond the two keys it reads. */
 export type HistoryRow = {

@@ -1,12 +1,11 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { withTransaction, getPool } from "@/server/db";
-import { appendMessage } from "@/server/repositories/messages";
+import { appendMessage, recordEntryEvent } from "@/test/thread-fixtures";
 import { addDocument } from "@/server/knowledge/documents";
 import { createKnowledgeBase } from "@/server/knowledge/knowledge-bases";
 import { baseUrl, createTestUser } from "@/test/helpers";
 import { createRunnerArtifact } from "../artifact-store";
-import { recordEntryEvent } from "../entry-events";
 import { callHost, createBinding, createEndpoint, endRun, ndjsonLines, startRunSession, waitForAuditRows, type RunSessionFixture, type TestEndpoint } from "./test-fixtures";
 
 // Every host API action doing its job over real HTTP against the production server: the

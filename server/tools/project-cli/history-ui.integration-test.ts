@@ -1,8 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { withTransaction } from "@/server/db";
-import { appendMessage } from "@/server/repositories/messages";
-import { lockOrCreateThread } from "@/server/repositories/threads";
+import { appendMessage, createThread } from "@/test/thread-fixtures";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { runProjectCli } from "./tool";
 
@@ -19,10 +17,8 @@ describe("a tool card in /history", () => {
     for (const [i, args] of calls.entries()) {
       const { output, toolResponseText, uiSchema } = await runProjectCli({ userId: user.id, runId: randomUUID(), toolCallId: `call_${i}`, args, timeZone: "Asia/Shanghai" });
       expect(uiSchema).not.toBeNull();
-      await withTransaction(async (db) => {
-        await lockOrCreateThread({ id: threadId, userId: user.id, title: "tools" }, db);
-        await appendMessage({ threadId, role: "tool", messageId: `tool-${i}`, runId: null, content: toolResponseText, metadata: { tool_agent_output: output } }, db);
-      });
+      await createThread({ id: threadId, userId: user.id, title: "tools" });
+      await appendMessage({ threadId, role: "tool", messageId: `tool-${i}`, runId: null, content: toolResponseText, metadata: { tool_agent_output: output } });
       fresh.push({ content: toolResponseText, uiSchema: JSON.stringify(uiSchema) });
     }
     const res = await fetch(`${baseUrl()}/api/v1/agent/history?threadId=${threadId}`, { headers: bearer(user.apiKey) });
