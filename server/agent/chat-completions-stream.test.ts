@@ -140,6 +140,17 @@ describe("chat completions stream", () => {
     expect(APICallError.isInstance(unreachable)).toBe(true);
   });
 
+  it("fails the step, retryably, when the server drops the connection mid-answer", async () => {
+    handler = (_req, _body, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(chunk({ content: "Half" }), () => res.destroy());
+    };
+    const stream = await createChatCompletionsStreamer({ baseURL, modelId: "m1" })(options());
+    const parts: LanguageModelV4StreamPart[] = [];
+    await expect(stream.read((p) => parts.push(p))).rejects.toMatchObject({ isRetryable: true, message: "The model server closed the stream early" });
+    expect(texts(parts)).toEqual(["Half"]);
+  });
+
   it("ends the request when the run is aborted mid-stream", async () => {
     let closed!: Promise<void>;
     handler = (req, _body, res) => {

@@ -272,13 +272,18 @@ export function createChatCompletionsStreamer(config: ChatCompletionsConfig): St
                 reader.end();
                 finish();
               });
-              res.once("error", (err) => {
+              // Closed before its end: the server dropped the connection (or we aborted).
+              const early = (cause?: Error) => {
                 done();
-                fail(signal?.aborted ? abortError(signal) : err);
-              });
-              res.once("aborted", () => {
-                done();
-                fail(signal?.aborted ? abortError(signal) : new APICallError({ message: "The model server closed the stream early", url: url.href, requestBodyValues: { model: config.modelId }, isRetryable: true }));
+                fail(
+                  signal?.aborted
+                    ? abortError(signal)
+                    : new APICallError({ message: "The model server closed the stream early", url: url.href, requestBodyValues: { model: config.modelId }, cause, isRetryable: true }),
+                );
+              };
+              res.once("error", early);
+              res.once("close", () => {
+                if (!res.complete) early();
               });
             }),
           cancel: () => {
