@@ -1,35 +1,30 @@
 import "server-only";
 import { getPool } from "../db";
 import { RUN_EVENTS_SQL } from "../repositories/run-events";
+import { toPrefetchedContext, type AgentContextJson } from "../repositories/runs";
+import type { ContextPrefetch, PrefetchedContext, PrefetchedMessage } from "../runs/types";
 
 // What the agent reads before a run: the thread so far, the user's memory facts, and the
 // frontend tool calls the previous run left open. Read-only; the engine writes messages.
 
-export type ThreadMessage = { role: string; content: string; metadata: Record<string, unknown>; runId: string | null };
+export type ThreadMessage = PrefetchedMessage;
 
 export type AttachmentRef = { bucket: string; path: string; mime_type: string };
 
 /**
  * What a run starts from when the engine did not read it already (Runner.prefetch): the
  * newest `historyLimit` messages of the thread that belong to other runs (oldest first) and
- * the user's newest memory facts, in one round trip.
+ * the user's newest memory facts (dispatch_agent_context, which accepting the run also uses).
  */
-export async function findAgentContext(opts: { threadId: string; runId: string; userId: string; historyLimit: number; memoryLimit: number }): Promise<{
-  history: ThreadMessage[];
-  memoryFacts: { key: string; value: string }[];
-}> {
-  const { rows } = await getPool().query<{ history: ThreadMessage[]; memory: { key: string; value: string }[] }>(
-    `select
-       (select coalesce(json_agg(h order by h.seq), '[]') from (
-          select role, content, metadata, run_id as "runId", seq from messages
-          where thread_id = $1 and (run_id is null or run_id <> $2) and role in ('user', 'assistant', 'tool')
-          order by seq desc limit $4) h) as history,
-       (select coalesce(json_agg(f), '[]') from (
-          select key, value from memory_facts where user_id = $3 order by updated_at desc, key limit $5) f) as memory`,
-    [opts.threadId, opts.runId, opts.userId, opts.historyLimit, opts.memoryLimit],
-  );
-  const row = rows[0]!;
-  return { history: row.history.map(({ role, content, metadata, runId }) => ({ role, content, metadata, runId })), memoryFacts: row.memory };
+export async function findAgentContext(opts: { threadId: string; runId: string; userId: string } & ContextPrefetch): Promise<PrefetchedContext> {
+  const { rows } = await getPool().query<{ context: AgentContextJson }>(`select dispatch_agent_context($1, $2, $3, $4, $5) as context`, [
+    opts.threadId,
+    opts.runId,
+    opts.userId,
+    opts.historyLimit,
+    opts.memoryLimit,
+  ]);
+  return toPrefetchedContext(rows[0]!.context);
 }
 
 /** The attachments recorded on this run's user message (`metadata.user_message_attachments`). */

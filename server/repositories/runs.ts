@@ -85,7 +85,7 @@ export async function acceptRunRow({
   bindingCheck?: unknown;
 }): Promise<AcceptOutcome> {
   const { rows } = await getPool().query<{
-    result: { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string; context?: { history: (PrefetchedMessage & { seq: number })[]; memory: { key: string; value: string }[] } | null };
+    result: { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string; context?: AgentContextJson | null };
   }>({
     name: "dispatch-accept-run",
     text: `select dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) as result`,
@@ -114,11 +114,8 @@ export async function acceptRunRow({
   });
   const result = rows[0]!.result;
   switch (result.status) {
-    case "created": {
-      const c = result.context;
-      const context = c ? { history: c.history.map(({ role, content, metadata, runId }) => ({ role, content, metadata, runId })), memoryFacts: c.memory } : null;
-      return { status: "created", run: toRunRow(result.run!), context };
-    }
+    case "created":
+      return { status: "created", run: toRunRow(result.run!), context: result.context ? toPrefetchedContext(result.context) : null };
     case "existing":
       return { status: "existing", run: toRunRow(result.run!) };
     case "busy":
@@ -128,6 +125,13 @@ export async function acceptRunRow({
     default:
       return { status: "not_found" };
   }
+}
+
+/** What dispatch_agent_context answers. */
+export type AgentContextJson = { history: (PrefetchedMessage & { seq: number })[]; memory: { key: string; value: string }[] };
+
+export function toPrefetchedContext(json: AgentContextJson): PrefetchedContext {
+  return { history: json.history.map(({ role, content, metadata, runId }) => ({ role, content, metadata, runId })), memoryFacts: json.memory };
 }
 
 // JSON gives timestamps as ISO strings; RunRow carries Dates like the other queries.
@@ -149,22 +153,6 @@ export async function markRunStarted({ id }: { id: string }): Promise<void> {
 export async function heartbeatRuns({ ids }: { ids: string[] }): Promise<void> {
   if (ids.length === 0) return;
   await getPool().query(`update runs set heartbeat_at = now() where id = any($1::uuid[]) and status in ('queued', 'running')`, [ids]);
-}
-
-export async function markRunFinished(data: {
-  id: string;
-  status: Exclude<RunStatus, "queued" | "running">;
-  errorCode?: string | null;
-  errorMessage?: string | null;
-  usage?: TokenUsage | null;
-  model?: string | null;
-}): Promise<void> {
-  await getPool().query(
-    `update runs set status = $2, finished_at = now(), error_code = $3, error_message = $4, usage = coalesce($5::jsonb, usage),
-       model = coalesce($6, model)
-     where id = $1 and status in ('queued', 'running')`,
-    [data.id, data.status, data.errorCode ?? null, data.errorMessage ?? null, data.usage ? JSON.stringify(data.usage) : null, data.model ?? null],
-  );
 }
 
 export async function requestRunCancel({ id }: { id: string }): Promise<void> {

@@ -6,9 +6,11 @@ import { listBindingCandidates, type BindingCandidate, type BindingRow } from ".
 // trip): dispatch_accept_run compares the effective binding's id and stamp with the plan's
 // and answers "replan" when they differ, writing nothing. A stale copy therefore costs a
 // retry, never a run on the wrong runner. Past MAX_CACHED bindings (thread-scoped bindings
-// can be many) there is no copy and every run asks the database.
+// can be many) there is no copy and runs ask the database; the count is taken again each minute.
 
 const MAX_CACHED = 10_000;
+// How often a process with too many bindings to copy looks again.
+const RECOUNT_MS = 60_000;
 
 let snapshot: Promise<BindingCandidate[] | null> | null = null;
 
@@ -35,7 +37,11 @@ function choose(candidates: BindingCandidate[], { userId, threadId, eventType }:
 /** The effective binding by the copy, with the check that proves it; null when there is no usable copy. */
 export async function bindingFromSnapshot(q: { userId: string; threadId: string; eventType: string }): Promise<{ binding: BindingRow | null; check: BindingCheck } | null> {
   snapshot ??= listBindingCandidates({ limit: MAX_CACHED + 1 }).then(
-    (rows) => (rows.length > MAX_CACHED ? null : rows),
+    (rows) => {
+      if (rows.length <= MAX_CACHED) return rows;
+      setTimeout(dropBindingSnapshot, RECOUNT_MS).unref();
+      return null;
+    },
     (err: unknown) => {
       snapshot = null;
       throw err;

@@ -147,10 +147,13 @@ export async function lastPersistedSeq(runId: string): Promise<number> {
   return rows[0]?.max ?? 0;
 }
 
-/** Appends events after the log's last one, in one statement inside `tx` (with its notification). */
-export async function appendEventsInTransaction(tx: { query: (sql: string, params: unknown[]) => Promise<unknown> }, runId: string, after: number, events: { type: string; json: string }[]): Promise<number> {
+/**
+ * Appends events after `after` as one row, notifying followers; a second writer with the same
+ * `after` (another instance closing the same run) writes nothing.
+ */
+export async function appendEvents(runId: string, after: number, events: { type: string; json: string }[]): Promise<number> {
   if (events.length === 0) return after;
   const last = after + events.length;
-  await tx.query(insertSql(1), [runId, after + 1, last, events.map((e) => e.type).join(" "), events.map((e) => e.json).join("\n"), new Date().toISOString()]);
+  await getPool().query(insertSql(1), [runId, after + 1, last, events.map((e) => e.type).join(" "), events.map((e) => e.json).join("\n"), new Date().toISOString()]);
   return last;
 }

@@ -1,10 +1,10 @@
 import "server-only";
 import { createEventSequenceGuard, type RunCloseOutcome } from "../protocols/ag-ui/event-guard";
 import { serializeEvent } from "../protocols/ag-ui/sse";
-import { withTransaction } from "../db";
 import { logger } from "../logger";
-import { findAbandonedRuns, markRunFinished } from "../repositories/runs";
-import { appendEventsInTransaction, lastPersistedSeq, readEvents } from "./event-log";
+import { finishRun } from "../repositories/run-messages";
+import { findAbandonedRuns } from "../repositories/runs";
+import { appendEvents, lastPersistedSeq, readEvents } from "./event-log";
 import { getLiveRun } from "./live-runs";
 import { parseAgUiEvent } from "../protocols/ag-ui/events";
 
@@ -32,19 +32,20 @@ export async function closeAbandonedRun(run: { id: string; runId: string; thread
     if (page.length < 1000) break;
   }
   if (guard.status === "finished" || guard.status === "errored") {
-    await markRunFinished({ id: run.id, status: guard.status === "finished" ? "completed" : "failed" });
+    await finishRun({ threadId: run.threadId, runId: run.id, messages: [], end: { status: guard.status === "finished" ? "completed" : "failed" } });
     return;
   }
   const closing = guard.close(outcome);
-  await withTransaction(async (tx) => {
-    const after = await lastPersistedSeq(run.id);
-    await appendEventsInTransaction(tx, run.id, after, closing.map((e) => ({ type: e.type, json: serializeEvent(e) })));
-  });
-  await markRunFinished({
-    id: run.id,
-    status: outcome.type === "cancelled" ? "cancelled" : "failed",
-    errorCode: outcome.type === "error" ? outcome.code ?? "ABANDONED" : null,
-    errorMessage: outcome.type === "error" ? outcome.message : null,
+  await appendEvents(run.id, await lastPersistedSeq(run.id), closing.map((e) => ({ type: e.type, json: serializeEvent(e) })));
+  await finishRun({
+    threadId: run.threadId,
+    runId: run.id,
+    messages: [],
+    end: {
+      status: outcome.type === "cancelled" ? "cancelled" : "failed",
+      errorCode: outcome.type === "error" ? outcome.code ?? "ABANDONED" : null,
+      errorMessage: outcome.type === "error" ? outcome.message : null,
+    },
   });
 }
 

@@ -11,6 +11,20 @@ LANGUAGE sql STABLE AS $$
   LIMIT 1
 $$;
 
+-- What the built-in agent starts from: the thread's newest messages that belong to other runs
+-- (oldest first) and the user's newest memory facts, as {"history": [...], "memory": [...]}.
+CREATE FUNCTION dispatch_agent_context(p_thread_id UUID, p_run_id UUID, p_user_id UUID, p_history_limit INTEGER, p_memory_limit INTEGER)
+RETURNS JSONB
+LANGUAGE sql STABLE AS $$
+  SELECT jsonb_build_object(
+    'history', (SELECT coalesce(jsonb_agg(h ORDER BY h.seq), '[]'::jsonb) FROM (
+      SELECT role, content, metadata, run_id AS "runId", seq FROM messages
+      WHERE thread_id = p_thread_id AND (run_id IS NULL OR run_id <> p_run_id) AND role IN ('user', 'assistant', 'tool')
+      ORDER BY seq DESC LIMIT p_history_limit) h),
+    'memory', (SELECT coalesce(jsonb_agg(f), '[]'::jsonb) FROM (
+      SELECT key, value FROM memory_facts WHERE user_id = p_user_id ORDER BY updated_at DESC, key LIMIT p_memory_limit) f))
+$$;
+
 -- Accepting a run in one round trip: the thread is created or locked, the run, its user
 -- message and its entry event are written, or nothing is when the runId was seen, the
 -- thread belongs to someone else or has a run in progress. Each statement of a volatile
@@ -107,14 +121,7 @@ BEGIN
       finished_at AS "finishedAt", deadline_at AS "deadlineAt"
     FROM runs WHERE id = v_run_uuid) r;
   IF p_history_limit > 0 THEN
-    SELECT jsonb_build_object(
-      'history', (SELECT coalesce(jsonb_agg(h ORDER BY h.seq), '[]'::jsonb) FROM (
-        SELECT role, content, metadata, run_id AS "runId", seq FROM messages
-        WHERE thread_id = p_thread_id AND (run_id IS NULL OR run_id <> v_run_uuid) AND role IN ('user', 'assistant', 'tool')
-        ORDER BY seq DESC LIMIT p_history_limit) h),
-      'memory', (SELECT coalesce(jsonb_agg(f), '[]'::jsonb) FROM (
-        SELECT key, value FROM memory_facts WHERE user_id = p_user_id ORDER BY updated_at DESC, key LIMIT p_memory_limit) f))
-    INTO v_context;
+    v_context := dispatch_agent_context(p_thread_id, v_run_uuid, p_user_id, p_history_limit, p_memory_limit);
   END IF;
   RETURN jsonb_build_object('status', 'created', 'run', v_run, 'context', v_context);
 END;
