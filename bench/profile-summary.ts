@@ -1,6 +1,6 @@
 // Summarises a .cpuprofile (from `npm run bench -- --profile DIR`) without a browser: self
-// time by function and by source file, and inclusive time by source file (each sample
-// counted once per file on its stack). Frames in the Next build are mapped back to their
+// time by function and by source file, and inclusive time by source file and by function
+// (each sample counted once per file or function on its stack). Frames in the Next build are mapped back to their
 // sources through the build's .map files.
 //   npx tsx bench/profile-summary.ts DIR/CPU.*.cpuprofile [--top 40]
 import { existsSync, readFileSync } from "node:fs";
@@ -70,6 +70,7 @@ for (const file of positionals) {
   const selfFn = new Map<string, number>();
   const selfFile = new Map<string, number>();
   const inclFile = new Map<string, number>();
+  const inclFn = new Map<string, number>();
   let busy = 0;
   p.samples.forEach((id, i) => {
     const us = p.timeDeltas[i] ?? 0;
@@ -79,11 +80,17 @@ for (const file of positionals) {
     selfFn.set(w.fn, (selfFn.get(w.fn) ?? 0) + us);
     selfFile.set(w.file, (selfFile.get(w.file) ?? 0) + us);
     const seen = new Set<string>();
-    for (let n: number | undefined = id; n !== undefined; n = parent.get(n)) seen.add(where.get(n)!.file);
+    const seenFn = new Set<string>();
+    for (let n: number | undefined = id; n !== undefined; n = parent.get(n)) {
+      seen.add(where.get(n)!.file);
+      seenFn.add(where.get(n)!.fn);
+    }
     for (const f of seen) inclFile.set(f, (inclFile.get(f) ?? 0) + us);
+    for (const f of seenFn) inclFn.set(f, (inclFn.get(f) ?? 0) + us);
   });
   console.log(`${file}: ${(busy / 1e6).toFixed(1)} s busy (idle excluded; percentages of busy time)`);
   print("Inclusive by source file", inclFile, busy);
   print("Self by source file", selfFile, busy);
   print("Self by function", selfFn, busy);
+  print("Inclusive by function", inclFn, busy);
 }
