@@ -4,6 +4,7 @@ import { signInOverHttp, trpcGet } from "@/test/http-session";
 import { revokeApiKey, createApiKey } from "@/server/services/api-keys";
 import { createUser } from "@/server/services/users";
 import { getPool } from "@/server/db";
+import { paced, postRun, runInput } from "@/test/runs";
 
 const me = (headers: Record<string, string> = {}) => fetch(`${baseUrl()}/api/v1/me`, { headers });
 
@@ -34,6 +35,37 @@ describe("API key authentication", () => {
     const res = await me(bearer(key));
     expect(res.status).toBe(401);
     expect(((await res.json()) as { error: { message: string } }).error.message).toBe("This API key has been revoked");
+  });
+
+  it("refuses a revoked key that started runs moments before, and writes nothing for it", async () => {
+    const user = await createTestUser();
+    const { key, record } = await createApiKey({ userId: user.id, name: "busy key" });
+    // The first run reads the key; the next ones take its owner from memory and have the key
+    // checked by the statement that accepts them.
+    for (let i = 0; i < 2; i++) expect((await postRun(key, runInput())).status).toBe(202);
+    await revokeApiKey({ id: record.id });
+
+    const refused = runInput();
+    for (const res of [await postRun(key, refused), await postRun(key, refused, { stream: true }), await postRun(key, null, { raw: "{not json" })]) {
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toBe("This API key has been revoked");
+    }
+    const { rows } = await getPool().query("select 1 from runs where user_id = $1 and run_id = $2", [user.id, refused.runId]);
+    expect(rows).toEqual([]);
+    const threads = await getPool().query("select 1 from threads where id = $1", [refused.threadId]);
+    expect(threads.rows).toEqual([]);
+  });
+
+  it("answers a known key's bad request with 400, and a busy thread with 409", async () => {
+    const user = await createTestUser();
+    const { key } = await createApiKey({ userId: user.id });
+    expect((await me(bearer(key))).status).toBe(200);
+    const bad = await postRun(key, runInput({ threadId: "not-a-uuid" }));
+    expect(bad.status).toBe(400);
+    const input = runInput({}, paced(200, "take your time"));
+    expect((await postRun(key, input)).status).toBe(202);
+    const busy = await postRun(key, runInput({ threadId: input.threadId }));
+    expect(busy.status).toBe(409);
   });
 
   it("records a key's use at most once a minute", async () => {

@@ -57,7 +57,8 @@ export type AcceptOutcome =
   | { status: "created"; run: RunRow; context: PrefetchedContext | null }
   | { status: "existing"; run: RunRow }
   | { status: "not_found" }
-  | { status: "busy"; busyRunId: string };
+  | { status: "busy"; busyRunId: string }
+  | { status: "key_refused" };
 
 /**
  * Records a run, its user message and its entry event in one round trip (the
@@ -73,6 +74,7 @@ export async function acceptRunRow({
   start,
   prefetch,
   bindingCheck,
+  apiKeyHash,
 }: {
   run: NewRun;
   threadTitle: string;
@@ -83,12 +85,25 @@ export async function acceptRunRow({
   prefetch?: ContextPrefetch;
   /** The binding the plan chose from a cached copy; "replan" when it is not the effective one. */
   bindingCheck?: unknown;
+  /**
+   * The SHA-256 of the API key the caller claims to be the user with: checked (exists, not
+   * revoked, this user's) in the same statement, which writes nothing and answers "key_refused"
+   * when it does not hold.
+   */
+  apiKeyHash?: string;
 }): Promise<AcceptOutcome> {
+  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`;
   const { rows } = await getPool().query<{
     result: { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string; context?: AgentContextJson | null };
   }>({
-    name: "dispatch-accept-run",
-    text: `select dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) as result`,
+    ...(apiKeyHash === undefined
+      ? { name: "dispatch-accept-run", text: `select ${accept} as result` }
+      : {
+          // CASE evaluates the (volatile) function only when the key holds.
+          name: "dispatch-accept-run-with-key",
+          text: `select case when exists (select 1 from api_keys where key_hash = $19 and user_id = $1 and revoked_at is null)
+            then ${accept} else '{"status":"key_refused"}'::jsonb end as result`,
+        }),
     values: [
       run.userId,
       run.threadId,
@@ -110,6 +125,7 @@ export async function acceptRunRow({
       prefetch?.historyLimit ?? 0,
       prefetch?.memoryLimit ?? 0,
       bindingCheck == null ? null : JSON.stringify(bindingCheck),
+      ...(apiKeyHash === undefined ? [] : [apiKeyHash]),
     ],
   });
   const result = rows[0]!.result;
@@ -122,6 +138,8 @@ export async function acceptRunRow({
       return { status: "busy", busyRunId: result.busy_run_id! };
     case "replan":
       return { status: "replan" };
+    case "key_refused":
+      return { status: "key_refused" };
     default:
       return { status: "not_found" };
   }

@@ -8,6 +8,14 @@ import type { ContextPrefetch, PrefetchedContext } from "./types";
 
 export type AcceptedRun = { run: RunRow; created: boolean; prefetched?: PrefetchedContext };
 
+/** The API key the caller claimed to be its user with does not hold (any more); nothing was written. */
+export class ApiKeyRefusedError extends Error {
+  constructor(readonly keyHash: string) {
+    super("The API key was refused while accepting the run");
+    this.name = "ApiKeyRefusedError";
+  }
+}
+
 /** The run was planned with a binding that is no longer the effective one; nothing was written. */
 export class StalePlanError extends Error {
   constructor() {
@@ -77,6 +85,8 @@ export async function acceptRun(opts: {
   prefetch?: ContextPrefetch;
   /** The plan's binding, when it came from a cached copy (see binding-snapshot.ts). */
   bindingCheck?: unknown;
+  /** The caller's API key, not checked yet: checked in the statement that accepts the run. */
+  apiKeyHash?: string;
 }): Promise<AcceptedRun> {
   const { userId, input } = opts;
   const user = userMessageParts(input);
@@ -105,6 +115,7 @@ export async function acceptRun(opts: {
       start: opts.start ?? false,
       prefetch: opts.prefetch,
       bindingCheck: opts.bindingCheck,
+      apiKeyHash: opts.apiKeyHash,
     });
   } catch (err) {
     // Two requests with the same runId raced; the other one won, and it is the same task.
@@ -121,6 +132,8 @@ export async function acceptRun(opts: {
       return { run: outcome.run, created: false };
     case "replan":
       throw new StalePlanError();
+    case "key_refused":
+      throw new ApiKeyRefusedError(opts.apiKeyHash!);
     case "busy":
       throw new AppError("CONFLICT", `Thread ${input.threadId} already has a run in progress (${outcome.busyRunId}); wait for it to finish or cancel it`, {
         activeRunId: outcome.busyRunId,

@@ -59,12 +59,47 @@ export async function authenticateApiKey(key: string): Promise<ApiKeyPrincipal> 
   if (!KEY_PATTERN.test(key)) {
     throw new AppError("UNAUTHORIZED", "Malformed API key: expected `Authorization: Bearer dsp_...`");
   }
-  // Read on every request, never cached: a revoked key stops working at once.
-  const found = await findApiKeyByHash({ keyHash: hashKey(key) });
+  // Read on every request: a revoked key stops working at once.
+  const keyHash = hashKey(key);
+  const found = await findApiKeyByHash({ keyHash });
   if (!found) throw new AppError("UNAUTHORIZED", "Invalid API key");
-  if (found.revokedAt) throw new AppError("UNAUTHORIZED", "This API key has been revoked");
+  if (found.revokedAt) {
+    recentOwners.delete(keyHash);
+    throw new AppError("UNAUTHORIZED", "This API key has been revoked");
+  }
   recordKeyUse(found);
-  return { userId: found.userId, email: found.email, role: found.role, apiKeyId: found.id };
+  const principal = { userId: found.userId, email: found.email, role: found.role, apiKeyId: found.id };
+  rememberOwner(keyHash, principal, found.lastUsedAt);
+  return principal;
+}
+
+// Whom each key recently authenticated as. Never proof of anything: a request that takes a key's
+// owner from here must have the key checked (valid, unrevoked, still that user's) by the statement
+// that does its work, in the same round trip (see claimedApiKeyOwner).
+const OWNER_TTL_MS = 5 * 60_000;
+const recentOwners = new Map<string, { principal: ApiKeyPrincipal; lastUsedAt: Date | null; at: number }>();
+
+function rememberOwner(keyHash: string, principal: ApiKeyPrincipal, lastUsedAt: Date | null): void {
+  if (recentOwners.size >= 10_000) recentOwners.clear();
+  recentOwners.set(keyHash, { principal, lastUsedAt, at: Date.now() });
+}
+
+/**
+ * The user a well-formed key authenticated as in the last few minutes, without a database read,
+ * and the key's hash for the statement that must check it. Null when unknown: authenticate then.
+ */
+export function claimedApiKeyOwner(key: string): { principal: ApiKeyPrincipal; keyHash: string } | null {
+  if (!KEY_PATTERN.test(key)) return null;
+  const keyHash = hashKey(key);
+  const known = recentOwners.get(keyHash);
+  if (!known || Date.now() - known.at > OWNER_TTL_MS) return null;
+  recordKeyUse({ id: known.principal.apiKeyId, lastUsedAt: known.lastUsedAt });
+  return { principal: known.principal, keyHash };
+}
+
+/** The statement that checked a claimed key refused it: forget whom it belonged to. */
+export function forgetApiKeyOwner(keyHash: string): void {
+  recentOwners.delete(keyHash);
 }
 
 // When this process last wrote last_used_at per key, so concurrent requests with the same

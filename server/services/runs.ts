@@ -30,9 +30,16 @@ export async function startRun(opts: {
   requestOrigin?: string | null;
   /** How the caller signed in: a browser session is the web UI, an API key a client. */
   via?: "session" | "api_key";
+  /**
+   * The hash of the API key `userId` was taken from without a database read (claimedApiKeyOwner):
+   * the statement that accepts the run checks it, and nothing is written when it does not hold.
+   * Only for inputs without images, whose checks would otherwise run before the key's.
+   */
+  apiKeyHash?: string;
 }): Promise<{ run: RunRow; created: boolean }> {
   startRecoverySweeper();
   const images = userMessageParts(opts.input).images;
+  if (images.length > 0 && opts.apiKeyHash !== undefined) throw new Error("startRun: a run with images needs an authenticated caller, not a claimed key");
   // A repeated runId is the same task: answer it without re-checking URLs that may have expired
   // since. Without images acceptRun answers it itself, in the round trip that accepts new runs.
   if (images.length > 0) {
@@ -61,6 +68,7 @@ export async function startRun(opts: {
       start: true,
       prefetch: local?.prefetch,
       bindingCheck: plan.bindingCheck ?? undefined,
+      apiKeyHash: opts.apiKeyHash,
     });
     return { plan, local, accepted };
   };
