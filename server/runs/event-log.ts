@@ -55,8 +55,18 @@ let queue: Pending[] = [];
 let unwritten: Row[] = [];
 let waiters: (() => void)[] = [];
 let inFlight: Promise<void> | null = null;
-let scheduled = false;
 let retryDelayMs = 0;
+
+// A write starts at most every GATHER_MS while events trickle in (models streaming at their own
+// pace across many runs), so one commit carries every run's recent events: a commit (WAL flush,
+// NOTIFY) per handful of events was most of PostgreSQL's work per paced run. Subscribers on this
+// instance read events from memory, unaffected; whoever waits for durability (flushEvents), and
+// a queue this long, start the write at once.
+const GATHER_MS = 10;
+const WRITE_NOW_AT = 2_000;
+let lastWriteAt = Number.NEGATIVE_INFINITY;
+let timer: NodeJS.Timeout | null = null;
+let immediate = false;
 
 // Statements for up to this many rows are named, so each connection plans them once.
 const NAMED_UP_TO = 16;
@@ -68,21 +78,32 @@ async function writeRows(rows: Row[]): Promise<void> {
   await getPool().query(rows.length <= NAMED_UP_TO ? { name: `dispatch-run-events-${rows.length}`, text, values } : { text, values });
 }
 
-function schedule(): void {
-  if (scheduled || inFlight) return;
-  scheduled = true;
-  const run = () => {
-    scheduled = false;
-    void drain();
-  };
-  if (retryDelayMs > 0) setTimeout(run, retryDelayMs);
-  else setImmediate(run);
+function fire(): void {
+  timer = null;
+  immediate = false;
+  void drain();
+}
+
+/** Starts the next write when due: after a failed write's back-off, else the gathering window. */
+function schedule(urgent = false): void {
+  if (inFlight || immediate) return; // drain schedules again when the write in flight ends
+  const gather = urgent || queue.length >= WRITE_NOW_AT ? 0 : lastWriteAt + GATHER_MS - performance.now();
+  const wait = retryDelayMs > 0 ? retryDelayMs : gather;
+  if (wait > 0) {
+    timer ??= setTimeout(fire, wait);
+    return;
+  }
+  if (timer) clearTimeout(timer);
+  timer = null;
+  immediate = true;
+  setImmediate(fire);
 }
 
 async function drain(): Promise<void> {
   if (inFlight || (queue.length === 0 && unwritten.length === 0)) return;
   const rows = unwritten.concat(toRows(queue));
   const done = waiters;
+  lastWriteAt = performance.now();
   queue = [];
   unwritten = [];
   waiters = [];
@@ -100,7 +121,7 @@ async function drain(): Promise<void> {
   );
   await inFlight;
   inFlight = null;
-  if (queue.length > 0 || unwritten.length > 0) schedule();
+  if (queue.length > 0 || unwritten.length > 0) schedule(waiters.length > 0);
 }
 
 /** Queues one event for persistence. */
@@ -115,11 +136,15 @@ export function flushEvents(): Promise<void> {
   return new Promise((resolve) => {
     if (queue.length === 0 && unwritten.length === 0) {
       // Only the in-flight batch is outstanding; it settles before the next drain.
-      void inFlight?.then(() => (queue.length === 0 ? resolve() : waiters.push(resolve)));
+      void inFlight?.then(() => {
+        if (queue.length === 0) return resolve();
+        waiters.push(resolve);
+        schedule(true);
+      });
       return;
     }
     waiters.push(resolve);
-    schedule();
+    schedule(true);
   });
 }
 
