@@ -56,6 +56,25 @@ describe("API key authentication", () => {
     expect(threads.rows).toEqual([]);
   });
 
+  it("refuses a revoked key on the Agent API too, right after it was answered there", async () => {
+    const user = await createTestUser();
+    const { key, record } = await createApiKey({ userId: user.id, name: "agent api key" });
+    const process = (body: unknown) =>
+      fetch(`${baseUrl()}/api/v1/agent/process`, { method: "POST", headers: { ...bearer(key), "content-type": "application/json" }, body: JSON.stringify(body) });
+    const input = [{ role: "user", type: "message", content: [{ type: "text", text: "hello" }] }];
+    for (let i = 0; i < 2; i++) expect((await process({ input, stream: false })).status).toBe(200);
+    await revokeApiKey({ id: record.id });
+
+    const responseId = `response-${crypto.randomUUID()}`;
+    for (const body of [{ input, stream: false, response_id: responseId }, { input: "not a list" }]) {
+      const res = await process(body);
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toBe("This API key has been revoked");
+    }
+    const { rows } = await getPool().query("select 1 from runs where user_id = $1 and run_id = $2", [user.id, responseId]);
+    expect(rows).toEqual([]);
+  });
+
   it("answers a known key's bad request with 400, and a busy thread with 409", async () => {
     const user = await createTestUser();
     const { key } = await createApiKey({ userId: user.id });

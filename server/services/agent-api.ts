@@ -11,7 +11,7 @@ import { generationParams, toRunAgentInput } from "../protocols/agent-api/run-in
 import { findRunById, type RunRow } from "../repositories/runs";
 import { followRun } from "../runs/subscribe";
 import { TERMINAL_EVENT_TYPES, type RunStatus } from "../runs/types";
-import { cancelRunForUser, startRun } from "./runs";
+import { cancelRunForUser, startRun, type ClaimedApiKey } from "./runs";
 
 // The Agent API over the run engine: a request is one run on the session's thread, and its
 // response stream is the run's event log encoded as Agent API objects. A client that goes
@@ -33,7 +33,13 @@ function requestField(field: string | undefined, userIndex: number): string {
  * is the thread: created for the caller when session_id is absent, "not found" when it is
  * someone else's, 409 when a run is already in progress on it.
  */
-export async function startAgentResponse(opts: { userId: string; request: AgentRequest; userIndex: number; requestOrigin?: string | null }): Promise<RunRow> {
+export async function startAgentResponse(opts: {
+  userId: string;
+  request: AgentRequest;
+  userIndex: number;
+  requestOrigin?: string | null;
+  claimedKey?: ClaimedApiKey;
+}): Promise<RunRow> {
   const { request, userIndex } = opts;
   const input = toRunAgentInput(request, userIndex, {
     threadId: request.session_id ?? randomUUID(),
@@ -52,6 +58,7 @@ export async function startAgentResponse(opts: { userId: string; request: AgentR
     protocol: "agent-api",
     generation: generationParams(request),
     requestOrigin: opts.requestOrigin,
+    claimedKey: opts.claimedKey,
   });
   return run;
 }

@@ -16,6 +16,9 @@ import { planRun } from "../runner-host/plan";
 import { startRecoverySweeper } from "../runs/recovery";
 import type { GenerationParams } from "../runs/types";
 
+/** A caller's API key taken on trust until the statement accepting the run checks `hash`; `verify` checks it now. */
+export type ClaimedApiKey = { hash: string; verify: () => Promise<void> };
+
 /**
  * Accepts a run for the user and starts executing it on this instance. Every protocol
  * comes through here, so image URLs get the same checks (ours, signed, unexpired, the
@@ -30,16 +33,18 @@ export async function startRun(opts: {
   requestOrigin?: string | null;
   /** How the caller signed in: a browser session is the web UI, an API key a client. */
   via?: "session" | "api_key";
-  /**
-   * The hash of the API key `userId` was taken from without a database read (claimedApiKeyOwner):
-   * the statement that accepts the run checks it, and nothing is written when it does not hold.
-   * Only for inputs without images, whose checks would otherwise run before the key's.
-   */
-  apiKeyHash?: string;
+  /** The API key `userId` was taken from without a database read (see withRunCaller), not checked yet. */
+  claimedKey?: ClaimedApiKey;
 }): Promise<{ run: RunRow; created: boolean }> {
   startRecoverySweeper();
   const images = userMessageParts(opts.input).images;
-  if (images.length > 0 && opts.apiKeyHash !== undefined) throw new Error("startRun: a run with images needs an authenticated caller, not a claimed key");
+  // The accepting statement checks a claimed key; images are checked against the caller
+  // before it, so the key is checked first then.
+  let apiKeyHash = opts.claimedKey?.hash;
+  if (images.length > 0 && opts.claimedKey) {
+    await opts.claimedKey.verify();
+    apiKeyHash = undefined;
+  }
   // A repeated runId is the same task: answer it without re-checking URLs that may have expired
   // since. Without images acceptRun answers it itself, in the round trip that accepts new runs.
   if (images.length > 0) {
@@ -68,7 +73,7 @@ export async function startRun(opts: {
       start: true,
       prefetch: local?.prefetch,
       bindingCheck: plan.bindingCheck ?? undefined,
-      apiKeyHash: opts.apiKeyHash,
+      apiKeyHash,
     });
     return { plan, local, accepted };
   };

@@ -1,6 +1,6 @@
-import { authenticateRequest } from "@/server/auth/session";
 import { AppError } from "@/server/errors";
 import { apiRoute, jsonResponse } from "@/server/http/route";
+import { withRunCaller } from "@/server/http/run-caller";
 import { sseResponse } from "@/server/http/sse";
 import { MAX_PAYLOAD_BYTES } from "@/server/protocols/ag-ui/run-input-rules";
 import { AGENT_REQUEST_ERRORS, parseAgentRequest } from "@/server/protocols/agent-api/request";
@@ -10,13 +10,15 @@ export const dynamic = "force-dynamic";
 
 // POST /api/v1/agent/process: run the agent for an AgentRequest; an SSE object stream, or one AgentResponse when stream is false
 export const POST = apiRoute(async (req) => {
-  const principal = await authenticateRequest(req);
-  if (Number(req.headers.get("content-length") ?? "0") > MAX_PAYLOAD_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", AGENT_REQUEST_ERRORS.payloadTooLarge);
-  const parsed = parseAgentRequest(await req.text());
-  if (!parsed.ok) {
-    throw new AppError(parsed.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", parsed.message, parsed.field ? { field: parsed.field } : undefined);
-  }
-  const run = await startAgentResponse({ userId: principal.userId, request: parsed.request, userIndex: parsed.userIndex, requestOrigin: new URL(req.url).origin });
+  const { run, parsed } = await withRunCaller(req, async ({ principal, claimedKey }) => {
+    if (Number(req.headers.get("content-length") ?? "0") > MAX_PAYLOAD_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", AGENT_REQUEST_ERRORS.payloadTooLarge);
+    const parsed = parseAgentRequest(await req.text());
+    if (!parsed.ok) {
+      throw new AppError(parsed.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", parsed.message, parsed.field ? { field: parsed.field } : undefined);
+    }
+    const run = await startAgentResponse({ userId: principal.userId, request: parsed.request, userIndex: parsed.userIndex, requestOrigin: new URL(req.url).origin, claimedKey });
+    return { run, parsed };
+  });
   const headers = { "x-session-id": run.threadId, "x-response-id": run.runId };
   if (!parsed.request.stream) return jsonResponse(await agentResponseResult({ run, signal: req.signal }), 200, headers);
   return sseResponse(

@@ -1,0 +1,32 @@
+import "server-only";
+import { authenticateRequest, claimedApiKeyCaller, type Principal } from "../auth/session";
+import { AppError } from "../errors";
+import { ApiKeyRefusedError } from "../runs/accept";
+import type { ClaimedApiKey } from "../services/runs";
+import { forgetApiKeyOwner } from "../services/api-keys";
+
+/**
+ * Runs a run-starting handler's work (checks, parsing, startRun) for the request's caller. A
+ * bearer key seen in the last few minutes names its user without a database read: `claimedKey`
+ * then goes to startRun, whose accepting statement checks the key in the same round trip (one
+ * round trip before the first event instead of two). Any failure checks the key before it is
+ * reported, so a refused key is always answered 401, as when it is read up front.
+ */
+export async function withRunCaller<T>(req: Request, work: (caller: { principal: Principal; claimedKey?: ClaimedApiKey }) => Promise<T>): Promise<T> {
+  const claimed = claimedApiKeyCaller(req);
+  if (!claimed) return work({ principal: await authenticateRequest(req) });
+  let verified = false;
+  const verify = async () => {
+    if (verified) return;
+    verified = true;
+    await authenticateRequest(req);
+  };
+  try {
+    return await work({ principal: claimed.principal, claimedKey: { hash: claimed.keyHash, verify } });
+  } catch (err) {
+    if (err instanceof ApiKeyRefusedError) forgetApiKeyOwner(err.keyHash);
+    await verify(); // throws the 401 that says what is wrong with the key
+    if (err instanceof ApiKeyRefusedError) throw new AppError("UNAUTHORIZED", "Invalid API key");
+    throw err;
+  }
+}
