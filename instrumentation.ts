@@ -1,8 +1,8 @@
-// Runs once when a server instance starts: close the runs a stopped server left open.
+// Runs once when a server instance starts (server/start-up.ts, Node.js runtime only): closes the
+// runs a stopped server left open, and hands scripts/start-server.mjs the routes it serves itself.
 export async function register(): Promise<void> {
-  if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { env } = await import("./server/env");
-  if (!env.DATABASE_URL) return;
-  const { startRecoverySweeper } = await import("./server/runs/recovery");
-  startRecoverySweeper();
+  if (process.env.NEXT_RUNTIME === "nodejs") {
+    const { startUp } = await import("./server/start-up");
+    await startUp();
+  }
 }

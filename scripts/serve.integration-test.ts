@@ -1,6 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -49,7 +48,7 @@ describe("a database outage while serving", () => {
     let db = await startEmbeddedPostgres({ dataDir: scratch, port: pgPort });
     await migrate({ connectionString: db.url });
     const port = await freePort();
-    server = spawn(process.execPath, [createRequire(import.meta.url).resolve("next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+    server = spawn(process.execPath, [path.join(root, "scripts/start-server.mjs"), "-p", String(port), "-H", "127.0.0.1"], {
       cwd: root,
       stdio: "ignore",
       env: { ...process.env, NODE_ENV: "production", DATABASE_URL: db.url, AUTH_SECRET: "outage-test-secret", LOG_LEVEL: "silent" },

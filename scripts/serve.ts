@@ -1,7 +1,8 @@
 // `npm run dev` / `npm start`: zero-config start. Opens the database (embedded PostgreSQL
-// under .data/ unless DATABASE_URL is set), migrates, seeds the first admin, then runs Next.
+// under .data/ unless DATABASE_URL is set), migrates, seeds the first admin, then runs the server.
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { env } from "../server/env";
 import { closeAppDb, ensureFirstAdmin, log, prepareDatabase, resolveAuthSecret } from "./lib/bootstrap";
 
@@ -20,8 +21,13 @@ async function main(): Promise<void> {
   await ensureFirstAdmin(baseUrl);
   await closeAppDb();
 
-  const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
-  const child = spawn(process.execPath, [nextBin, mode, "-p", String(env.PORT)], {
+  // Production runs scripts/start-server.mjs (Next, with the protocol streams served beside it);
+  // development runs `next dev`.
+  const command =
+    mode === "start"
+      ? [fileURLToPath(new URL("./start-server.mjs", import.meta.url)), "-p", String(env.PORT)]
+      : [createRequire(import.meta.url).resolve("next/dist/bin/next"), "dev", "-p", String(env.PORT)];
+  const child = spawn(process.execPath, command, {
     stdio: "inherit",
     env: {
       ...process.env,

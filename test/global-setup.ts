@@ -4,7 +4,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -67,8 +66,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (existsSync(path.join(root, process.env.NEXT_DIST_DIR || ".next", "BUILD_ID")) && process.env.TEST_SKIP_SERVER !== "1") {
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
-    server = spawn(process.execPath, [nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {
+    server = spawn(process.execPath, [path.join(root, "scripts/start-server.mjs"), "-p", String(port), "-H", "127.0.0.1"], {
       cwd: root,
       stdio: ["ignore", "ignore", "inherit"],
       env: {

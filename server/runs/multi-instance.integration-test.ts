@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
@@ -20,7 +19,7 @@ beforeAll(async () => {
   user = await createTestUser();
   const port = await freePort();
   otherUrl = `http://127.0.0.1:${port}`;
-  other = spawn(process.execPath, [createRequire(import.meta.url).resolve("next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+  other = spawn(process.execPath, [path.join(root, "scripts/start-server.mjs"), "-p", String(port), "-H", "127.0.0.1"], {
     cwd: root,
     stdio: "ignore",
     env: {

@@ -1,0 +1,46 @@
+// The production server (`npm start` runs it through scripts/serve.ts; tests and the benchmark
+// start it directly): Next.js serves every request, except the protocol streams an API key
+// starts or follows, which server/http/node-routes.ts hands straight to the same route
+// handlers. On Vercel, where this file is not used, Next serves those too.
+//   node scripts/start-server.mjs [--port 3000] [--hostname 0.0.0.0]
+import http from "node:http";
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({
+  options: { port: { type: "string", short: "p" }, hostname: { type: "string", short: "H" } },
+});
+const port = Number(values.port ?? process.env.PORT ?? 3000);
+const hostname = values.hostname;
+
+// Set before Next and React load, as `next start` does.
+process.env.NODE_ENV ??= "production";
+// The slot server/start-up.ts fills with the router when Next starts (see nodeRouterWanted).
+const ROUTER = Symbol.for("dispatch.nodeRouter");
+globalThis[ROUTER] = null;
+const { default: next } = await import("next");
+const app = next({ dev: false, dir: process.cwd(), hostname: hostname ?? "localhost", port });
+await app.prepare();
+const handle = app.getRequestHandler();
+const router = () => globalThis[ROUTER];
+
+const server = http.createServer((req, res) => {
+  if (router()?.(req, res)) return;
+  void handle(req, res);
+});
+server.once("error", (err) => {
+  console.error(`[dispatch] The server could not listen on port ${port}: ${err.message}`);
+  process.exit(1);
+});
+server.listen(port, hostname, () => {
+  console.log(`[dispatch] Ready on http://${hostname ?? "localhost"}:${port}`);
+});
+
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.once(signal, () => {
+    // Like `next start`: no new connections, then exit; a stream still open ends with the process.
+    server.close();
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(0), 5_000).unref();
+    void app.close().finally(() => process.exit(0));
+  });
+}

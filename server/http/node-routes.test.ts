@@ -1,0 +1,165 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_PAYLOAD_BYTES } from "../protocols/ag-ui/run-input-rules";
+import { createNodeRouter, type NodeRoute } from "./node-routes";
+
+// The router in front of Next (scripts/start-server.mjs), over real HTTP: what it takes reaches
+// the handler as Next would pass it, answers stream as they are produced, a client going away
+// reaches the handler, and what it leaves is left unread for Next.
+
+type Seen = { method: string; url: string; body: string; auth: string | null; params: Record<string, string>; signal: AbortSignal };
+const seen: Seen[] = [];
+let release: (() => void) | null = null;
+let cancelled = false;
+
+const routes: NodeRoute[] = [
+  {
+    method: "POST",
+    path: "/api/v1/agent/runs",
+    handler: async (req, ctx) => {
+      seen.push({ method: req.method, url: req.url, body: await req.text(), auth: req.headers.get("authorization"), params: await ctx.params, signal: req.signal });
+      return new Response(JSON.stringify({ accepted: true }), { status: 202, headers: { "content-type": "application/json", "x-task-id": "t1" } });
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/v1/agent/runs/[runId]/events",
+    handler: async (req, ctx) => {
+      const params = (await ctx.params) as Record<string, string>;
+      seen.push({ method: req.method, url: req.url, body: "", auth: req.headers.get("authorization"), params, signal: req.signal });
+      if (params.runId === "boom") throw new Error("handler failed");
+      const encoder = new TextEncoder();
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(encoder.encode("data: first\n\n"));
+          release = () => {
+            controller.enqueue(encoder.encode("data: second\n\n"));
+            controller.close();
+          };
+        },
+        cancel() {
+          cancelled = true;
+        },
+      });
+      return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    },
+  },
+];
+
+const router = createNodeRouter(routes);
+let server: http.Server;
+let port = 0;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    if (router(req, res)) return;
+    // Stands in for Next: says it got the request, with every byte of the body.
+    let bytes = 0;
+    req.on("data", (c: Buffer) => (bytes += c.length));
+    req.on("end", () => res.writeHead(299, { "x-next": "1" }).end(String(bytes)));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  port = (server.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+async function waitFor(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+type RawRequest = { method: string; path: string; headers?: Record<string, string>; body?: string; chunked?: boolean };
+
+/** A raw request, so the test controls framing (chunked or not) exactly. */
+function request(opts: RawRequest): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, method: opts.method, path: opts.path, headers: opts.headers }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.once("error", reject);
+    if (opts.body !== undefined) {
+      if (!opts.chunked) req.setHeader("content-length", Buffer.byteLength(opts.body));
+      req.write(opts.body);
+    }
+    req.end();
+  });
+}
+
+const bearer = { authorization: "Bearer dsp_test" };
+
+describe("node routes", () => {
+  it("hands a matching request to the handler with its method, URL, headers and body", async () => {
+    seen.length = 0;
+    const body = JSON.stringify({ threadId: "t", text: "héllo" });
+    const res = await request({ method: "POST", path: "/api/v1/agent/runs?x=1", headers: { ...bearer, host: "dispatch.test:8080", "content-type": "application/json" }, body });
+    expect(res.status).toBe(202);
+    expect(res.headers["x-task-id"]).toBe("t1");
+    expect(JSON.parse(res.body)).toEqual({ accepted: true });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ method: "POST", url: "http://dispatch.test:8080/api/v1/agent/runs?x=1", body, auth: "Bearer dsp_test", params: {} });
+  });
+
+  it("streams an answer as it is produced, and decodes path parameters", async () => {
+    seen.length = 0;
+    release = null;
+    const chunks: string[] = [];
+    const done = new Promise<number>((resolve, reject) => {
+      http
+        .get({ host: "127.0.0.1", port, path: "/api/v1/agent/runs/run%201/events", headers: bearer }, (res) => {
+          res.setEncoding("utf8");
+          res.on("data", (c: string) => chunks.push(c));
+          res.on("end", () => resolve(res.statusCode!));
+        })
+        .once("error", reject);
+    });
+    await waitFor(() => chunks.join("").includes("data: first"));
+    expect(chunks.join("")).not.toContain("second");
+    expect(seen[0]!.params).toEqual({ runId: "run 1" });
+    release!();
+    expect(await done).toBe(200);
+    expect(chunks.join("")).toBe("data: first\n\ndata: second\n\n");
+  });
+
+  it("tells the handler when the client goes away: its request is aborted and its stream cancelled", async () => {
+    seen.length = 0;
+    cancelled = false;
+    const req = http.get({ host: "127.0.0.1", port, path: "/api/v1/agent/runs/r2/events", headers: bearer });
+    req.once("error", () => {});
+    await new Promise<void>((resolve) => req.once("response", (res) => res.once("data", () => resolve())));
+    expect(seen[0]!.signal.aborted).toBe(false);
+    req.destroy();
+    await waitFor(() => cancelled && seen[0]!.signal.aborted);
+  });
+
+  it("answers 500 with an error body when the handler throws", async () => {
+    const res = await request({ method: "GET", path: "/api/v1/agent/runs/boom/events", headers: bearer });
+    expect(res.status).toBe(500);
+    expect(JSON.parse(res.body)).toEqual({ error: { code: "INTERNAL", message: "Internal server error" } });
+  });
+
+  it.each([
+    ["no Authorization header (a browser session needs Next)", { method: "POST", path: "/api/v1/agent/runs", body: "{}" }],
+    ["a chunked body", { method: "POST", path: "/api/v1/agent/runs", headers: bearer, body: "{}", chunked: true }],
+    ["a body over the protocols' limit", { method: "POST", path: "/api/v1/agent/runs", headers: bearer, body: "x".repeat(MAX_PAYLOAD_BYTES + 1) }],
+    ["another path", { method: "POST", path: "/api/v1/agent/runs/", headers: bearer, body: "{}" }],
+    ["another method", { method: "GET", path: "/api/v1/agent/runs", headers: bearer }],
+    ["a malformed escape in a parameter", { method: "GET", path: "/api/v1/agent/runs/%E0%A4%A/events", headers: bearer }],
+  ] as [string, RawRequest][])("leaves %s to Next, body unread", async (_name, opts) => {
+    seen.length = 0;
+    const res = await request(opts);
+    expect(res.status).toBe(299);
+    expect(res.body).toBe(String(Buffer.byteLength(opts.body ?? "")));
+    expect(seen).toHaveLength(0);
+  });
+});

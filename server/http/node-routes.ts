@@ -1,0 +1,149 @@
+import "server-only";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { logger } from "../logger";
+import { MAX_PAYLOAD_BYTES } from "../protocols/ag-ui/run-input-rules";
+
+// The protocol streams API keys start and follow, served by the same route handlers Next.js
+// calls, but straight from node:http (scripts/start-server.mjs): Next's per-request work
+// (routing, request scopes, its web-stream piping) was ~40% of a run's server CPU. Everything
+// else, and anything these routes' handlers need Next for, stays with Next:
+// - requests without `Authorization`: a browser session is read through Auth.js, which needs
+//   Next's request scope;
+// - bodies that are chunked or declare more than the protocols accept, so the handlers'
+//   own size checks answer them exactly as before.
+
+type RouteHandler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+export type NodeRoute = { method: "GET" | "POST"; path: string; handler: RouteHandler };
+
+type CompiledRoute = NodeRoute & { pattern: RegExp; names: string[] };
+
+/** Serves the request when one of the routes takes it; false (nothing read) when Next should. */
+export type NodeRouter = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+const ROUTER = Symbol.for("dispatch.nodeRouter");
+
+/** True in the server scripts/start-server.mjs runs, which leaves an empty slot for the router. */
+export function nodeRouterWanted(): boolean {
+  return ROUTER in globalThis;
+}
+
+/** Where that server finds the router. */
+export function publishNodeRouter(router: NodeRouter): void {
+  (globalThis as { [ROUTER]?: NodeRouter })[ROUTER] = router;
+}
+
+function compile(route: NodeRoute): CompiledRoute {
+  const names: string[] = [];
+  const source = route.path.replace(/[.*+?^$()|\\]/g, "\\$&").replace(/\[(\w+)\]/g, (_m, name: string) => {
+    names.push(name);
+    return "([^/]+)";
+  });
+  return { ...route, pattern: new RegExp(`^${source}$`), names };
+}
+
+/** `path` uses Next's segment syntax: `/api/v1/agent/runs/[runId]/events`. */
+export function createNodeRouter(routes: NodeRoute[]): NodeRouter {
+  const compiled = routes.map(compile);
+  return (req, res) => {
+    if (req.headers.authorization === undefined) return false;
+    const url = req.url ?? "/";
+    const query = url.indexOf("?");
+    const pathname = query < 0 ? url : url.slice(0, query);
+    for (const route of compiled) {
+      if (route.method !== req.method) continue;
+      const match = route.pattern.exec(pathname);
+      if (!match) continue;
+      const params: Record<string, string> = {};
+      try {
+        route.names.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1]!)));
+      } catch {
+        return false; // malformed escapes: Next answers them
+      }
+      if (req.method === "POST") {
+        const declared = req.headers["content-length"];
+        if (declared === undefined || !(Number(declared) <= MAX_PAYLOAD_BYTES)) return false;
+      }
+      void serve(route.handler, params, req, res);
+      return true;
+    }
+    return false;
+  };
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+function toRequest(req: IncomingMessage, body: Buffer | null, signal: AbortSignal): Request {
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  const proto = req.headers["x-forwarded-proto"] === "https" ? "https" : "http";
+  const init: RequestInit = { method: req.method, headers, signal };
+  if (body) init.body = new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength);
+  return new Request(`${proto}://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, init);
+}
+
+/** Waits until the socket takes more, or the client is gone (false). */
+function drained(res: ServerResponse): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      res.off("drain", onDrain);
+      res.off("close", onClose);
+      resolve(ok);
+    };
+    const onDrain = () => done(true);
+    const onClose = () => done(false);
+    res.on("drain", onDrain);
+    res.on("close", onClose);
+  });
+}
+
+async function serve(handler: RouteHandler, params: Record<string, string>, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // Aborted when the client goes away before the answer is complete, as Next does for req.signal.
+  const gone = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  try {
+    const body = req.method === "POST" ? await readBody(req) : null;
+    const response = await handler(toRequest(req, body, gone.signal), { params: Promise.resolve(params) });
+    res.statusCode = response.status;
+    response.headers.forEach((value, name) => {
+      if (name !== "set-cookie") res.setHeader(name, value);
+    });
+    const cookies = response.headers.getSetCookie();
+    if (cookies.length > 0) res.setHeader("set-cookie", cookies);
+    if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) {
+      // A whole answer (JSON): one write, with its length.
+      const body = Buffer.from(await response.arrayBuffer());
+      res.setHeader("content-length", body.length);
+      res.end(body);
+      return;
+    }
+    const reader = response.body.getReader();
+    // Ends the handler's stream (its cancel hook stops the source) when the client goes away.
+    gone.signal.addEventListener("abort", () => void reader.cancel().catch(() => {}), { once: true });
+    // A follower may wait a while for its first event: the headers go at once.
+    res.flushHeaders();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value) && !(await drained(res))) return;
+    }
+    res.end();
+  } catch (err) {
+    if (gone.signal.aborted) return;
+    logger.error({ err, method: req.method, path: req.url }, "node route failed");
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.statusCode = 500;
+    res.setHeader("content-type", "application/json; charset=utf-8");
+    res.end(JSON.stringify({ error: { code: "INTERNAL", message: "Internal server error" } }));
+  }
+}

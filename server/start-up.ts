@@ -1,0 +1,33 @@
+import "server-only";
+import { env } from "./env";
+
+/** What a Node.js server instance does once when it starts (called from instrumentation.ts). */
+export async function startUp(): Promise<void> {
+  const { nodeRouterWanted } = await import("./http/node-routes");
+  if (nodeRouterWanted()) await publishNodeRoutes();
+  if (!env.DATABASE_URL) return;
+  const { startRecoverySweeper } = await import("./runs/recovery");
+  startRecoverySweeper();
+}
+
+/**
+ * The protocol streams scripts/start-server.mjs serves without Next (server/http/node-routes.ts):
+ * the route modules' own handlers, so both paths run the same code.
+ */
+async function publishNodeRoutes(): Promise<void> {
+  const [{ createNodeRouter, publishNodeRouter }, runs, run, events, agentProcess] = await Promise.all([
+    import("./http/node-routes"),
+    import("@/app/api/v1/agent/runs/route"),
+    import("@/app/api/v1/agent/run/route"),
+    import("@/app/api/v1/agent/runs/[runId]/events/route"),
+    import("@/app/api/v1/agent/process/route"),
+  ]);
+  publishNodeRouter(
+    createNodeRouter([
+      { method: "POST", path: "/api/v1/agent/runs", handler: runs.POST },
+      { method: "POST", path: "/api/v1/agent/run", handler: run.POST },
+      { method: "GET", path: "/api/v1/agent/runs/[runId]/events", handler: events.GET },
+      { method: "POST", path: "/api/v1/agent/process", handler: agentProcess.POST },
+    ]),
+  );
+}
