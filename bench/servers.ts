@@ -104,10 +104,12 @@ export function dispatchEnv(e: DispatchEnv, extra: Record<string, string> = {}):
 export async function startDispatch(preferredPort: number, e: DispatchEnv, opts: { nodeArgs?: string[] } = {}): Promise<Server> {
   const port = await freePort(preferredPort);
   const url = `http://127.0.0.1:${port}`;
-  const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+  // The server `npm start` runs; BENCH_NEXT_START=1 measures plain `next start` instead (every
+  // request through Next, as on Vercel).
+  const entry = process.env.BENCH_NEXT_START === "1" ? [createRequire(import.meta.url).resolve("next/dist/bin/next"), "start"] : ["scripts/start-server.mjs"];
   // The server's log lines (stdout) go nowhere unless BENCH_SERVER_LOG names a file to append them to.
   const logFile = process.env.BENCH_SERVER_LOG ? openSync(process.env.BENCH_SERVER_LOG, "a") : "ignore";
-  const child = startProcess(process.execPath, [...(opts.nodeArgs ?? []), nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {
+  const child = startProcess(process.execPath, [...(opts.nodeArgs ?? []), ...entry, "-p", String(port), "-H", "127.0.0.1"], {
     env: dispatchEnv(e, { PUBLIC_URL: url }),
     stdio: ["ignore", logFile, "inherit"],
   });
