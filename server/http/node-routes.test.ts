@@ -12,6 +12,7 @@ type Seen = { method: string; url: string; body: string; auth: string | null; pa
 const seen: Seen[] = [];
 let release: (() => void) | null = null;
 let cancelled = false;
+let openSlow: (() => void) | null = null;
 
 const routes: NodeRoute[] = [
   {
@@ -29,6 +30,7 @@ const routes: NodeRoute[] = [
       const params = (await ctx.params) as Record<string, string>;
       seen.push({ method: req.method, url: req.url, body: "", auth: req.headers.get("authorization"), params, signal: req.signal });
       if (params.runId === "boom") throw new Error("handler failed");
+      if (params.runId === "slow") await new Promise<void>((r) => (openSlow = r));
       const encoder = new TextEncoder();
       const body = new ReadableStream<Uint8Array>({
         start(controller) {
@@ -140,6 +142,19 @@ describe("node routes", () => {
     expect(seen[0]!.signal.aborted).toBe(false);
     req.destroy();
     await waitFor(() => cancelled && seen[0]!.signal.aborted);
+  });
+
+  it("cancels the stream of a client that went away while the handler was still working", async () => {
+    seen.length = 0;
+    cancelled = false;
+    openSlow = null;
+    const req = http.get({ host: "127.0.0.1", port, path: "/api/v1/agent/runs/slow/events", headers: bearer });
+    req.once("error", () => {});
+    await waitFor(() => openSlow !== null);
+    req.destroy();
+    await waitFor(() => seen[0]!.signal.aborted);
+    openSlow!();
+    await waitFor(() => cancelled);
   });
 
   it("answers 500 with an error body when the handler throws", async () => {

@@ -89,6 +89,7 @@ function toRequest(req: IncomingMessage, body: Buffer | null, signal: AbortSigna
 
 /** Waits until the socket takes more, or the client is gone (false). */
 function drained(res: ServerResponse): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
   return new Promise((resolve) => {
     const done = (ok: boolean) => {
       res.off("drain", onDrain);
@@ -125,8 +126,11 @@ async function serve(handler: RouteHandler, params: Record<string, string>, req:
       return;
     }
     const reader = response.body.getReader();
-    // Ends the handler's stream (its cancel hook stops the source) when the client goes away.
-    gone.signal.addEventListener("abort", () => void reader.cancel().catch(() => {}), { once: true });
+    // Ends the handler's stream (its cancel hook stops the source) when the client goes away,
+    // also when it went while the handler was still working.
+    const cancel = () => void reader.cancel().catch(() => {});
+    if (gone.signal.aborted) return cancel();
+    gone.signal.addEventListener("abort", cancel, { once: true });
     // A follower may wait a while for its first event: the headers go at once.
     res.flushHeaders();
     for (;;) {
