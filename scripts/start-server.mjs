@@ -6,10 +6,19 @@
 import http from "node:http";
 import { parseArgs } from "node:util";
 
-const { values } = parseArgs({
-  options: { port: { type: "string", short: "p" }, hostname: { type: "string", short: "H" } },
-});
+const USAGE = "usage: node scripts/start-server.mjs [--port 3000] [--hostname 0.0.0.0]";
+function fail(message) {
+  console.error(`[dispatch] ${message}\n${USAGE}`);
+  process.exit(2);
+}
+let values;
+try {
+  ({ values } = parseArgs({ options: { port: { type: "string", short: "p" }, hostname: { type: "string", short: "H" } } }));
+} catch (err) {
+  fail(err.message);
+}
 const port = Number(values.port ?? process.env.PORT ?? 3000);
+if (!Number.isInteger(port) || port < 1 || port > 65535) fail(`The port must be a whole number from 1 to 65535, not ${values.port ?? process.env.PORT}.`);
 const hostname = values.hostname;
 
 // Set before Next and React load, as `next start` does.

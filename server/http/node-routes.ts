@@ -1,6 +1,6 @@
 import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { logger } from "../logger";
+import { errorBody, toAppError } from "../errors";
 import { MAX_PAYLOAD_BYTES } from "../protocols/ag-ui/run-input-rules";
 
 // The protocol streams API keys start and follow, served by the same route handlers Next.js
@@ -140,14 +140,15 @@ async function serve(handler: RouteHandler, params: Record<string, string>, req:
     }
     res.end();
   } catch (err) {
+    // The handlers answer their own failures (apiRoute); this is the adapter's, mapped and logged the same way.
     if (gone.signal.aborted) return;
-    logger.error({ err, method: req.method, path: req.url }, "node route failed");
+    const error = toAppError(err, { method: req.method, path: req.url });
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    res.statusCode = 500;
+    res.statusCode = error.status;
     res.setHeader("content-type", "application/json; charset=utf-8");
-    res.end(JSON.stringify({ error: { code: "INTERNAL", message: "Internal server error" } }));
+    res.end(JSON.stringify(errorBody(error)));
   }
 }
