@@ -23,8 +23,9 @@ export default tseslint.config(
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", Buffer: "readonly", setTimeout: "readonly" } },
   },
   {
-    // Start scripts, test harness and tool configs run outside the app and set up its environment.
-    files: ["server/env.ts", "instrumentation.ts", "scripts/**", "test/**", "*.config.ts", "*.config.js", "e2e/**", "prisma.config.ts", "**/*.test.ts", "**/*.integration-test.ts", "bench/**", "examples/**"],
+    // Start scripts, test harness and tool configs run outside the app and set up its environment;
+    // the project_cli executable runs outside it too, with two variables of its own.
+    files: ["server/env.ts", "server/tools/project-cli/cli.ts", "instrumentation.ts", "scripts/**", "test/**", "*.config.ts", "*.config.js", "e2e/**", "prisma.config.ts", "**/*.test.ts", "**/*.integration-test.ts", "bench/**", "examples/**"],
     rules: { "no-restricted-properties": "off" },
   },
 );

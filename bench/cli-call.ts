@@ -1,19 +1,19 @@
 // Times project_cli calls made the way the agent makes them: execProjectCli spawns the
-// bundled CLI as a child process with a fresh credential. Prints the durations (ms) as JSON.
+// bundled CLI as a child process with a fresh credential, and this process's tool gateway
+// checks and runs the call. Prints the durations (ms) as JSON.
 // Runs with the server's environment and the react-server condition.
 //   node --conditions=react-server --import tsx bench/cli-call.ts --user ID --calls N
 import { parseArgs } from "node:util";
-import { mintToolCredential, toolCredentialKey } from "@/server/tools/project-cli/credential";
+import { mintToolCredential } from "@/server/tools/project-cli/credential";
 import { execProjectCli } from "@/server/tools/project-cli/run-cli";
 
 const { values } = parseArgs({ options: { user: { type: "string" }, calls: { type: "string" }, warmup: { type: "string", default: "3" } } });
 const userId = values.user!;
-const key = toolCredentialKey();
 
 async function call(): Promise<number> {
-  const credential = mintToolCredential({ userId, runId: "bench", modules: ["calendar", "contacts", "memory"], key });
+  const credential = mintToolCredential({ userId, runId: "bench", modules: ["calendar", "contacts", "memory"] });
   const started = performance.now();
-  const out = await execProjectCli({ module: "calendar", method: "read", input: { mode: "day", date: "2026-03-15" }, credential, key, timeZone: "UTC", timeoutMs: 30_000 });
+  const out = await execProjectCli({ module: "calendar", method: "read", input: { mode: "day", date: "2026-03-15" }, credential, timeZone: "UTC", timeoutMs: 30_000 });
   const ms = performance.now() - started;
   if (!out.ok) throw new Error(`project_cli failed: ${JSON.stringify(out.error)}`);
   return ms;

@@ -41,9 +41,6 @@ const envSchema = z.object({
   PUBLIC_URL: z.string().url().optional(),
   // project_cli: modules a run may use unless the caller narrows them (comma-separated).
   PROJECT_CLI_MODULES: z.string().default("calendar,contacts,memory"),
-  // Set by the server in the project_cli child's environment only, never in its own.
-  DISPATCH_TOOL_CREDENTIAL: optionalString,
-  DISPATCH_TOOL_KEY: optionalString,
   // Read by the start scripts only: the first admin's credentials and the embedded database's port.
   DISPATCH_ADMIN_EMAIL: optionalString,
   DISPATCH_ADMIN_PASSWORD: optionalString,

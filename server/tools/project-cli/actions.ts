@@ -25,7 +25,7 @@ export type ActionHandler = (ctx: ToolContext, input: unknown) => Promise<unknow
 export type ActionDefinition = {
   module: string;
   method: string;
-  /** The strict input schema, built on first use: a CLI call builds only its own method's. */
+  /** The strict input schema, built on first use. */
   readonly input: z.ZodType;
   handler: ActionHandler;
 };

@@ -2,9 +2,9 @@ import "server-only";
 import { spawn } from "node:child_process";
 import path from "node:path";
 
-// The CLI runs as a bundled executable (bin/project-cli.cjs, which loads the bundle beside it
-// with its code cache). `npm run build` can produce it ahead of time; the server also builds
-// it on first use (and after its sources changed), once per process.
+// The CLI runs as a bundled executable (bin/project-cli.cjs). `npm run build` can produce it
+// ahead of time; the server also builds it on first use (and after its sources changed), once
+// per process.
 
 export const PROJECT_CLI_BUNDLE = path.join(process.cwd(), "bin", "project-cli.cjs");
 const BUILD_SCRIPT = path.join(process.cwd(), "scripts", "build-cli.mjs");

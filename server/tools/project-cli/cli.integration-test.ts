@@ -1,34 +1,36 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
 import { createTestUser } from "@/test/helpers";
 import { parseUiSchema } from "@/server/ui-schema/schema";
 import { ensureProjectCliBundle } from "./cli-bundle";
 import { mintToolCredential, toolCredentialKey } from "./credential";
+import { MAX_REQUEST_BYTES, toolGatewayAddress } from "./gateway";
 import { runProjectCli } from "./tool";
 
 type User = Awaited<ReturnType<typeof createTestUser>>;
 type Result = { code: number | null; stdout: string; stderr: string; json: Record<string, unknown> & { error?: { code: string; message: string } } };
 
 let bundle: string;
+let gateway: string;
 let alice: User;
 const key = () => toolCredentialKey();
 const ALL = ["calendar", "contacts", "memory"];
 
 beforeAll(async () => {
-  [bundle, alice] = await Promise.all([ensureProjectCliBundle(), createTestUser()]);
+  [bundle, gateway, alice] = await Promise.all([ensureProjectCliBundle(), toolGatewayAddress(), createTestUser()]);
 });
 
-/** Runs the real executable the way the server does: argv array, no shell, only the given env. */
+/** Runs the real executable the way the server does: argv array, no shell, no database address or key in its env. */
 function cli(argv: string[], opts: { input?: unknown; env?: Record<string, string> } = {}): Promise<Result> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bundle, ...argv], {
       shell: false,
-      env: { NODE_ENV: "test", DATABASE_URL: inject("databaseUrl"), ...opts.env },
+      env: { NODE_ENV: "test", DISPATCH_TOOL_GATEWAY: gateway, ...opts.env },
     });
     let stdout = "";
     let stderr = "";
@@ -46,9 +48,21 @@ function cli(argv: string[], opts: { input?: unknown; env?: Record<string, strin
   });
 }
 
-function credentialEnv(opts: { modules?: string[]; now?: Date; userId?: string } = {}) {
-  const credential = mintToolCredential({ userId: opts.userId ?? alice.id, runId: randomUUID(), modules: opts.modules ?? ALL, key: key(), now: opts.now });
-  return { credential, env: { DISPATCH_TOOL_CREDENTIAL: credential, DISPATCH_TOOL_KEY: key() } };
+function credentialEnv(opts: { modules?: string[]; now?: Date; userId?: string; key?: string } = {}) {
+  const credential = mintToolCredential({ userId: opts.userId ?? alice.id, runId: randomUUID(), modules: opts.modules ?? ALL, key: opts.key ?? key(), now: opts.now });
+  return { credential, env: { DISPATCH_TOOL_CREDENTIAL: credential } };
+}
+
+/** One raw request to the gateway, as any local process could make it. */
+function rawRequest(body: string | Buffer): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(gateway);
+    let answer = "";
+    socket.on("data", (c: Buffer) => (answer += c.toString()));
+    socket.on("end", () => resolve(JSON.parse(answer) as Record<string, unknown>));
+    socket.on("error", reject);
+    socket.end(body);
+  });
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -82,12 +96,12 @@ describe("the project-cli executable", () => {
     const forgedBody = Buffer.from(JSON.stringify({ sub: randomUUID(), run: "r", mod: ALL, iat: 1, exp: 9_999_999_999, jti: "aaaaaaaaaaaa" })).toString("base64url");
     const tampered = `${prefix}.${forgedBody}.${signature}`;
     const contactsOnly = credentialEnv({ modules: ["contacts"] });
+    const otherKey = credentialEnv({ key: toolCredentialKey("another secret") });
     const cases: [string, Record<string, string>, string, string][] = [
       ["missing", {}, "CREDENTIAL_MISSING", ""],
-      ["missing key", { DISPATCH_TOOL_CREDENTIAL: valid.credential }, "CREDENTIAL_UNVERIFIABLE", valid.credential],
       ["expired", expired.env, "CREDENTIAL_EXPIRED", expired.credential],
-      ["tampered", { ...valid.env, DISPATCH_TOOL_CREDENTIAL: tampered }, "CREDENTIAL_INVALID", tampered],
-      ["wrong key", { ...valid.env, DISPATCH_TOOL_KEY: toolCredentialKey("another secret") }, "CREDENTIAL_INVALID", valid.credential],
+      ["tampered", { DISPATCH_TOOL_CREDENTIAL: tampered }, "CREDENTIAL_INVALID", tampered],
+      ["signed with another key", otherKey.env, "CREDENTIAL_INVALID", otherKey.credential],
       ["out of scope", contactsOnly.env, "MODULE_NOT_ALLOWED", contactsOnly.credential],
     ];
     for (const [what, env, code, canary] of cases) {
@@ -106,6 +120,40 @@ describe("the project-cli executable", () => {
     const result = await cli(["memory", "read", "--user", randomUUID()], credentialEnv());
     expect(result.code).toBe(2);
     expect(result.json).toMatchObject({ ok: false, error: { code: "USAGE" } });
+  });
+
+  it("answers an unknown time zone as a usage error", async () => {
+    const result = await cli(["--time-zone", "Mars/Olympus", "memory", "read"], credentialEnv());
+    expect(result.code).toBe(2);
+    expect(result.json).toMatchObject({ ok: false, module: "memory", method: "read", error: { code: "USAGE", message: expect.stringContaining("IANA time zone") } });
+  });
+
+  it("says so when no gateway is named or the named one does not answer", async () => {
+    const unnamed = await cli(["memory", "read"], { env: { ...credentialEnv().env, DISPATCH_TOOL_GATEWAY: "" } });
+    expect(unnamed.code).toBe(1);
+    expect(unnamed.json).toMatchObject({ ok: false, error: { code: "TOOL_UNAVAILABLE" } });
+    const gone = await cli(["memory", "read"], { env: { ...credentialEnv().env, DISPATCH_TOOL_GATEWAY: path.join(os.tmpdir(), `no-gateway-${randomUUID()}.sock`) } });
+    expect(gone.code).toBe(1);
+    expect(gone.json).toMatchObject({ ok: false, module: "memory", method: "read", error: { code: "SERVICE_UNAVAILABLE", retryable: true } });
+  });
+});
+
+describe("the tool gateway", () => {
+  it("runs nothing for a request that is not one JSON object of the right shape", async () => {
+    for (const body of ["not json", "[]", JSON.stringify({ credential: credentialEnv().credential, module: "memory", method: "read", input: {}, user_id: randomUUID() })]) {
+      expect(await rawRequest(body), body).toMatchObject({ ok: false, error: { code: "BAD_REQUEST" } });
+    }
+  });
+
+  it("checks the credential itself: a request without one reaches no handler", async () => {
+    expect(await rawRequest(JSON.stringify({ credential: "", module: "memory", method: "read", input: {} }))).toMatchObject({ ok: false, error: { code: "CREDENTIAL_MISSING" } });
+    const forged = `dtc1.${Buffer.from(JSON.stringify({ sub: alice.id, run: "r", mod: ALL, iat: 1, exp: 9_999_999_999, jti: "aaaaaaaaaaaa" })).toString("base64url")}.AAAA`;
+    expect(await rawRequest(JSON.stringify({ credential: forged, module: "memory", method: "read", input: {} }))).toMatchObject({ ok: false, error: { code: "CREDENTIAL_INVALID" } });
+  });
+
+  it("stops reading a request over its size limit", async () => {
+    const answer = await rawRequest(Buffer.alloc(MAX_REQUEST_BYTES + 1, 0x20));
+    expect(answer).toMatchObject({ ok: false, error: { code: "INPUT_TOO_LARGE" } });
   });
 });
 

@@ -6,8 +6,9 @@ import { ToolError } from "./errors";
 
 // The controlled credential: minted by the server for one run, one user and the run's
 // modules, HMAC-signed with a key derived from AUTH_SECRET, valid for minutes. It travels
-// only in the CLI child's environment, together with the derived verification key (never
-// AUTH_SECRET itself). Nothing here ever puts a token into an error message.
+// only in the CLI child's environment, and the tool gateway (gateway.ts), in the server that
+// minted it, verifies it: the child never holds the key. Nothing here ever puts a token into an
+// error message.
 
 export const TOOL_CREDENTIAL_TTL_SECONDS = 300;
 const MAX_TTL_SECONDS = 600;

@@ -1,18 +1,10 @@
 import "server-only";
-import { z } from "zod";
 
 // project_cli's own error type. Its codes go back to the model as data it can act on, so
-// they name the problem (EVENT_NOT_FOUND, INVALID_ACTION_INPUT), not an HTTP status.
+// they name the problem (EVENT_NOT_FOUND, INVALID_ACTION_INPUT), not an HTTP status. No zod
+// here: the CLI executable uses this file, and its schema (toolErrorSchema) is in router.ts.
 
-export const toolErrorSchema = z
-  .looseObject({
-    code: z.string().min(1),
-    message: z.string().min(1),
-    retryable: z.boolean().optional(),
-  })
-  .describe("A structured, correctable tool error; codes are stable, extra keys carry details");
-
-export type ToolErrorBody = z.infer<typeof toolErrorSchema>;
+export type ToolErrorBody = { code: string; message: string; retryable?: boolean; [detail: string]: unknown };
 
 export class ToolError extends Error {
   readonly code: string;

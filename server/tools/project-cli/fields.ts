@@ -9,8 +9,8 @@ export const instantField = () =>
 
 export const dateField = () => z.iso.date().describe("Calendar date, YYYY-MM-DD");
 
-// UTC, what runs without a zone use, is known without asking ICU (whose first use costs a CLI
-// call ~10 ms).
+// UTC, what runs without a zone use, is known without asking ICU (whose first use in a process
+// costs ~10 ms).
 function isTimeZone(value: string): boolean {
   if (value === "UTC") return true;
   try {
@@ -21,8 +21,8 @@ function isTimeZone(value: string): boolean {
   }
 }
 
-// Its own check rather than ui-schema's timeZoneSchema: importing that module would build
-// every UiSchema node schema on each CLI start.
+// Its own check rather than ui-schema's timeZoneSchema, so the handlers' schemas do not depend
+// on the UiSchema module.
 export const timeZoneField = () =>
   z.string().min(1).max(64).refine(isTimeZone, { message: "Unknown IANA time zone" }).describe("IANA time zone, e.g. Asia/Shanghai");
 

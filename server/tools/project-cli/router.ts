@@ -2,12 +2,20 @@ import "server-only";
 import { z } from "zod";
 import { PROJECT_CLI_ACTIONS, type ActionDefinition } from "./actions";
 import type { ToolContext } from "./context";
-import { ToolError, toolErrorSchema } from "./errors";
+import { ToolError } from "./errors";
 import { describeInputSchema } from "./input-schema";
 
 // The one place an action is chosen. Order matters: the whitelist first, then the run's
 // module allow-list (showing a tool never grants running it), then the method's strict
 // schema; only input that passes all three reaches a handler.
+
+export const toolErrorSchema = z
+  .looseObject({
+    code: z.string().min(1),
+    message: z.string().min(1),
+    retryable: z.boolean().optional(),
+  })
+  .describe("A structured, correctable tool error; codes are stable, extra keys carry details");
 
 export const cliOutputSchema = z.discriminatedUnion("ok", [
   z.strictObject({ ok: z.literal(true), module: z.string(), method: z.string(), data: z.unknown() }),

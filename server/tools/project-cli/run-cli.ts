@@ -1,14 +1,16 @@
 import "server-only";
 import { spawn } from "node:child_process";
-import { env, requireDatabaseUrl } from "@/server/env";
+import { env } from "@/server/env";
 import { logger } from "@/server/logger";
 import { ensureProjectCliBundle } from "./cli-bundle";
 import { ToolError } from "./errors";
+import { toolGatewayAddress } from "./gateway";
 import { cliOutputSchema, type CliOutput } from "./router";
 
-// Runs one project_cli call as a child process: argv array, no shell, a minimal environment
-// holding the credential (the server's own secrets and variables are not inherited), the
-// input on stdin, one JSON result on stdout.
+// Runs one project_cli call as a child process: argv array, no shell, the input on stdin, one
+// JSON result on stdout. Its environment holds only the run's credential and the address of this
+// process's tool gateway (gateway.ts), where the call is checked and runs: the server's own
+// secrets and variables, the database address among them, are not inherited.
 
 const MAX_OUTPUT_BYTES = 4_000_000;
 const MAX_STDERR_CHARS = 8_000;
@@ -18,7 +20,6 @@ export type CliCall = {
   method: string;
   input: Record<string, unknown>;
   credential: string;
-  key: string;
   timeZone?: string;
   signal?: AbortSignal;
   timeoutMs: number;
@@ -28,10 +29,11 @@ export async function execProjectCli(call: CliCall): Promise<CliOutput> {
   const fail = (error: ToolError): CliOutput => ({ ok: false, module: call.module, method: call.method, error: error.toBody() });
   if (call.signal?.aborted) return fail(new ToolError("CANCELLED", "The run was cancelled before the tool ran"));
   let bundle: string;
+  let gateway: string;
   try {
-    bundle = await ensureProjectCliBundle();
+    [bundle, gateway] = await Promise.all([ensureProjectCliBundle(), toolGatewayAddress()]);
   } catch (err) {
-    logger.error({ err }, "project_cli bundle unavailable");
+    logger.error({ err }, "project_cli executable or tool gateway unavailable");
     return fail(new ToolError("TOOL_UNAVAILABLE", "project_cli is not available on this server", { retryable: true }));
   }
   const argv = [bundle, ...(call.timeZone ? ["--time-zone", call.timeZone] : []), "--", call.module, call.method];
@@ -39,13 +41,11 @@ export async function execProjectCli(call: CliCall): Promise<CliOutput> {
     shell: false,
     stdio: ["pipe", "pipe", "pipe"],
     env: {
-      DATABASE_URL: requireDatabaseUrl(),
       DISPATCH_TOOL_CREDENTIAL: call.credential,
-      DISPATCH_TOOL_KEY: call.key,
+      DISPATCH_TOOL_GATEWAY: gateway,
       NODE_ENV: env.NODE_ENV,
-      // The CLI names every zone it works in, so the host's own does not matter. Fixing it spares
-      // ICU looking the host's zone up (~10 ms of each call's first Intl use), and timestamps
-      // read without a zone are taken as UTC, as the app writes them.
+      // The CLI has no use for the host's zone; fixing it spares any Intl use in it looking the
+      // zone up.
       TZ: "UTC",
     },
   });
@@ -83,7 +83,7 @@ export async function execProjectCli(call: CliCall): Promise<CliOutput> {
   if (stopped) return fail(stopped);
 
   const output = parseOutput(Buffer.concat(stdout).toString("utf8"));
-  const scrubbed = scrub(stderr, [call.credential, call.key]);
+  const scrubbed = scrub(stderr, [call.credential]);
   if (!output || exit.error) {
     logger.error({ exitCode: exit.code, err: exit.error, stderr: scrubbed }, "project_cli produced no result");
     return fail(new ToolError("INTERNAL", "project_cli failed unexpectedly"));

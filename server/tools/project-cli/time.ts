@@ -8,7 +8,7 @@ import { addDays, formatDate, fromLocal, offsetMinutes, toLocal, type LocalDate,
 const pad = (n: number) => String(n).padStart(2, "0");
 
 // UTC, the zone of every run whose client names none, is plain arithmetic. Other zones go
-// through Intl, whose first use costs a CLI call ~10 ms of ICU set-up.
+// through Intl, whose first use in a process costs ~10 ms of ICU set-up.
 const UTC = "UTC";
 
 const utcLocal = (d: Date): LocalDateTime & { second: number } => ({

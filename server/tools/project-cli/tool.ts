@@ -6,15 +6,15 @@ import { uiHintsSchema } from "@/server/ui-schema/hints";
 import { compileStoredUiHints } from "@/server/ui-schema/compile";
 import { timeZoneSchema, type UiSchema } from "@/server/ui-schema/schema";
 import { PROJECT_CLI_ACTIONS } from "./actions";
-import { mintToolCredential, toolCredentialKey } from "./credential";
-import { toolErrorSchema, ToolError } from "./errors";
+import { mintToolCredential } from "./credential";
+import { ToolError } from "./errors";
 import { inputSignature } from "./input-schema";
 import { postProcess } from "./post-process";
-import type { CliOutput } from "./router";
+import { toolErrorSchema, type CliOutput } from "./router";
 import { execProjectCli } from "./run-cli";
 
 // The agent's single tool. The model sees a thin schema (module, method, input) and a short
-// description; the strict per-method schemas are enforced inside the CLI, and their
+// description; the strict per-method schemas are enforced behind the CLI (the tool gateway), and their
 // mistakes come back as data the model can correct.
 
 export const PROJECT_CLI_TOOL_NAME = "project_cli";
@@ -83,10 +83,8 @@ async function execute(opts: Parameters<typeof runProjectCli>[0]): Promise<CliOu
   }
   const { module, method, input } = args.data;
   let credential: string;
-  let key: string;
   try {
-    key = toolCredentialKey();
-    credential = mintToolCredential({ userId: opts.userId, runId: opts.runId, modules: opts.allowedModules ?? defaultModules(), key });
+    credential = mintToolCredential({ userId: opts.userId, runId: opts.runId, modules: opts.allowedModules ?? defaultModules() });
   } catch (err) {
     logger.error({ err }, "cannot mint a project_cli credential");
     return { ok: false, module, method, error: new ToolError("TOOL_UNAVAILABLE", "project_cli is not available on this server").toBody() };
@@ -97,7 +95,6 @@ async function execute(opts: Parameters<typeof runProjectCli>[0]): Promise<CliOu
     method,
     input,
     credential,
-    key,
     timeZone: timeZone.success ? timeZone.data : undefined,
     signal: opts.signal,
     timeoutMs: TIMEOUT_MS,

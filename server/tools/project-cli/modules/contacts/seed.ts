@@ -2,8 +2,8 @@ import "server-only";
 import { getPool } from "@/server/db";
 import { insertMissingContacts, type NewContact } from "./repository";
 
-// A small address book so a fresh account has someone to look up and invite. Kept out of
-// the CLI bundle: it uses the app's pool.
+// A small address book so a fresh account has someone to look up and invite. Kept apart from
+// the handlers: it uses the app's pool, not a tool call's connection.
 
 const DEMO_CONTACTS: NewContact[] = [
   { name: "Ana Souza", email: "ana.souza@example.com", phone: "+55 11 91234-5678", company: "Lumen Labs", job_title: "Product Manager", notes: "Prefers morning meetings" },

@@ -1,0 +1,155 @@
+import "server-only";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { z } from "zod";
+import { requireDatabaseUrl } from "@/server/env";
+import { logger } from "@/server/logger";
+import { toolCredentialKey, verifyToolCredential } from "./credential";
+import { ToolError } from "./errors";
+import { timeZoneField } from "./fields";
+import { projectCliRouter, type CliOutput } from "./router";
+
+// The tool gateway, where project_cli calls run. The CLI child the agent spawns holds its run's
+// controlled credential and this gateway's address, nothing else: no database address, no
+// signing key. It sends one request (credential, module, method, zone, input) and prints the
+// answer. Here the credential is checked (signature, lifetime, the run's modules), then the
+// router's whitelist and the method's strict schema; only then does a handler run, on a
+// connection of the gateway's own small pool, so a call never waits for a database backend to
+// start and never holds a connection the run hot path needs.
+//
+// One gateway per server process, started on first use. It listens on a Unix socket in a fresh
+// directory only this OS user can enter (a named pipe on Windows) and does not keep the process
+// alive.
+
+export const MAX_REQUEST_BYTES = 1_100_000; // a 1 MB input, its credential and names
+const IDLE_TIMEOUT_MS = 30_000;
+const STATEMENT_TIMEOUT_MS = 20_000;
+const POOL_MAX = 8;
+const UNAVAILABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "57P01", "57P03", "08001", "08006"]);
+
+const requestSchema = z.strictObject({
+  credential: z.string().max(4_096),
+  module: z.string().min(1).max(64),
+  method: z.string().min(1).max(64),
+  time_zone: z.string().max(64).optional(),
+  input: z.unknown(),
+});
+
+export type ToolRequest = z.infer<typeof requestSchema>;
+
+// On globalThis: Next may load this module more than once in one process.
+const slot = Symbol.for("dispatch.toolGateway");
+const gateway = ((globalThis as unknown as { [slot]?: { address?: Promise<string>; pool?: pg.Pool } })[slot] ??= {});
+
+/** The gateway's address (a socket path) for DISPATCH_TOOL_GATEWAY; starts it on first use. */
+export function toolGatewayAddress(): Promise<string> {
+  if (!gateway.address) {
+    const address = listen();
+    gateway.address = address;
+    // A failed start is tried again by the next call.
+    address.catch(() => {
+      if (gateway.address === address) gateway.address = undefined;
+    });
+  }
+  return gateway.address;
+}
+
+function listen(): Promise<string> {
+  const dir = process.platform === "win32" ? null : mkdtempSync(path.join(os.tmpdir(), "dispatch-tools-"));
+  const address = dir ? path.join(dir, "gateway.sock") : `\\\\?\\pipe\\dispatch-tools-${randomBytes(16).toString("hex")}`;
+  const remove = () => dir && rmSync(dir, { recursive: true, force: true });
+  const server = net.createServer({ allowHalfOpen: true }, serve);
+  return new Promise((resolve, reject) => {
+    server.once("error", (err) => {
+      remove();
+      reject(err);
+    });
+    server.listen(address, () => {
+      server.unref();
+      process.once("exit", remove);
+      resolve(address);
+    });
+  });
+}
+
+function pool(): pg.Pool {
+  if (!gateway.pool) {
+    gateway.pool = new pg.Pool({
+      connectionString: requireDatabaseUrl(),
+      max: POOL_MAX,
+      statement_timeout: STATEMENT_TIMEOUT_MS,
+      application_name: "project-cli",
+      connectionTimeoutMillis: 10_000,
+      idleTimeoutMillis: 30_000,
+      allowExitOnIdle: true,
+    });
+    gateway.pool.on("error", (err: Error & { code?: string }) => logger.warn({ code: err.code, reason: err.message }, "idle tool gateway connection lost"));
+  }
+  return gateway.pool;
+}
+
+/** One request per connection: the client half-closes after it, the answer is one JSON line. */
+function serve(socket: net.Socket): void {
+  socket.setTimeout(IDLE_TIMEOUT_MS, () => socket.destroy());
+  // A child killed mid-call (its run cancelled) only closes its own connection.
+  socket.on("error", () => {});
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let refused = false;
+  const answer = (output: CliOutput) => {
+    if (!socket.destroyed) socket.end(`${JSON.stringify(output)}\n`);
+  };
+  socket.on("data", (chunk: Buffer) => {
+    if (refused) return;
+    size += chunk.length;
+    if (size <= MAX_REQUEST_BYTES) return void chunks.push(chunk);
+    refused = true;
+    chunks.length = 0;
+    answer({ ok: false, module: null, method: null, error: new ToolError("INPUT_TOO_LARGE", `A project_cli request may be at most ${MAX_REQUEST_BYTES} bytes`).toBody() });
+  });
+  socket.on("end", () => {
+    if (!refused) void handleToolRequest(Buffer.concat(chunks).toString("utf8")).then(answer);
+  });
+}
+
+/** Checks and runs one request; every failure is an answer, never a throw. */
+export async function handleToolRequest(raw: string): Promise<CliOutput> {
+  let request: ToolRequest;
+  try {
+    request = requestSchema.parse(JSON.parse(raw));
+  } catch {
+    const error = new ToolError("BAD_REQUEST", "The tool gateway takes one JSON object: credential, module, method, time_zone (optional) and input");
+    return { ok: false, module: null, method: null, error: error.toBody() };
+  }
+  const { module, method } = request;
+  const fail = (error: ToolError): CliOutput => ({ ok: false, module, method, error: error.toBody() });
+  try {
+    const claims = verifyToolCredential(request.credential, { key: toolCredentialKey() });
+    const zone = timeZoneField().safeParse(request.time_zone ?? "UTC");
+    if (!zone.success) return fail(new ToolError("USAGE", "--time-zone needs an IANA time zone, e.g. Asia/Shanghai"));
+    const prepared = projectCliRouter.prepare({ module, method, input: request.input, allowedModules: claims.modules });
+    if ("failed" in prepared) return prepared.failed;
+    const db = await pool().connect();
+    let broken = false;
+    try {
+      return await prepared.run({ userId: claims.userId, db, timeZone: zone.data });
+    } catch (err) {
+      broken = true;
+      throw err;
+    } finally {
+      // A connection that failed mid-handler may be in any state: it is closed, not reused.
+      db.release(broken);
+    }
+  } catch (err) {
+    if (err instanceof ToolError) return fail(err);
+    if (UNAVAILABLE.has(String((err as { code?: unknown }).code))) {
+      return fail(new ToolError("SERVICE_UNAVAILABLE", "The database is unavailable. Try again shortly.", { retryable: true }));
+    }
+    logger.error({ err, module, method }, "project_cli call failed");
+    return fail(new ToolError("INTERNAL", "project_cli failed unexpectedly"));
+  }
+}
