@@ -38,6 +38,17 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * The statement that checked a claimed API key (see withCaller) refused it: revoked, deleted or
+ * another user's. Nothing was read or written; the caller checks the key again to say which.
+ */
+export class ApiKeyRefusedError extends Error {
+  constructor(readonly keyHash: string) {
+    super("The API key was refused by the statement that checked it");
+    this.name = "ApiKeyRefusedError";
+  }
+}
+
 const DB_UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "57P01", "57P03", "08001", "08006", "08003"]);
 
 /** True for errors that mean the database cannot be reached right now. */

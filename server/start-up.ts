@@ -15,12 +15,13 @@ export async function startUp(): Promise<void> {
  * the route modules' own handlers, so both paths run the same code.
  */
 async function publishNodeRoutes(): Promise<void> {
-  const [{ createNodeRouter, publishNodeRouter }, runs, run, events, agentProcess] = await Promise.all([
+  const [{ createNodeRouter, publishNodeRouter }, runs, run, events, agentProcess, history] = await Promise.all([
     import("./http/node-routes"),
     import("@/app/api/v1/agent/runs/route"),
     import("@/app/api/v1/agent/run/route"),
     import("@/app/api/v1/agent/runs/[runId]/events/route"),
     import("@/app/api/v1/agent/process/route"),
+    import("@/app/api/v1/agent/history/route"),
   ]);
   publishNodeRouter(
     createNodeRouter([
@@ -28,6 +29,7 @@ async function publishNodeRoutes(): Promise<void> {
       { method: "POST", path: "/api/v1/agent/run", handler: run.POST },
       { method: "GET", path: "/api/v1/agent/runs/[runId]/events", handler: events.GET },
       { method: "POST", path: "/api/v1/agent/process", handler: agentProcess.POST },
+      { method: "GET", path: "/api/v1/agent/history", handler: history.GET },
     ]),
   );
 }

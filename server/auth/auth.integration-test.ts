@@ -75,6 +75,30 @@ describe("API key authentication", () => {
     expect(rows).toEqual([]);
   });
 
+  it("refuses a revoked key on /history right after it read pages there, and shows nothing", async () => {
+    const user = await createTestUser();
+    const run = runInput();
+    expect((await postRun(user.apiKey, run)).status).toBe(202);
+    // Each case with a key of its own: a refused key is forgotten, so only its first request after
+    // the revocation takes the owner from memory and has the page query check the key.
+    const cases: [query: string, statusBeforeRevocation: number][] = [
+      [`?threadId=${run.threadId}`, 200],
+      ["", 200],
+      ["?before=2026-01-01", 200],
+      [`?threadId=${crypto.randomUUID()}`, 404],
+      ["?before=yesterday", 400],
+    ];
+    for (const [query, before] of cases) {
+      const { key, record } = await createApiKey({ userId: user.id, name: "history key" });
+      const history = () => fetch(`${baseUrl()}/api/v1/agent/history${query}`, { headers: bearer(key) });
+      for (let i = 0; i < 2; i++) expect((await history()).status, query).toBe(before);
+      await revokeApiKey({ id: record.id });
+      const res = await history();
+      expect(res.status, query).toBe(401);
+      expect(await res.json(), query).toEqual({ error: { code: "UNAUTHORIZED", message: "This API key has been revoked" } });
+    }
+  });
+
   it("answers a known key's bad request with 400, and a busy thread with 409", async () => {
     const user = await createTestUser();
     const { key } = await createApiKey({ userId: user.id });

@@ -38,7 +38,7 @@ function bearerKey(header: string): string | null {
 
 /**
  * The caller a bearer key authenticated as a few minutes ago, unchecked, with the key's hash:
- * only for a handler whose one statement checks the key as it writes (see withRunCaller). Null when
+ * only for a handler whose one statement checks the key as it writes (see withCaller). Null when
  * the request has no such key: call authenticateRequest.
  */
 export function claimedApiKeyCaller(req: Request): { principal: Principal; keyHash: string } | null {

@@ -5,7 +5,7 @@ import { parseRunAgentInput } from "../protocols/ag-ui/run-input";
 import { followRunBatches } from "../runs/subscribe";
 import { startRun, taskAccepted } from "../services/runs";
 import { jsonResponse } from "./route";
-import { withRunCaller } from "./run-caller";
+import { withCaller } from "./caller";
 import { sseResponse } from "./sse";
 
 function wantsEventStream(req: Request): boolean {
@@ -14,7 +14,7 @@ function wantsEventStream(req: Request): boolean {
 
 /** POST /api/v1/agent/runs (and its alias /run): validate, accept, then stream or answer 202. */
 export async function handleStartRun(req: Request): Promise<Response> {
-  const run = await withRunCaller(req, async ({ principal, claimedKey }) => {
+  const run = await withCaller(req, async ({ principal, claimedKey }) => {
     const declared = Number(req.headers.get("content-length") ?? "0");
     if (declared > MAX_PAYLOAD_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", RUN_INPUT_ERRORS.payloadTooLarge);
     const parsed = parseRunAgentInput(await req.text());

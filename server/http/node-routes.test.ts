@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_PAYLOAD_BYTES } from "../protocols/ag-ui/run-input-rules";
 import { createNodeRouter, type NodeRoute } from "./node-routes";
@@ -45,6 +46,14 @@ const routes: NodeRoute[] = [
         },
       });
       return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/v1/agent/history",
+    handler: async (req) => {
+      const size = Number(new URL(req.url).searchParams.get("size"));
+      return new Response(JSON.stringify({ messages: "m".repeat(size) }), { headers: { "content-type": "application/json" } });
     },
   },
 ];
@@ -155,6 +164,33 @@ describe("node routes", () => {
     await waitFor(() => seen[0]!.signal.aborted);
     openSlow!();
     await waitFor(() => cancelled);
+  });
+
+  it("gzips a whole answer of 1 KiB or more for a client that accepts gzip, and only then", async () => {
+    const get = (size: number, encoding?: string) =>
+      new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        const headers = { ...bearer, ...(encoding === undefined ? {} : { "accept-encoding": encoding }) };
+        http
+          .get({ host: "127.0.0.1", port, path: `/api/v1/agent/history?size=${size}`, headers }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (c: Buffer) => chunks.push(c));
+            res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+          })
+          .once("error", reject);
+      });
+    const big = JSON.stringify({ messages: "m".repeat(50_000) });
+    const zipped = await get(50_000, "br, gzip;q=0.8");
+    expect(zipped.headers).toMatchObject({ "content-encoding": "gzip", vary: "Accept-Encoding", "content-length": String(zipped.body.length) });
+    expect(zipped.body.length).toBeLessThan(big.length / 10);
+    expect(gunzipSync(zipped.body).toString()).toBe(big);
+    for (const encoding of [undefined, "identity", "gzip;q=0, *", "br"]) {
+      const plain = await get(50_000, encoding);
+      expect(plain.headers["content-encoding"], encoding).toBeUndefined();
+      expect(plain.body.toString(), encoding).toBe(big);
+    }
+    const small = await get(100, "gzip");
+    expect(small.headers["content-encoding"]).toBeUndefined();
+    expect(JSON.parse(small.body.toString())).toEqual({ messages: "m".repeat(100) });
   });
 
   it("answers 500 with an error body when the handler throws", async () => {

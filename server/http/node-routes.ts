@@ -1,5 +1,7 @@
 import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { promisify } from "node:util";
+import { constants as zlibConstants, gzip as gzipCallback } from "node:zlib";
 import { errorBody, toAppError } from "../errors";
 import { MAX_PAYLOAD_BYTES } from "../protocols/ag-ui/run-input-rules";
 
@@ -11,6 +13,26 @@ import { MAX_PAYLOAD_BYTES } from "../protocols/ag-ui/run-input-rules";
 //   Next's request scope;
 // - bodies that are chunked or declare more than the protocols accept, so the handlers'
 //   own size checks answer them exactly as before.
+// Whole answers are gzipped for clients that accept it, as Next does (a /history page is
+// ~200 KB of JSON).
+
+const gzip = promisify(gzipCallback);
+// Below this, compressing saves too little to be worth a round through the thread pool.
+const GZIP_MIN_BYTES = 1_024;
+
+/** True when an Accept-Encoding header accepts gzip: named (or `*`, when gzip is not named) with a q above 0. */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  const codings = new Map(
+    header.split(",").map((part) => {
+      const [coding = "", ...params] = part.split(";").map((p) => p.trim().toLowerCase());
+      const q = params.find((p) => p.startsWith("q="));
+      return [coding, q === undefined ? 1 : Number(q.slice(2))] as const;
+    }),
+  );
+  const q = codings.get("gzip") ?? codings.get("*");
+  return q !== undefined && q > 0;
+}
 
 type RouteHandler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
@@ -120,7 +142,15 @@ async function serve(handler: RouteHandler, params: Record<string, string>, req:
     if (cookies.length > 0) res.setHeader("set-cookie", cookies);
     if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) {
       // A whole answer (JSON): one write, with its length.
-      const body = Buffer.from(await response.arrayBuffer());
+      let body = Buffer.from(await response.arrayBuffer());
+      if (body.length >= GZIP_MIN_BYTES && !response.headers.has("content-encoding")) {
+        res.setHeader("vary", "Accept-Encoding");
+        if (acceptsGzip(req.headers["accept-encoding"])) {
+          // On the thread pool, at the fastest level: JSON compresses well even there.
+          body = await gzip(body, { level: zlibConstants.Z_BEST_SPEED });
+          res.setHeader("content-encoding", "gzip");
+        }
+      }
       res.setHeader("content-length", body.length);
       res.end(body);
       return;

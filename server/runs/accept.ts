@@ -1,6 +1,6 @@
 import "server-only";
 import { env } from "../env";
-import { AppError } from "../errors";
+import { ApiKeyRefusedError, AppError } from "../errors";
 import { acceptRunRow, findRunByClientId, type RunRow } from "../repositories/runs";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { EntryEvent } from "../runner-host/entry-events";
@@ -9,13 +9,6 @@ import type { ContextPrefetch, PrefetchedContext } from "./types";
 export type AcceptedRun = { run: RunRow; created: boolean; prefetched?: PrefetchedContext };
 
 /** The API key the caller claimed to be its user with does not hold (any more); nothing was written. */
-export class ApiKeyRefusedError extends Error {
-  constructor(readonly keyHash: string) {
-    super("The API key was refused while accepting the run");
-    this.name = "ApiKeyRefusedError";
-  }
-}
-
 /** The run was planned with a binding that is no longer the effective one; nothing was written. */
 export class StalePlanError extends Error {
   constructor() {

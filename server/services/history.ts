@@ -5,6 +5,7 @@ import { findHistoryDay, type HistoryRow } from "../repositories/messages";
 import { compileToolUiSchema } from "../tools/project-cli/tool";
 import type { UiSchema } from "../ui-schema/schema";
 import { attachmentLinks, type AttachmentLink } from "./attachments";
+import type { ClaimedApiKey } from "./runs";
 
 export type HistoryMessage =
   // `url` is the first attachment's; `attachments` has every one, each with a freshly signed URL.
@@ -63,11 +64,13 @@ export async function getHistoryDay(opts: {
   before: Date | null;
   /** Origin for attachment URLs served by the app itself, when PUBLIC_URL is not set. */
   requestOrigin?: string;
+  /** The API key `userId` was taken from without a database read (see withCaller), not checked yet. */
+  claimedKey?: ClaimedApiKey;
 }): Promise<HistorySnapshot> {
   // A thread id that is not a UUID names no thread; checked here so the query's cast cannot fail.
   const found = opts.threadId && !UUID_PATTERN.test(opts.threadId)
     ? { thread: null, day: null, messages: [], hasMore: false }
-    : await findHistoryDay({ userId: opts.userId, threadId: opts.threadId, before: opts.before });
+    : await findHistoryDay({ userId: opts.userId, threadId: opts.threadId, before: opts.before, keyHash: opts.claimedKey?.hash ?? null });
   if (!found.thread) {
     if (opts.threadId) throw new AppError("NOT_FOUND", `Thread ${opts.threadId} not found`);
     return { scope: "history_day", threadId: null, day: null, hasMore: false, messages: [] };

@@ -33,7 +33,7 @@ export async function startRun(opts: {
   requestOrigin?: string | null;
   /** How the caller signed in: a browser session is the web UI, an API key a client. */
   via?: "session" | "api_key";
-  /** The API key `userId` was taken from without a database read (see withRunCaller), not checked yet. */
+  /** The API key `userId` was taken from without a database read (see withCaller), not checked yet. */
   claimedKey?: ClaimedApiKey;
 }): Promise<{ run: RunRow; created: boolean }> {
   startRecoverySweeper();

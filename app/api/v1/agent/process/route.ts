@@ -1,6 +1,6 @@
 import { AppError } from "@/server/errors";
 import { apiRoute, jsonResponse } from "@/server/http/route";
-import { withRunCaller } from "@/server/http/run-caller";
+import { withCaller } from "@/server/http/caller";
 import { sseResponse } from "@/server/http/sse";
 import { MAX_PAYLOAD_BYTES } from "@/server/protocols/ag-ui/run-input-rules";
 import { AGENT_REQUEST_ERRORS, parseAgentRequest } from "@/server/protocols/agent-api/request";
@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 
 // POST /api/v1/agent/process: run the agent for an AgentRequest; an SSE object stream, or one AgentResponse when stream is false
 export const POST = apiRoute(async (req) => {
-  const { run, parsed } = await withRunCaller(req, async ({ principal, claimedKey }) => {
+  const { run, parsed } = await withCaller(req, async ({ principal, claimedKey }) => {
     if (Number(req.headers.get("content-length") ?? "0") > MAX_PAYLOAD_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", AGENT_REQUEST_ERRORS.payloadTooLarge);
     const parsed = parseAgentRequest(await req.text());
     if (!parsed.ok) {

@@ -1,18 +1,18 @@
 import "server-only";
 import { authenticateRequest, claimedApiKeyCaller, type Principal } from "../auth/session";
-import { AppError } from "../errors";
-import { ApiKeyRefusedError } from "../runs/accept";
+import { ApiKeyRefusedError, AppError } from "../errors";
 import type { ClaimedApiKey } from "../services/runs";
 import { forgetApiKeyOwner } from "../services/api-keys";
 
 /**
- * Runs a run-starting handler's work (checks, parsing, startRun) for the request's caller. A
- * bearer key seen in the last few minutes names its user without a database read: `claimedKey`
- * then goes to startRun, whose accepting statement checks the key in the same round trip (one
- * round trip before the first event instead of two). Any failure checks the key before it is
- * reported, so a refused key is always answered 401, as when it is read up front.
+ * Runs a handler's work (checks, parsing, the service call) for the request's caller. A bearer
+ * key seen in the last few minutes names its user without a database read: `claimedKey` then
+ * goes to the service, whose one statement checks the key in the same round trip (startRun's
+ * accepting statement, the /history page query), so the request makes one round trip instead of
+ * two. Any failure checks the key before it is reported, so a refused key is always answered
+ * 401, as when it is read up front.
  */
-export async function withRunCaller<T>(req: Request, work: (caller: { principal: Principal; claimedKey?: ClaimedApiKey }) => Promise<T>): Promise<T> {
+export async function withCaller<T>(req: Request, work: (caller: { principal: Principal; claimedKey?: ClaimedApiKey }) => Promise<T>): Promise<T> {
   const claimed = claimedApiKeyCaller(req);
   if (!claimed) return work({ principal: await authenticateRequest(req) });
   let verified = false;
