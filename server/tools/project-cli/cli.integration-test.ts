@@ -9,7 +9,7 @@ import { createTestUser } from "@/test/helpers";
 import { parseUiSchema } from "@/server/ui-schema/schema";
 import { ensureProjectCliBundle } from "./cli-bundle";
 import { mintToolCredential, toolCredentialKey } from "./credential";
-import { MAX_REQUEST_BYTES, toolGatewayAddress } from "./gateway";
+import { handleToolRequest, MAX_REQUEST_BYTES, toolGatewayAddress } from "./gateway";
 import { runProjectCli } from "./tool";
 
 type User = Awaited<ReturnType<typeof createTestUser>>;
@@ -149,6 +149,22 @@ describe("the tool gateway", () => {
     expect(await rawRequest(JSON.stringify({ credential: "", module: "memory", method: "read", input: {} }))).toMatchObject({ ok: false, error: { code: "CREDENTIAL_MISSING" } });
     const forged = `dtc1.${Buffer.from(JSON.stringify({ sub: alice.id, run: "r", mod: ALL, iat: 1, exp: 9_999_999_999, jti: "aaaaaaaaaaaa" })).toString("base64url")}.AAAA`;
     expect(await rawRequest(JSON.stringify({ credential: forged, module: "memory", method: "read", input: {} }))).toMatchObject({ ok: false, error: { code: "CREDENTIAL_INVALID" } });
+  });
+
+  it("runs nothing for a caller that went away before its handler started", async () => {
+    const { credential } = credentialEnv();
+    const request = (method: string, input: unknown) => JSON.stringify({ credential, module: "memory", method, input });
+    const before = new AbortController();
+    before.abort();
+    const whileConnecting = new AbortController();
+    const outputs = [
+      handleToolRequest(request("update", { key: "gone_before", value: "x" }), before.signal),
+      handleToolRequest(request("update", { key: "gone_while_connecting", value: "x" }), whileConnecting.signal),
+    ];
+    whileConnecting.abort();
+    for (const output of await Promise.all(outputs)) expect(output).toMatchObject({ ok: false, module: "memory", method: "update", error: { code: "CANCELLED" } });
+    const read = await handleToolRequest(request("read", {}));
+    expect(read.ok && JSON.stringify(read.data)).not.toMatch(/gone_/);
   });
 
   it("stops reading a request over its size limit", async () => {

@@ -31,6 +31,8 @@ const STATEMENT_TIMEOUT_MS = 20_000;
 const POOL_MAX = 8;
 const UNAVAILABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "57P01", "57P03", "08001", "08006"]);
 
+const cancelled = () => new ToolError("CANCELLED", "The caller went away before the tool finished");
+
 const requestSchema = z.strictObject({
   credential: z.string().max(4_096),
   module: z.string().min(1).max(64),
@@ -100,6 +102,9 @@ function serve(socket: net.Socket): void {
   const chunks: Buffer[] = [];
   let size = 0;
   let refused = false;
+  // The child went away before its answer (its run was cancelled, or it timed out).
+  const gone = new AbortController();
+  socket.once("close", () => gone.abort());
   const answer = (output: CliOutput) => {
     if (!socket.destroyed) socket.end(`${JSON.stringify(output)}\n`);
   };
@@ -112,12 +117,16 @@ function serve(socket: net.Socket): void {
     answer({ ok: false, module: null, method: null, error: new ToolError("INPUT_TOO_LARGE", `A project_cli request may be at most ${MAX_REQUEST_BYTES} bytes`).toBody() });
   });
   socket.on("end", () => {
-    if (!refused) void handleToolRequest(Buffer.concat(chunks).toString("utf8")).then(answer);
+    if (!refused) void handleToolRequest(Buffer.concat(chunks).toString("utf8"), gone.signal).then(answer);
   });
 }
 
-/** Checks and runs one request; every failure is an answer, never a throw. */
-export async function handleToolRequest(raw: string): Promise<CliOutput> {
+/**
+ * Checks and runs one request; every failure is an answer, never a throw. When `signal` aborts
+ * while the handler runs, its connection is closed, so PostgreSQL rolls back what it had not
+ * committed, as when the child held the connection itself and was killed.
+ */
+export async function handleToolRequest(raw: string, signal?: AbortSignal): Promise<CliOutput> {
   let request: ToolRequest;
   try {
     request = requestSchema.parse(JSON.parse(raw));
@@ -133,19 +142,32 @@ export async function handleToolRequest(raw: string): Promise<CliOutput> {
     if (!zone.success) return fail(new ToolError("USAGE", "--time-zone needs an IANA time zone, e.g. Asia/Shanghai"));
     const prepared = projectCliRouter.prepare({ module, method, input: request.input, allowedModules: claims.modules });
     if ("failed" in prepared) return prepared.failed;
+    if (signal?.aborted) return fail(cancelled());
     const db = await pool().connect();
-    let broken = false;
+    let released = false;
+    // A connection that failed or was abandoned mid-handler may be in any state: closed, not reused.
+    const release = (close: boolean) => {
+      if (released) return;
+      released = true;
+      db.release(close);
+    };
+    const abandon = () => release(true);
+    signal?.addEventListener("abort", abandon, { once: true });
+    let failed = false;
     try {
+      // Gone while the connection was being taken.
+      if (signal?.aborted) throw cancelled();
       return await prepared.run({ userId: claims.userId, db, timeZone: zone.data });
     } catch (err) {
-      broken = true;
+      failed = true;
       throw err;
     } finally {
-      // A connection that failed mid-handler may be in any state: it is closed, not reused.
-      db.release(broken);
+      signal?.removeEventListener("abort", abandon);
+      release(failed);
     }
   } catch (err) {
     if (err instanceof ToolError) return fail(err);
+    if (signal?.aborted) return fail(cancelled());
     if (UNAVAILABLE.has(String((err as { code?: unknown }).code))) {
       return fail(new ToolError("SERVICE_UNAVAILABLE", "The database is unavailable. Try again shortly.", { retryable: true }));
     }
