@@ -1,7 +1,7 @@
 // The production server (`npm start` runs it through scripts/serve.ts; tests and the benchmark
-// start it directly): Next.js serves every request, except the protocol streams an API key
-// starts or follows, which server/http/node-routes.ts hands straight to the same route
-// handlers. On Vercel, where this file is not used, Next serves those too.
+// start it directly): Next.js serves every request, except the protocol calls an API key makes
+// most (listed in server/start-up.ts), which server/http/node-routes.ts hands straight to the
+// same route handlers. On Vercel, where this file is not used, Next serves those too.
 //   node scripts/start-server.mjs [--port 3000] [--hostname 0.0.0.0]
 import http from "node:http";
 import { parseArgs } from "node:util";

@@ -11,8 +11,8 @@ export async function startUp(): Promise<void> {
 }
 
 /**
- * The protocol streams scripts/start-server.mjs serves without Next (server/http/node-routes.ts):
- * the route modules' own handlers, so both paths run the same code.
+ * The protocol calls an API key makes most, which scripts/start-server.mjs serves without Next
+ * (server/http/node-routes.ts): the route modules' own handlers, so both paths run the same code.
  */
 async function publishNodeRoutes(): Promise<void> {
   const [{ createNodeRouter, publishNodeRouter }, runs, run, events, agentProcess, history] = await Promise.all([

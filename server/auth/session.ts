@@ -6,6 +6,12 @@ import { authenticateApiKey, claimedApiKeyOwner } from "../services/api-keys";
 
 export type Principal = { userId: string; email: string; role: "user" | "admin"; via: "session" | "api_key" };
 
+/**
+ * A caller's API key taken on trust (see withCaller) until the one statement that does the work
+ * checks `hash` in the same round trip; `verify` checks it now.
+ */
+export type ClaimedApiKey = { hash: string; verify: () => Promise<void> };
+
 /** The signed-in browser user, re-read from the database; null when signed out or deleted. */
 export async function getSessionPrincipal(): Promise<Principal | null> {
   const session = await auth();

@@ -1,7 +1,6 @@
 import "server-only";
-import { authenticateRequest, claimedApiKeyCaller, type Principal } from "../auth/session";
+import { authenticateRequest, claimedApiKeyCaller, type ClaimedApiKey, type Principal } from "../auth/session";
 import { ApiKeyRefusedError, AppError } from "../errors";
-import type { ClaimedApiKey } from "../services/runs";
 import { forgetApiKeyOwner } from "../services/api-keys";
 
 /**

@@ -5,8 +5,9 @@ import { constants as zlibConstants, gzip as gzipCallback } from "node:zlib";
 import { errorBody, toAppError } from "../errors";
 import { MAX_PAYLOAD_BYTES } from "../protocols/ag-ui/run-input-rules";
 
-// The protocol streams API keys start and follow, served by the same route handlers Next.js
-// calls, but straight from node:http (scripts/start-server.mjs): Next's per-request work
+// The protocol calls API keys make most (the run streams they start and follow, /history; the
+// list is in server/start-up.ts), served by the same route handlers Next.js calls, but
+// straight from node:http (scripts/start-server.mjs): Next's per-request work
 // (routing, request scopes, its web-stream piping) was ~40% of a run's server CPU. Everything
 // else, and anything these routes' handlers need Next for, stays with Next:
 // - requests without `Authorization`: a browser session is read through Auth.js, which needs

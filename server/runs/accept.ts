@@ -8,7 +8,6 @@ import type { ContextPrefetch, PrefetchedContext } from "./types";
 
 export type AcceptedRun = { run: RunRow; created: boolean; prefetched?: PrefetchedContext };
 
-/** The API key the caller claimed to be its user with does not hold (any more); nothing was written. */
 /** The run was planned with a binding that is no longer the effective one; nothing was written. */
 export class StalePlanError extends Error {
   constructor() {

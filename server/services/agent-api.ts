@@ -11,7 +11,8 @@ import { generationParams, toRunAgentInput } from "../protocols/agent-api/run-in
 import { findRunById, type RunRow } from "../repositories/runs";
 import { followRun } from "../runs/subscribe";
 import { TERMINAL_EVENT_TYPES, type RunStatus } from "../runs/types";
-import { cancelRunForUser, startRun, type ClaimedApiKey } from "./runs";
+import type { ClaimedApiKey } from "../auth/session";
+import { cancelRunForUser, startRun } from "./runs";
 
 // The Agent API over the run engine: a request is one run on the session's thread, and its
 // response stream is the run's event log encoded as Agent API objects. A client that goes

@@ -5,7 +5,7 @@ import { findHistoryDay, type HistoryRow } from "../repositories/messages";
 import { compileToolUiSchema } from "../tools/project-cli/tool";
 import type { UiSchema } from "../ui-schema/schema";
 import { attachmentLinks, type AttachmentLink } from "./attachments";
-import type { ClaimedApiKey } from "./runs";
+import type { ClaimedApiKey } from "../auth/session";
 
 export type HistoryMessage =
   // `url` is the first attachment's; `attachments` has every one, each with a freshly signed URL.

@@ -1,4 +1,5 @@
 import "server-only";
+import type { ClaimedApiKey } from "../auth/session";
 import { after } from "next/server";
 import { AppError } from "../errors";
 import { logger } from "../logger";
@@ -15,9 +16,6 @@ import { dropBindingSnapshot } from "../runner-host/binding-snapshot";
 import { planRun } from "../runner-host/plan";
 import { startRecoverySweeper } from "../runs/recovery";
 import type { GenerationParams } from "../runs/types";
-
-/** A caller's API key taken on trust until the statement accepting the run checks `hash`; `verify` checks it now. */
-export type ClaimedApiKey = { hash: string; verify: () => Promise<void> };
 
 /**
  * Accepts a run for the user and starts executing it on this instance. Every protocol

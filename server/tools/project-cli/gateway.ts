@@ -7,6 +7,7 @@ import path from "node:path";
 import pg from "pg";
 import { z } from "zod";
 import { requireDatabaseUrl } from "@/server/env";
+import { isDatabaseUnavailable } from "@/server/errors";
 import { logger } from "@/server/logger";
 import { toolCredentialKey, verifyToolCredential } from "./credential";
 import { ToolError } from "./errors";
@@ -29,7 +30,6 @@ export const MAX_REQUEST_BYTES = 1_100_000; // a 1 MB input, its credential and 
 const IDLE_TIMEOUT_MS = 30_000;
 const STATEMENT_TIMEOUT_MS = 20_000;
 const POOL_MAX = 8;
-const UNAVAILABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "57P01", "57P03", "08001", "08006"]);
 
 const cancelled = () => new ToolError("CANCELLED", "The caller went away before the tool finished");
 
@@ -41,7 +41,7 @@ const requestSchema = z.strictObject({
   input: z.unknown(),
 });
 
-export type ToolRequest = z.infer<typeof requestSchema>;
+type ToolRequest = z.infer<typeof requestSchema>;
 
 // On globalThis: Next may load this module more than once in one process.
 const slot = Symbol.for("dispatch.toolGateway");
@@ -168,7 +168,7 @@ export async function handleToolRequest(raw: string, signal?: AbortSignal): Prom
   } catch (err) {
     if (err instanceof ToolError) return fail(err);
     if (signal?.aborted) return fail(cancelled());
-    if (UNAVAILABLE.has(String((err as { code?: unknown }).code))) {
+    if (isDatabaseUnavailable(err)) {
       return fail(new ToolError("SERVICE_UNAVAILABLE", "The database is unavailable. Try again shortly.", { retryable: true }));
     }
     logger.error({ err, module, method }, "project_cli call failed");
