@@ -169,4 +169,30 @@ describe("chat completions stream", () => {
     await closed;
     expect(texts(parts)).toEqual(["Thinking"]);
   });
+
+  it("fails the step with the consumer's error, not the process, when handling a part throws", async () => {
+    handler = sse([chunk({ content: "One" }), chunk({ content: " two" }, "stop")]);
+    const stream = await createChatCompletionsStreamer({ baseURL, modelId: "m1" })(options());
+    const seen: string[] = [];
+    const reading = stream.read((p) => {
+      if (p.type !== "text-delta") return;
+      seen.push(p.delta);
+      throw new Error("the loop could not take this part");
+    });
+    await expect(reading).rejects.toThrow("the loop could not take this part");
+    expect(seen).toEqual(["One"]);
+  });
+
+  it("keeps a burst's parts in order across many reads of many streams at once", async () => {
+    const words = Array.from({ length: 300 }, (_, i) => `w${i} `);
+    handler = (_req, _body, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(words.map((w) => chunk({ content: w })).join("") + chunk({}, "stop") + "data: [DONE]\n\n");
+    };
+    const answers = await Promise.all(Array.from({ length: 8 }, () => collect()));
+    for (const parts of answers) {
+      expect(texts(parts)).toEqual(words);
+      expect(parts.at(-1)).toMatchObject({ type: "finish", finishReason: { unified: "stop" } });
+    }
+  });
 });

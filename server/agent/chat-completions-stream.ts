@@ -5,6 +5,7 @@ import { StringDecoder } from "node:string_decoder";
 import { APICallError, InvalidResponseDataError, type LanguageModelV4CallOptions, type LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { convertOpenAICompatibleChatUsage, convertToOpenAICompatibleChatMessages, mapOpenAICompatibleFinishReason, prepareTools } from "@ai-sdk/openai-compatible/internal";
 import { StreamingToolCallTracker, generateId } from "@ai-sdk/provider-utils";
+import { queueStreamWork } from "../runs/stream-slices";
 import type { StepStream, StepStreamer } from "./step-stream";
 
 // The agent's hot path to an OpenAI-compatible server (vLLM, Ollama, LM Studio, the bench's
@@ -264,23 +265,53 @@ export function createChatCompletionsStreamer(config: ChatCompletionsConfig): St
               const reader = new ChunkReader(emit);
               const sse = new SseParser((data) => reader.data(data));
               const decoder = new StringDecoder("utf8");
-              res.on("data", (chunk: Buffer) => sse.push(decoder.write(chunk)));
-              res.once("end", () => {
+              let settled = false;
+              const settle = (): boolean => {
+                if (settled) return false;
+                settled = true;
                 done();
-                sse.push(decoder.end());
-                sse.end();
-                reader.end();
-                finish();
-              });
-              // Closed before its end: the server dropped the connection (or we aborted).
-              const early = (cause?: Error) => {
-                done();
-                fail(
-                  signal?.aborted
-                    ? abortError(signal)
-                    : new APICallError({ message: "The model server closed the stream early", url: url.href, requestBodyValues: { model: config.modelId }, cause, isRetryable: true }),
-                );
+                return true;
               };
+              // Each network read is parsed, and its parts emitted, in a stream slice (see
+              // stream-slices.ts); the response stays paused until then. The end and an early
+              // close queue behind the reads before them.
+              res.on("data", (chunk: Buffer) => {
+                res.pause();
+                queueStreamWork(() => {
+                  if (settled) return;
+                  try {
+                    sse.push(decoder.write(chunk));
+                  } catch (err) {
+                    settle();
+                    res.destroy();
+                    return fail(err);
+                  }
+                  res.resume();
+                });
+              });
+              res.once("end", () =>
+                queueStreamWork(() => {
+                  if (!settle()) return;
+                  try {
+                    sse.push(decoder.end());
+                    sse.end();
+                    reader.end();
+                  } catch (err) {
+                    return fail(err);
+                  }
+                  finish();
+                }),
+              );
+              // Closed before its end: the server dropped the connection (or we aborted).
+              const early = (cause?: Error) =>
+                queueStreamWork(() => {
+                  if (!settle()) return;
+                  fail(
+                    signal?.aborted
+                      ? abortError(signal)
+                      : new APICallError({ message: "The model server closed the stream early", url: url.href, requestBodyValues: { model: config.modelId }, cause, isRetryable: true }),
+                  );
+                });
               res.once("error", early);
               res.once("close", () => {
                 if (!res.complete) early();
