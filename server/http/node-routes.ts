@@ -4,6 +4,7 @@ import { promisify } from "node:util";
 import { constants as zlibConstants, gzip as gzipCallback } from "node:zlib";
 import { errorBody, toAppError } from "../errors";
 import { MAX_PAYLOAD_BYTES } from "../protocols/ag-ui/run-input-rules";
+import { jsonBodyOf } from "./route";
 
 // The protocol calls API keys make most (the run streams they start and follow, /history; the
 // list is in server/start-up.ts), served by the same route handlers Next.js calls, but
@@ -143,7 +144,7 @@ async function serve(handler: RouteHandler, params: Record<string, string>, req:
     if (cookies.length > 0) res.setHeader("set-cookie", cookies);
     if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) {
       // A whole answer (JSON): one write, with its length.
-      let body = Buffer.from(await response.arrayBuffer());
+      let body = jsonBodyOf(response) ?? Buffer.from(await response.arrayBuffer());
       if (body.length >= GZIP_MIN_BYTES && !response.headers.has("content-encoding")) {
         res.setHeader("vary", "Accept-Encoding");
         if (acceptsGzip(req.headers["accept-encoding"])) {

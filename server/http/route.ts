@@ -6,11 +6,63 @@ import { logger } from "../logger";
 type RouteContext = { params: Promise<Record<string, string | string[]>> };
 type Handler = (req: Request, ctx: RouteContext) => Promise<Response>;
 
+// Serialized in pieces well below V8's large-object size (~128 KB): a large string is born in
+// the old generation and only a full collection frees it, so a /history page (~200 KB) as one
+// string per request kept full collections, and their pauses, coming. Long arrays near the top
+// (a page's messages) are stringified some elements at a time, each piece copied out to a Buffer.
+const ELEMENTS_PER_PIECE = 48;
+
+/** `JSON.stringify(value)` as UTF-8 bytes, without building the whole text as one string. */
+export function jsonBytes(value: unknown): Buffer {
+  const out: Buffer[] = [];
+  const write = (v: unknown, depth: number) => {
+    // Below the top two levels, and for values with toJSON (Date), JSON.stringify gives the text.
+    if (depth >= 2 || typeof v !== "object" || v === null || typeof (v as { toJSON?: unknown }).toJSON === "function") {
+      out.push(Buffer.from(JSON.stringify(v) ?? "null"));
+      return;
+    }
+    if (Array.isArray(v)) {
+      out.push(Buffer.from("["));
+      for (let i = 0; i < v.length; i += ELEMENTS_PER_PIECE) {
+        // The slice's own brackets are dropped; JSON.stringify writes holes and undefined as null.
+        const piece = Buffer.from(JSON.stringify(v.slice(i, i + ELEMENTS_PER_PIECE)));
+        if (i > 0) out.push(Buffer.from(","));
+        out.push(piece.subarray(1, piece.length - 1));
+      }
+      out.push(Buffer.from("]"));
+      return;
+    }
+    let first = true;
+    for (const key of Object.keys(v)) {
+      const item = (v as Record<string, unknown>)[key];
+      if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+      out.push(Buffer.from(`${first ? "{" : ","}${JSON.stringify(key)}:`));
+      first = false;
+      write(item, depth + 1);
+    }
+    out.push(Buffer.from(first ? "{}" : "}"));
+  };
+  write(value, 0);
+  return out.length === 1 ? out[0]! : Buffer.concat(out);
+}
+
+// The bytes of each JSON answer, for the node routes (node-routes.ts): they write them as they
+// are, rather than reading them back out of the Response's body stream.
+const jsonBodies = new WeakMap<Response, Buffer>();
+
 export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit): Response {
-  return new Response(JSON.stringify(body), {
+  const bytes = jsonBytes(body);
+  const response = new Response(new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength), {
     status,
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
   });
+  jsonBodies.set(response, bytes);
+  return response;
+}
+
+/** The bytes of a response from jsonResponse, while its body has not been read. */
+export function jsonBodyOf(response: Response): Buffer | undefined {
+  return response.bodyUsed ? undefined : jsonBodies.get(response);
 }
 
 export function errorResponse(err: AppError, requestId?: string): Response {
