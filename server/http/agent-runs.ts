@@ -3,6 +3,7 @@ import { AppError } from "../errors";
 import { MAX_PAYLOAD_BYTES, RUN_INPUT_ERRORS } from "../protocols/ag-ui/run-input-rules";
 import { parseRunAgentInput } from "../protocols/ag-ui/run-input";
 import { followRunBatches } from "../runs/subscribe";
+import { TERMINAL_EVENT_TYPES } from "../runs/types";
 import { startRun, taskAccepted } from "../services/runs";
 import { jsonResponse } from "./route";
 import { withCaller } from "./caller";
@@ -25,7 +26,7 @@ export async function handleStartRun(req: Request): Promise<Response> {
     return run;
   });
   if (wantsEventStream(req)) {
-    return sseResponse((signal) => followRunBatches({ runId: run.id, after: 0, signal }), { headers: { "x-task-id": run.id } });
+    return sseResponse((signal) => followRunBatches({ runId: run.id, after: 0, signal }), { headers: { "x-task-id": run.id }, final: TERMINAL_EVENT_TYPES });
   }
   return jsonResponse(taskAccepted(run), 202);
 }

@@ -3,7 +3,9 @@ import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_PAYLOAD_BYTES } from "../protocols/ag-ui/run-input-rules";
+import type { EventRecord } from "../runs/types";
 import { createNodeRouter, type NodeRoute } from "./node-routes";
+import { sseResponse } from "./sse";
 
 // The router in front of Next (scripts/start-server.mjs), over real HTTP: what it takes reaches
 // the handler as Next would pass it, answers stream as they are produced, a client going away
@@ -14,6 +16,35 @@ const seen: Seen[] = [];
 let release: (() => void) | null = null;
 let cancelled = false;
 let openSlow: (() => void) | null = null;
+
+// An event stream from sseResponse: one frame, then (on `more`) two more, the last final; a
+// source that would go on waiting after that, so only the final frame can end the answer.
+const FINAL = new Set(["RUN_FINISHED"]);
+const record = (seq: number, type: string): EventRecord => ({ seq, type, json: JSON.stringify({ type }) });
+let more: (() => void) | null = null;
+let sourceEnded = false;
+function runEvents(): Response {
+  sourceEnded = false;
+  return sseResponse(
+    async function* (signal) {
+      try {
+        yield [record(1, "RUN_STARTED")];
+        // Waits as followRunBatches does: until there is more, or the client has gone.
+        await new Promise<void>((r) => {
+          more = r;
+          signal.addEventListener("abort", () => r());
+        });
+        if (signal.aborted) return;
+        yield [record(2, "TEXT_MESSAGE_CONTENT"), record(3, "RUN_FINISHED")];
+        await new Promise((r) => signal.addEventListener("abort", r));
+      } finally {
+        sourceEnded = true;
+      }
+    },
+    { final: FINAL },
+  );
+}
+const FRAMES = ["RUN_STARTED", "TEXT_MESSAGE_CONTENT", "RUN_FINISHED"].map((type, i) => `id: ${i + 1}\ndata: {"type":"${type}"}\n\n`);
 
 const routes: NodeRoute[] = [
   {
@@ -48,6 +79,7 @@ const routes: NodeRoute[] = [
       return new Response(body, { headers: { "content-type": "text/event-stream" } });
     },
   },
+  { method: "GET", path: "/api/v1/agent/runs/[runId]/frames", handler: async () => runEvents() },
   {
     method: "GET",
     path: "/api/v1/agent/history",
@@ -212,5 +244,48 @@ describe("node routes", () => {
     expect(res.status).toBe(299);
     expect(res.body).toBe(String(Buffer.byteLength(opts.body ?? "")));
     expect(seen).toHaveLength(0);
+  });
+
+  it("pumps an event stream into the socket: frames as they come, and the final frame ends the answer and its source", async () => {
+    more = null;
+    const chunks: string[] = [];
+    let status = 0;
+    const done = new Promise<void>((resolve, reject) => {
+      http
+        .get({ host: "127.0.0.1", port, path: "/api/v1/agent/runs/r1/frames", headers: bearer }, (res) => {
+          status = res.statusCode!;
+          expect(res.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
+          res.setEncoding("utf8");
+          res.on("data", (c: string) => chunks.push(c));
+          res.on("end", () => resolve());
+        })
+        .once("error", reject);
+    });
+    await waitFor(() => chunks.join("") === FRAMES[0] && more !== null);
+    more!();
+    await done;
+    expect(status).toBe(200);
+    expect(chunks.join("")).toBe(FRAMES.join(""));
+    await waitFor(() => sourceEnded);
+  });
+
+  it("abandons a pumped stream's source when the client goes away", async () => {
+    more = null;
+    const req = http.get({ host: "127.0.0.1", port, path: "/api/v1/agent/runs/r2/frames", headers: bearer });
+    req.once("error", () => {});
+    await new Promise<void>((resolve) => req.once("response", (res) => res.once("data", () => resolve())));
+    expect(sourceEnded).toBe(false);
+    req.destroy();
+    await waitFor(() => sourceEnded);
+  });
+
+  it("gives the same frames as a Response body (Next's path), ending at the final frame", async () => {
+    more = null;
+    const response = runEvents();
+    const text = response.text();
+    await waitFor(() => more !== null);
+    more!();
+    expect(await text).toBe(FRAMES.join(""));
+    expect(sourceEnded).toBe(true);
   });
 });

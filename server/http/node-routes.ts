@@ -5,6 +5,7 @@ import { constants as zlibConstants, gzip as gzipCallback } from "node:zlib";
 import { errorBody, toAppError } from "../errors";
 import { MAX_PAYLOAD_BYTES } from "../protocols/ag-ui/run-input-rules";
 import { jsonBodyOf } from "./route";
+import { ssePumpOf } from "./sse";
 
 // The protocol calls API keys make most (the run streams they start and follow, /history; the
 // list is in server/start-up.ts), served by the same route handlers Next.js calls, but
@@ -155,6 +156,17 @@ async function serve(handler: RouteHandler, params: Record<string, string>, req:
       }
       res.setHeader("content-length", body.length);
       res.end(body);
+      return;
+    }
+    const pump = ssePumpOf(response);
+    if (pump) {
+      // Straight into the socket. A follower may wait a while for its first event, so the
+      // headers go at the end of this turn if no frame has taken them along by then.
+      const flush = setImmediate(() => {
+        if (!res.headersSent && !res.destroyed) res.flushHeaders();
+      });
+      await pump({ write: (text) => res.write(text), end: (text) => void res.end(text), drained: () => drained(res) }, gone.signal);
+      clearImmediate(flush);
       return;
     }
     const reader = response.body.getReader();

@@ -4,6 +4,7 @@ import { apiRoute } from "@/server/http/route";
 import { sseResponse } from "@/server/http/sse";
 import { LastEventIdError, parseLastEventId } from "@/server/protocols/ag-ui/sse";
 import { followRunBatches } from "@/server/runs/subscribe";
+import { TERMINAL_EVENT_TYPES } from "@/server/runs/types";
 import { getRunForUser } from "@/server/services/runs";
 
 export const dynamic = "force-dynamic";
@@ -20,5 +21,5 @@ export const GET = apiRoute(async (req, ctx) => {
     throw err;
   }
   const run = await getRunForUser({ userId: principal.userId, runId });
-  return sseResponse((signal) => followRunBatches({ runId: run.id, after, signal }));
+  return sseResponse((signal) => followRunBatches({ runId: run.id, after, signal }), { final: TERMINAL_EVENT_TYPES });
 });
