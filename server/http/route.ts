@@ -9,41 +9,52 @@ type Handler = (req: Request, ctx: RouteContext) => Promise<Response>;
 // Serialized in pieces well below V8's large-object size (~128 KB): a large string is born in
 // the old generation and only a full collection frees it, so a /history page (~200 KB) as one
 // string per request kept full collections, and their pauses, coming. Long arrays near the top
-// (a page's messages) are stringified some elements at a time, each piece copied out to a Buffer.
+// (a page's messages) are stringified some elements at a time; the text is copied out to a
+// Buffer whenever it passes PIECE_CHARS, so a small answer is still one string and one Buffer.
 const ELEMENTS_PER_PIECE = 48;
+const PIECE_CHARS = 32_768;
 
-/** `JSON.stringify(value)` as UTF-8 bytes, without building the whole text as one string. */
+/** `JSON.stringify(value)` as UTF-8 bytes, without building a large answer as one string. */
 export function jsonBytes(value: unknown): Buffer {
-  const out: Buffer[] = [];
+  const buffers: Buffer[] = [];
+  let text = "";
+  const put = (piece: string) => {
+    text += piece;
+    if (text.length >= PIECE_CHARS) {
+      buffers.push(Buffer.from(text));
+      text = "";
+    }
+  };
   const write = (v: unknown, depth: number) => {
     // Below the top two levels, and for values with toJSON (Date), JSON.stringify gives the text.
     if (depth >= 2 || typeof v !== "object" || v === null || typeof (v as { toJSON?: unknown }).toJSON === "function") {
-      out.push(Buffer.from(JSON.stringify(v) ?? "null"));
+      put(JSON.stringify(v) ?? "null");
       return;
     }
     if (Array.isArray(v)) {
-      out.push(Buffer.from("["));
+      put("[");
       for (let i = 0; i < v.length; i += ELEMENTS_PER_PIECE) {
         // The slice's own brackets are dropped; JSON.stringify writes holes and undefined as null.
-        const piece = Buffer.from(JSON.stringify(v.slice(i, i + ELEMENTS_PER_PIECE)));
-        if (i > 0) out.push(Buffer.from(","));
-        out.push(piece.subarray(1, piece.length - 1));
+        const piece = JSON.stringify(v.slice(i, i + ELEMENTS_PER_PIECE));
+        put(i > 0 ? `,${piece.slice(1, -1)}` : piece.slice(1, -1));
       }
-      out.push(Buffer.from("]"));
+      put("]");
       return;
     }
     let first = true;
     for (const key of Object.keys(v)) {
       const item = (v as Record<string, unknown>)[key];
       if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
-      out.push(Buffer.from(`${first ? "{" : ","}${JSON.stringify(key)}:`));
+      put(`${first ? "{" : ","}${JSON.stringify(key)}:`);
       first = false;
       write(item, depth + 1);
     }
-    out.push(Buffer.from(first ? "{}" : "}"));
+    put(first ? "{}" : "}");
   };
   write(value, 0);
-  return out.length === 1 ? out[0]! : Buffer.concat(out);
+  if (buffers.length === 0) return Buffer.from(text);
+  if (text) buffers.push(Buffer.from(text));
+  return buffers.length === 1 ? buffers[0]! : Buffer.concat(buffers);
 }
 
 // The bytes of each JSON answer, for the node routes (node-routes.ts): they write them as they
