@@ -62,7 +62,8 @@ export type AcceptOutcome =
 
 /**
  * Records a run, its user message and its entry event in one round trip (the
- * dispatch_accept_run function: thread created or locked, then the checks and writes), or
+ * dispatch_accept_run function: the runId looked up, the thread created or locked, then the
+ * checks and writes; it answers json), or
  * writes nothing when this user already has a run with that runId, the thread is someone
  * else's or has a run in progress. `start` records the run as running: its executor starts now.
  */
@@ -102,7 +103,7 @@ export async function acceptRunRow({
           // CASE evaluates the (volatile) function only when the key holds.
           name: "dispatch-accept-run-with-key",
           text: `select case when exists (select 1 from api_keys where key_hash = $19 and user_id = $1 and revoked_at is null)
-            then ${accept} else '{"status":"key_refused"}'::jsonb end as result`,
+            then ${accept} else '{"status":"key_refused"}'::json end as result`,
         }),
     values: [
       run.userId,

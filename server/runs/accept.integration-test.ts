@@ -1,0 +1,125 @@
+import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { getPool } from "@/server/db";
+import { parseRunAgentInput } from "@/server/protocols/ag-ui/run-input";
+import { appendRunMessages, finishRun } from "@/server/repositories/run-messages";
+import { createTestUser } from "@/test/helpers";
+import { runInput } from "@/test/runs";
+import { acceptRun } from "./accept";
+
+// What accepting a run writes and answers, straight against the database function.
+
+let userId: string;
+beforeAll(async () => {
+  userId = (await createTestUser()).id;
+});
+
+function input(threadId: string, text: string, runId = `run-${randomUUID()}`) {
+  const parsed = parseRunAgentInput(JSON.stringify(runInput({ threadId, runId }, text)));
+  if (!parsed.ok) throw new Error(parsed.message);
+  return parsed.input;
+}
+
+const PREFETCH = { historyLimit: 20, memoryLimit: 50 };
+
+async function threadMessages(threadId: string) {
+  const { rows } = await getPool().query<{ seq: number; role: string; content: string }>(
+    "select seq, role, content from messages where thread_id = $1 order by seq",
+    [threadId],
+  );
+  return rows;
+}
+
+describe("accepting a run", () => {
+  it("numbers a new thread from 1 and continues it, giving the next run the thread so far (tool metadata only)", async () => {
+    const threadId = randomUUID();
+    const first = await acceptRun({ userId, input: input(threadId, "first question"), protocol: "ag-ui", runner: "test", start: true, prefetch: PREFETCH });
+    expect(first.created).toBe(true);
+    expect(first.run).toMatchObject({ threadId, userId, status: "running" });
+    expect(first.run.createdAt).toBeInstanceOf(Date);
+    expect(first.prefetched).toEqual({ history: [], memoryFacts: [] });
+
+    const toolMeta = { run_id: first.run.runId, message_id: "tool-1", tool_name: "project_cli", tool_call_id: "call-1", tool_call_args: { module: "calendar" } };
+    await appendRunMessages({
+      threadId,
+      runId: first.run.id,
+      messages: [{ role: "tool", messageId: "tool-1", content: "3 events", metadata: toolMeta }],
+    });
+    await finishRun({
+      threadId,
+      runId: first.run.id,
+      messages: [{ role: "assistant", messageId: "answer-1", content: "You have 3 events", metadata: { run_id: first.run.runId, stage: "answer" } }],
+      end: { status: "completed" },
+    });
+
+    const second = await acceptRun({ userId, input: input(threadId, "second question"), protocol: "ag-ui", runner: "test", start: true, prefetch: PREFETCH });
+    expect(second.created).toBe(true);
+    expect(await threadMessages(threadId)).toEqual([
+      { seq: 1, role: "user", content: "first question" },
+      { seq: 2, role: "tool", content: "3 events" },
+      { seq: 3, role: "assistant", content: "You have 3 events" },
+      { seq: 4, role: "user", content: "second question" },
+    ]);
+    // The new run's own message is not part of its history.
+    expect(second.prefetched?.history).toEqual([
+      { role: "user", content: "first question", metadata: {}, runId: first.run.id },
+      { role: "tool", content: "3 events", metadata: toolMeta, runId: first.run.id },
+      { role: "assistant", content: "You have 3 events", metadata: {}, runId: first.run.id },
+    ]);
+  });
+
+  it("answers a retried runId with the run it started, writing nothing, even on another thread", async () => {
+    const threadId = randomUUID();
+    const original = input(threadId, "once");
+    const first = await acceptRun({ userId, input: original, protocol: "ag-ui", runner: "test", start: true });
+    const again = await acceptRun({ userId, input: original, protocol: "ag-ui", runner: "test", start: true });
+    expect(again).toMatchObject({ created: false, run: { id: first.run.id, runId: original.runId } });
+
+    const elsewhere = randomUUID();
+    const moved = await acceptRun({ userId, input: input(elsewhere, "once", original.runId), protocol: "ag-ui", runner: "test", start: true });
+    expect(moved).toMatchObject({ created: false, run: { id: first.run.id, threadId } });
+    const { rowCount } = await getPool().query("select 1 from threads where id = $1", [elsewhere]);
+    expect(rowCount).toBe(0);
+    expect(await threadMessages(threadId)).toHaveLength(1);
+  });
+
+  it("answers a duplicate that waited for the thread's lock with the run accepted meanwhile, not 409", async () => {
+    const threadId = randomUUID();
+    await acceptRun({ userId, input: input(threadId, "earlier"), protocol: "ag-ui", runner: "test", start: false }).then(({ run }) =>
+      finishRun({ threadId, runId: run.id, messages: [], end: { status: "completed" } }),
+    );
+    const duplicate = input(threadId, "twice");
+    // A transaction holds the thread's lock while it accepts the run; the duplicate looks the
+    // runId up before that commits, then waits for the lock.
+    const holder = await getPool().connect();
+    try {
+      await holder.query("begin");
+      await holder.query(
+        `select dispatch_accept_run($1::uuid, $2::uuid, 't', $3::text, 'ag-ui', 'test', '{}'::jsonb, (now() + interval '1 hour')::timestamp(3),
+           null::uuid, null::jsonb, true, 'm', 'twice', '{}'::jsonb, null::jsonb, 0, 0, null::jsonb)`,
+        [userId, threadId, duplicate.runId],
+      );
+      const waiting = acceptRun({ userId, input: duplicate, protocol: "ag-ui", runner: "test", start: true });
+      await waitFor(async () => {
+        const { rowCount } = await getPool().query(
+          "select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%dispatch_accept_run%' and pid <> pg_backend_pid()",
+        );
+        return (rowCount ?? 0) > 0;
+      });
+      await holder.query("commit");
+      const { rows } = await getPool().query<{ id: string }>("select id from runs where user_id = $1 and run_id = $2", [userId, duplicate.runId]);
+      expect(await waiting).toMatchObject({ created: false, run: { id: rows[0]!.id, runId: duplicate.runId } });
+    } finally {
+      holder.release();
+    }
+    expect((await threadMessages(threadId)).map((m) => m.content)).toEqual(["earlier", "twice"]);
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
