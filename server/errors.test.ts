@@ -18,6 +18,14 @@ describe("toAppError", () => {
     expect(mapped.status).toBe(503);
   });
 
+  it("reports a database Unix socket that is gone as 503, but not any missing file", () => {
+    const gone = Object.assign(new Error("connect ENOENT /data/pg/.s.PGSQL.54329"), { code: "ENOENT", syscall: "connect" });
+    expect(toAppError(new Error("query failed", { cause: gone })).status).toBe(503);
+    const missingFile = Object.assign(new Error("ENOENT: no such file or directory, open 'x'"), { code: "ENOENT", syscall: "open" });
+    expect(isDatabaseUnavailable(missingFile)).toBe(false);
+    expect(toAppError(missingFile).status).toBe(500);
+  });
+
   it("hides unknown faults behind a 500 without their message", () => {
     const mapped = toAppError(new Error("secret internal detail"));
     expect(mapped.status).toBe(500);

@@ -57,6 +57,8 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   for (let depth = 0; cur && depth < 6; depth++) {
     const e = cur as { code?: unknown; message?: unknown; cause?: unknown; name?: unknown };
     if (typeof e.code === "string" && DB_UNAVAILABLE_CODES.has(e.code)) return true;
+    // A Unix socket (the embedded database's) is a missing file while its server is down.
+    if (e.code === "ENOENT" && (e as { syscall?: unknown }).syscall === "connect") return true;
     if (typeof e.name === "string" && e.name === "DriverAdapterError" && typeof e.message === "string" && /connect|terminat|ECONN/i.test(e.message)) return true;
     if (typeof e.message === "string" && /(ECONNREFUSED|Connection terminated|connect ETIMEDOUT|the database system is (starting|shutting) up|Can't reach database)/i.test(e.message)) return true;
     cur = e.cause;
