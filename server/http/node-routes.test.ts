@@ -4,6 +4,7 @@ import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_PAYLOAD_BYTES } from "../protocols/ag-ui/run-input-rules";
 import type { EventRecord } from "../runs/types";
+import { waitFor } from "@/test/wait";
 import { createNodeRouter, type NodeRoute } from "./node-routes";
 import { sseResponse } from "./sse";
 
@@ -110,14 +111,6 @@ afterAll(async () => {
   server.closeAllConnections();
   await new Promise((r) => server.close(r));
 });
-
-async function waitFor(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setImmediate(r));
-  }
-}
 
 type RawRequest = { method: string; path: string; headers?: Record<string, string>; body?: string; chunked?: boolean };
 

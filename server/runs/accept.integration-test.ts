@@ -5,6 +5,7 @@ import { parseRunAgentInput } from "@/server/protocols/ag-ui/run-input";
 import { appendRunMessages, finishRun } from "@/server/repositories/run-messages";
 import { createTestUser } from "@/test/helpers";
 import { runInput } from "@/test/runs";
+import { waitFor } from "@/test/wait";
 import { acceptRun } from "./accept";
 
 // What accepting a run writes and answers, straight against the database function.
@@ -115,11 +116,3 @@ describe("accepting a run", () => {
     expect((await threadMessages(threadId)).map((m) => m.content)).toEqual(["earlier", "twice"]);
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
