@@ -18,6 +18,10 @@ export function getPool(): pg.Pool {
       max: env.DATABASE_POOL_MAX,
       connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 30_000,
+      // No JIT compilation: every statement here reads a few rows by index, but some (a history
+      // page, whose day the planner cannot know in advance) are estimated near jit_above_cost,
+      // and compiling one takes longer than running it. `options` in DATABASE_URL overrides this.
+      options: "-c jit=off",
     });
     // An idle client losing its connection (database restart) must not crash the process.
     pool.on("error", (err: Error & { code?: string }) => logger.warn({ code: err.code, reason: err.message }, "idle database connection lost"));
