@@ -7,8 +7,9 @@ type RouteContext = { params: Promise<Record<string, string | string[]>> };
 type Handler = (req: Request, ctx: RouteContext) => Promise<Response>;
 
 // Serialized in pieces well below V8's large-object size (~128 KB): a large string is born in
-// the old generation and only a full collection frees it, so a /history page (~200 KB) as one
-// string per request kept full collections, and their pauses, coming. Long arrays near the top
+// the old generation and only a full collection frees it, so a ~200 KB answer as one string per
+// request (a /history page did, before the database rendered its messages) kept full
+// collections, and their pauses, coming. Long arrays near the top
 // (a page's messages) are stringified some elements at a time; the text is copied out to a
 // Buffer whenever it passes PIECE_CHARS, so a small answer is still one string and one Buffer.
 const ELEMENTS_PER_PIECE = 48;
@@ -62,7 +63,11 @@ export function jsonBytes(value: unknown): Buffer {
 const jsonBodies = new WeakMap<Response, Buffer>();
 
 export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit): Response {
-  const bytes = jsonBytes(body);
+  return jsonBytesResponse(jsonBytes(body), status, headers);
+}
+
+/** A JSON answer whose UTF-8 bytes are already built. */
+export function jsonBytesResponse(bytes: Buffer, status = 200, headers?: HeadersInit): Response {
   const response = new Response(new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength), {
     status,
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },

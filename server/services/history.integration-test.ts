@@ -6,12 +6,12 @@ import { getStorage, LOCAL_BUCKET } from "@/server/storage/driver";
 import { postProcess } from "@/server/tools/project-cli/post-process";
 import { compileToolUiSchema } from "@/server/tools/project-cli/tool";
 import { createTestUser } from "@/test/helpers";
-import { getHistoryDay, parseHistoryDate } from "./history";
+import { getHistoryDay, getHistoryDayJson, parseHistoryDate } from "./history";
 
 // The history page against real rows: which day, which messages in which order, and each
 // message's fields exactly as the protocol shows them.
 
-type Row = { seq: number; role: string; at: string; content?: string; metadata?: Record<string, unknown> };
+type Row = { seq: number; role: string; at: string; content?: string; messageId?: string; metadata?: Record<string, unknown> };
 
 async function seedThread(userId: string, rows: Row[], updatedAt = "2026-03-16 00:00:00"): Promise<string> {
   const threadId = randomUUID();
@@ -24,7 +24,7 @@ async function seedThread(userId: string, rows: Row[], updatedAt = "2026-03-16 0
   for (const r of rows) {
     await getPool().query(
       "insert into messages (id, thread_id, seq, role, message_id, run_id, content, metadata, created_at) values (gen_random_uuid(), $1, $2, $3, $4, null, $5, $6, $7)",
-      [threadId, r.seq, r.role, `m-${r.seq}`, r.content ?? `message ${r.seq}`, JSON.stringify(r.metadata ?? {}), r.at],
+      [threadId, r.seq, r.role, r.messageId ?? `m-${r.seq}`, r.content ?? `message ${r.seq}`, JSON.stringify(r.metadata ?? {}), r.at],
     );
   }
   return threadId;
@@ -142,5 +142,63 @@ describe("getHistoryDay", () => {
     await expect(page(alice.id, bobs, "2026-03-21")).rejects.toThrow(AppError);
     const nobody = await createTestUser();
     expect(await page(nobody.id, null)).toEqual({ scope: "history_day", threadId: null, day: null, hasMore: false, messages: [] });
+  });
+
+  it("answers with the bytes JSON.stringify gives the page, whatever the text holds", async () => {
+    const user = await createTestUser();
+    const tricky = [
+      'quotes " and \\ backslashes, a "/" and </script>',
+      "lines\nand\ttabs\r\n\b\f, and every other control character: \u0001\u0002\u001f\u007f",
+      "ünïcødé, 中文, emoji 🧭 and separators \u2028\u2029",
+      "",
+    ];
+    const threadId = await seedThread(
+      user.id,
+      tricky.map((content, i) => ({ seq: i + 1, role: i % 2 ? "assistant" : "user", at: `2026-03-15 10:00:0${i}.25`, content, messageId: `id "${i}" \\ \u0001` })),
+    );
+    const expected = {
+      scope: "history_day",
+      threadId,
+      day: "2026-03-15",
+      hasMore: false,
+      messages: tricky.map((content, i) => {
+        const id = `id "${i}" \\ \u0001`;
+        const timestamp = `2026-03-15T10:00:0${i}.250Z`;
+        return i % 2
+          ? { id, seq: i + 1, content, timestamp, role: "assistant", uiSchema: null }
+          : { id, seq: i + 1, content, timestamp, role: "user", url: null, attachments: [] };
+      }),
+    };
+    const bytes = await getHistoryDayJson({ userId: user.id, threadId, before: null });
+    expect(bytes.toString("utf8")).toBe(JSON.stringify(expected));
+    expect(await page(user.id, threadId)).toEqual(expected);
+  });
+
+  it("keeps seq order across a long day where the server renders some messages between the database's", async () => {
+    const user = await createTestUser();
+    const image = { bucket: LOCAL_BUCKET, path: `agent-inputs/${user.id}/a.png`, mime_type: "image/png" };
+    // 200 messages in one day; tool results and user messages with attachments scattered through
+    // them, on both sides of every 64th seq, and first and last.
+    const special = new Set([1, 2, 63, 64, 65, 100, 127, 128, 129, 150, 151, 199, 200]);
+    const rows: Row[] = Array.from({ length: 200 }, (_, i) => {
+      const seq = i + 1;
+      const at = `2026-03-15 ${String(Math.floor(i / 60) + 10).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}:00`;
+      if (!special.has(seq)) return { seq, role: seq % 2 ? "user" : "assistant", at };
+      return seq % 2 ? { seq, role: "tool", at } : { seq, role: "user", at, metadata: { user_message_attachments: image } };
+    });
+    const threadId = await seedThread(user.id, rows);
+
+    const snapshot = await page(user.id, threadId);
+    expect(snapshot.messages.map((m) => [m.seq, m.role])).toEqual(rows.map((r) => [r.seq, r.role]));
+    expect(snapshot.messages.map((m) => m.content)).toEqual(rows.map((r) => `message ${r.seq}`));
+    const signed = snapshot.messages.filter((m) => m.role === "user" && m.attachments.length > 0).map((m) => m.seq);
+    expect(signed).toEqual([2, 64, 100, 128, 150, 200]);
+
+    const bytes = await getHistoryDayJson({ userId: user.id, threadId, before: null, requestOrigin: "http://dispatch.test" });
+    const fromBytes = JSON.parse(bytes.toString("utf8")) as typeof snapshot;
+    // Equal but for the signed URLs, which are fresh on every read.
+    const unsigned = (s: typeof snapshot) => s.messages.map((m) => (m.role === "user" ? { ...m, url: null, attachments: m.attachments.map((a) => a.path) } : m));
+    expect(unsigned(fromBytes)).toEqual(unsigned(snapshot));
+    expect({ ...fromBytes, messages: [] }).toEqual({ ...snapshot, messages: [] });
   });
 });

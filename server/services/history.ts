@@ -1,7 +1,7 @@
 import "server-only";
 import { AppError } from "../errors";
 import { UUID_PATTERN } from "../protocols/ag-ui/run-input-rules";
-import { findHistoryDay, type HistoryRow } from "../repositories/messages";
+import { findHistoryDay, HISTORY_PLACEHOLDER, type HistoryChunk, type HistoryRow } from "../repositories/messages";
 import { compileToolUiSchema } from "../tools/project-cli/tool";
 import type { UiSchema } from "../ui-schema/schema";
 import { attachmentLinks, type AttachmentLink } from "./attachments";
@@ -21,8 +21,9 @@ export type HistorySnapshot = {
 };
 
 /**
- * A page row as a history message. Plain objects, built without a promise per row: only user
- * messages that have attachments need async work (signing), done afterwards in `signAttachments`.
+ * A message the database left to the server as a history message. Everything else on a page was
+ * rendered by PostgreSQL when it was written (messages.history_json), to the same text
+ * JSON.stringify gives this function's result for it: keep the two in step.
  */
 function toHistoryMessage(m: HistoryRow): HistoryMessage {
   if (m.role === "user") return { id: m.messageId, seq: m.seq, content: m.content, timestamp: m.timestamp, role: "user", url: null, attachments: [] };
@@ -47,6 +48,16 @@ async function signAttachments(rows: HistoryRow[], messages: HistoryMessage[], r
   await Promise.all(signing);
 }
 
+/** Each chunk's text with the messages the server renders put in place of their placeholders. */
+async function chunkTexts(chunks: HistoryChunk[], requestOrigin?: string): Promise<string[]> {
+  const rows = chunks.flatMap((c) => c.rows);
+  if (rows.length === 0) return chunks.map((c) => c.json);
+  const messages = rows.map(toHistoryMessage);
+  await signAttachments(rows, messages, requestOrigin);
+  let next = 0;
+  return chunks.map((c) => (c.rows.length === 0 ? c.json : c.json.replaceAll(HISTORY_PLACEHOLDER, () => JSON.stringify(messages[next++]))));
+}
+
 export function parseHistoryDate(raw: string | null): Date | null {
   if (raw === null || raw === "") return null;
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
@@ -57,8 +68,7 @@ export function parseHistoryDate(raw: string | null): Date | null {
   return date;
 }
 
-/** One day of a thread's history (UTC days), newest first by day, messages in seq order. */
-export async function getHistoryDay(opts: {
+type HistoryDayOptions = {
   userId: string;
   threadId: string | null;
   before: Date | null;
@@ -66,16 +76,39 @@ export async function getHistoryDay(opts: {
   requestOrigin?: string;
   /** The API key `userId` was taken from without a database read (see withCaller), not checked yet. */
   claimedKey?: ClaimedApiKey;
-}): Promise<HistorySnapshot> {
+};
+
+/** The page's header and its messages as JSON texts, each a comma-separated run of messages. */
+async function readHistoryDay(opts: HistoryDayOptions): Promise<{ header: Omit<HistorySnapshot, "messages">; texts: string[] }> {
   // A thread id that is not a UUID names no thread; checked here so the query's cast cannot fail.
   const found = opts.threadId && !UUID_PATTERN.test(opts.threadId)
-    ? { thread: null, day: null, messages: [], hasMore: false }
+    ? { thread: null, day: null, chunks: [], hasMore: false }
     : await findHistoryDay({ userId: opts.userId, threadId: opts.threadId, before: opts.before, keyHash: opts.claimedKey?.hash ?? null });
   if (!found.thread) {
     if (opts.threadId) throw new AppError("NOT_FOUND", `Thread ${opts.threadId} not found`);
-    return { scope: "history_day", threadId: null, day: null, hasMore: false, messages: [] };
+    return { header: { scope: "history_day", threadId: null, day: null, hasMore: false }, texts: [] };
   }
-  const messages = found.messages.map(toHistoryMessage);
-  await signAttachments(found.messages, messages, opts.requestOrigin);
-  return { scope: "history_day", threadId: found.thread, day: found.day, hasMore: found.hasMore, messages };
+  return {
+    header: { scope: "history_day", threadId: found.thread, day: found.day, hasMore: found.hasMore },
+    texts: await chunkTexts(found.chunks, opts.requestOrigin),
+  };
+}
+
+/** One day of a thread's history (UTC days), newest first by day, messages in seq order. */
+export async function getHistoryDay(opts: HistoryDayOptions): Promise<HistorySnapshot> {
+  const { header, texts } = await readHistoryDay(opts);
+  return { ...header, messages: texts.length === 0 ? [] : (JSON.parse(`[${texts.join(",")}]`) as HistoryMessage[]) };
+}
+
+/**
+ * The same page as getHistoryDay, as the UTF-8 bytes of its JSON: the texts the database rendered
+ * go out as they came, without being parsed into objects and serialized again.
+ */
+export async function getHistoryDayJson(opts: HistoryDayOptions): Promise<Buffer> {
+  const { header, texts } = await readHistoryDay(opts);
+  const head = JSON.stringify(header);
+  const parts = [Buffer.from(`${head.slice(0, -1)},"messages":[`)];
+  texts.forEach((text, i) => parts.push(Buffer.from(i === 0 ? text : `,${text}`)));
+  parts.push(Buffer.from("]}"));
+  return Buffer.concat(parts);
 }
