@@ -55,7 +55,9 @@ async function chunkTexts(chunks: HistoryChunk[], requestOrigin?: string): Promi
   const messages = rows.map(toHistoryMessage);
   await signAttachments(rows, messages, requestOrigin);
   let next = 0;
-  return chunks.map((c) => (c.rows.length === 0 ? c.json : c.json.replaceAll(HISTORY_PLACEHOLDER, () => JSON.stringify(messages[next++]))));
+  const texts = chunks.map((c) => (c.rows.length === 0 ? c.json : c.json.replaceAll(HISTORY_PLACEHOLDER, () => JSON.stringify(messages[next++]))));
+  if (next !== messages.length) throw new Error(`A history page had ${messages.length} messages for the server to render and ${next} places for them`);
+  return texts;
 }
 
 export function parseHistoryDate(raw: string | null): Date | null {
