@@ -115,4 +115,23 @@ describe("accepting a run", () => {
     }
     expect((await threadMessages(threadId)).map((m) => m.content)).toEqual(["earlier", "twice"]);
   });
+
+  it("is busy exactly while the thread's newest run is in progress, also on a thread from before active_run_id", async () => {
+    const threadId = randomUUID();
+    const accept = (text: string) => acceptRun({ userId, input: input(threadId, text), protocol: "ag-ui", runner: "test", start: true });
+    const first = await accept("one");
+    await expect(accept("two")).rejects.toMatchObject({ code: "CONFLICT", details: { activeRunId: first.run.runId } });
+    await finishRun({ threadId, runId: first.run.id, messages: [], end: { status: "completed" } });
+    const second = await accept("three");
+    expect(second.created).toBe(true);
+
+    // A thread whose runs were accepted before the column existed names none: its runs are scanned.
+    await getPool().query("update threads set active_run_id = null where id = $1", [threadId]);
+    await expect(accept("four")).rejects.toMatchObject({ code: "CONFLICT", details: { activeRunId: second.run.runId } });
+    await finishRun({ threadId, runId: second.run.id, messages: [], end: { status: "completed" } });
+    const third = await accept("five");
+    const { rows } = await getPool().query<{ active: string }>("select active_run_id as active from threads where id = $1", [threadId]);
+    expect(rows[0]!.active).toBe(third.run.id);
+    await expect(accept("six")).rejects.toMatchObject({ code: "CONFLICT", details: { activeRunId: third.run.runId } });
+  });
 });
