@@ -8,10 +8,10 @@ type Handler = (req: Request, ctx: RouteContext) => Promise<Response>;
 
 // Serialized in pieces well below V8's large-object size (~128 KB): a large string is born in
 // the old generation and only a full collection frees it, so a ~200 KB answer as one string per
-// request (a /history page did, before the database rendered its messages) kept full
-// collections, and their pauses, coming. Long arrays near the top
-// (a page's messages) are stringified some elements at a time; the text is copied out to a
-// Buffer whenever it passes PIECE_CHARS, so a small answer is still one string and one Buffer.
+// request (a /history page was one, before the database rendered its messages) kept full
+// collections, and their pauses, coming. Long arrays near the top are stringified some
+// elements at a time; the text is copied out to a Buffer whenever it passes PIECE_CHARS, so a
+// small answer is still one string and one Buffer.
 const ELEMENTS_PER_PIECE = 48;
 const PIECE_CHARS = 32_768;
 
