@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { buildSystemPrompt } from "./prompt";
+
+const nowLine = (iso: string, timeZone: string) =>
+  buildSystemPrompt({ now: new Date(iso), timeZone, memoryFacts: [], context: [], clientTools: [] })
+    .split("\n")
+    .find((line) => line.startsWith("Now: "));
+
+describe("the system prompt's current time", () => {
+  it("follows the clock from one minute, and one day, to the next", () => {
+    expect(nowLine("2026-03-14T14:59:05.000Z", "Asia/Tokyo")).toBe(
+      "Now: Saturday, March 14, 2026, 23:59 in the user's time zone Asia/Tokyo (2026-03-14T14:59:05.000Z UTC).",
+    );
+    expect(nowLine("2026-03-14T14:59:59.999Z", "Asia/Tokyo")).toBe(
+      "Now: Saturday, March 14, 2026, 23:59 in the user's time zone Asia/Tokyo (2026-03-14T14:59:59.999Z UTC).",
+    );
+    expect(nowLine("2026-03-14T15:00:00.000Z", "Asia/Tokyo")).toBe(
+      "Now: Sunday, March 15, 2026, 00:00 in the user's time zone Asia/Tokyo (2026-03-14T15:00:00.000Z UTC).",
+    );
+  });
+
+  it("keeps each zone's own wall clock for the same instant", () => {
+    expect(nowLine("2026-07-01T12:30:10.000Z", "America/New_York")).toContain("Wednesday, July 1, 2026, 08:30 in the user's time zone America/New_York");
+    expect(nowLine("2026-07-01T12:30:20.000Z", "Asia/Kolkata")).toContain("Wednesday, July 1, 2026, 18:00 in the user's time zone Asia/Kolkata");
+    expect(nowLine("2026-07-01T12:30:30.000Z", "America/New_York")).toContain("Wednesday, July 1, 2026, 08:30 in the user's time zone America/New_York");
+  });
+
+  it("does not reuse a line from another minute that comes back later", () => {
+    expect(nowLine("2026-07-01T12:31:00.000Z", "Europe/Paris")).toContain("14:31 in the user's time zone Europe/Paris");
+    expect(nowLine("2026-07-01T12:30:59.000Z", "Europe/Paris")).toContain("14:30 in the user's time zone Europe/Paris");
+  });
+});
