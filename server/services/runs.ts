@@ -10,6 +10,7 @@ import { acceptRun, StalePlanError } from "../runs/accept";
 import { cancelRun } from "../runs/cancel";
 import { executeRun } from "../runs/execute";
 import { defaultRunner } from "../runs/runners/registry";
+import { nodeRouterWanted } from "../http/node-routes";
 import { shareRunAttachments } from "../runner-host/artifact-store";
 import { createHttpRunner } from "../runner-host/http-runner";
 import { dropBindingSnapshot } from "../runner-host/binding-snapshot";
@@ -106,10 +107,14 @@ export async function startRun(opts: {
       opts.generation,
       accepted.prefetched,
     ).catch((err: unknown) => logger.error({ err, runId: r.id }, "run execution crashed"));
-    try {
-      after(execution);
-    } catch {
-      // Outside a request (scripts, tests) there is nothing to extend; the promise runs on.
+    // The Node server (scripts/start-server.mjs) outlives its responses, and the requests its
+    // node routes serve have no request scope for after(), which threw there once per run.
+    if (!nodeRouterWanted()) {
+      try {
+        after(execution);
+      } catch {
+        // Outside a request (scripts, tests) there is nothing to extend; the promise runs on.
+      }
     }
   }
   return accepted;
