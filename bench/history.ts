@@ -6,7 +6,7 @@ import pg from "pg";
 import { percentile } from "./load";
 
 export type HistoryFigures = { messages: number; seedSeconds: number; latest: Timing; randomDay: Timing };
-type Timing = { p50: number; p95: number; pageMessages: number };
+type Timing = { p50: number; p95: number; pageMessages: number; reads: number };
 
 const SPAN_DAYS = 3 * 365;
 
@@ -87,7 +87,7 @@ async function time(agent: http.Agent, port: number, apiKey: string, requests: n
     pageMessages = Math.max(pageMessages, countMessages(r.body));
   }
   ms.sort((a, b) => a - b);
-  return { p50: percentile(ms, 50), p95: percentile(ms, 95), pageMessages };
+  return { p50: percentile(ms, 50), p95: percentile(ms, 95), pageMessages, reads: ms.length };
 }
 
 export async function measureHistory(opts: { port: number; apiKey: string; threadId: string; requests: number }): Promise<{ latest: Timing; randomDay: Timing }> {

@@ -112,18 +112,28 @@ export function processTree(rootPid: number): ProcStat[] {
 
 export type TreeUsage = { cpuMs: number; rssKb: number };
 
-/** CPU time used so far and resident memory now, summed over the process tree. */
+/**
+ * CPU time used so far and resident memory now, summed over the process tree; NaN (printed as
+ * "–") when the process could not be read, rather than a figure that is silently wrong.
+ */
 export function treeUsage(rootPid: number): TreeUsage {
   const tree = processTree(rootPid);
+  if (tree.length === 0) return { cpuMs: NaN, rssKb: NaN };
   return { cpuMs: tree.reduce((n, s) => n + s.cpuMs, 0), rssKb: tree.reduce((n, s) => n + s.rssKb, 0) };
 }
 
-/** Samples RSS every `everyMs` until stopped; returns the peak seen. */
+/** Samples RSS every `everyMs` until stopped; returns the peak seen (NaN if no sample could be read). */
 export function watchPeakRss(rootPid: number, everyMs = 100): () => number {
-  let peak = treeUsage(rootPid).rssKb;
-  const timer = setInterval(() => (peak = Math.max(peak, treeUsage(rootPid).rssKb)), everyMs);
+  let peak = NaN;
+  const sample = () => {
+    const rss = treeUsage(rootPid).rssKb;
+    if (Number.isFinite(rss) && !(rss <= peak)) peak = rss;
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
   return () => {
     clearInterval(timer);
-    return Math.max(peak, treeUsage(rootPid).rssKb);
+    sample();
+    return peak;
   };
 }

@@ -91,10 +91,10 @@ export function renderReport(r: Report): string {
     lines.push(
       `### /history on a thread of ${h.messages.toLocaleString("en-US")} messages over 3 years (seeded in ${n(h.seedSeconds, 1)} s)`,
       "",
-      "| page | messages | p50 ms | p95 ms |",
-      "| --- | ---: | ---: | ---: |",
-      `| latest day | ${h.latest.pageMessages} | ${n(h.latest.p50, 2)} | ${n(h.latest.p95, 2)} |`,
-      `| random earlier day | ${h.randomDay.pageMessages} | ${n(h.randomDay.p50, 2)} | ${n(h.randomDay.p95, 2)} |`,
+      "| page | messages | reads | p50 ms | p95 ms |",
+      "| --- | ---: | ---: | ---: | ---: |",
+      `| latest day | ${h.latest.pageMessages} | ${h.latest.reads} | ${n(h.latest.p50, 2)} | ${n(h.latest.p95, 2)} |`,
+      `| random earlier day | ${h.randomDay.pageMessages} | ${h.randomDay.reads} | ${n(h.randomDay.p50, 2)} | ${n(h.randomDay.p95, 2)} |`,
       "",
     );
   }
