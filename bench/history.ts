@@ -4,9 +4,10 @@ import { randomUUID } from "node:crypto";
 import http from "node:http";
 import pg from "pg";
 import { percentile } from "./load";
+import { watchSteal } from "./processes";
 
 export type HistoryFigures = { messages: number; seedSeconds: number; latest: Timing; randomDay: Timing };
-type Timing = { p50: number; p95: number; pageMessages: number; reads: number };
+type Timing = { p50: number; p95: number; pageMessages: number; reads: number; stealPct: number };
 
 const SPAN_DAYS = 3 * 365;
 
@@ -80,14 +81,17 @@ function countMessages(body: Buffer): number {
 async function time(agent: http.Agent, port: number, apiKey: string, requests: number, path: () => string): Promise<Timing> {
   const ms: number[] = [];
   let pageMessages = 0;
+  let stolen: (() => number) | null = null;
   for (let i = 0; i < requests + 5; i++) {
+    if (i === 5) stolen = watchSteal(); // after the warm-up
     const r = await get(agent, port, path(), apiKey);
-    if (i < 5) continue; // warm-up
+    if (i < 5) continue;
     ms.push(r.ms);
     pageMessages = Math.max(pageMessages, countMessages(r.body));
   }
+  const stealPct = stolen?.() ?? NaN;
   ms.sort((a, b) => a - b);
-  return { p50: percentile(ms, 50), p95: percentile(ms, 95), pageMessages, reads: ms.length };
+  return { p50: percentile(ms, 50), p95: percentile(ms, 95), pageMessages, reads: ms.length, stealPct };
 }
 
 export async function measureHistory(opts: { port: number; apiKey: string; threadId: string; requests: number }): Promise<{ latest: Timing; randomDay: Timing }> {

@@ -137,3 +137,27 @@ export function watchPeakRss(rootPid: number, everyMs = 100): () => number {
     return peak;
   };
 }
+
+/**
+ * The share of this machine's CPU time its host took (steal, from /proc/stat) between this call
+ * and the returned function's, in percent; NaN where /proc/stat cannot be read. On a shared
+ * virtual machine the figures move with it.
+ */
+export function watchSteal(): () => number {
+  const read = (): { steal: number; total: number } | null => {
+    try {
+      // cpu user nice system idle iowait irq softirq steal (guest time is already in user)
+      const fields = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+      if (fields.length < 8 || fields.some((f) => !Number.isFinite(f))) return null;
+      return { steal: fields[7]!, total: fields.reduce((a, b) => a + b, 0) };
+    } catch {
+      return null;
+    }
+  };
+  const start = read();
+  return () => {
+    const end = read();
+    if (!start || !end || end.total <= start.total) return NaN;
+    return (100 * (end.steal - start.steal)) / (end.total - start.total);
+  };
+}

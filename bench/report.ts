@@ -21,13 +21,13 @@ const both = (d: number, l: number, digits = 0) => `${n(d, digits)}${ratio(d, l)
 
 function runsTable(rows: RunsRow[]): string[] {
   const out = [
-    "| run | system | runs/s | events/s | TTFE p50 ms | TTFE p99 ms | run p50 ms | run p99 ms | server CPU ms/run | db CPU ms/run | peak RSS MB | failed |",
-    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| run | system | runs/s | events/s | TTFE p50 ms | TTFE p99 ms | run p50 ms | run p99 ms | server CPU ms/run | db CPU ms/run | peak RSS MB | failed | host steal % |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   for (const { label, dispatch: d, limit: l } of rows) {
     out.push(
-      `| ${label} | limit | ${n(l.runsPerSec)} | ${n(l.eventsPerSec)} | ${n(l.ttfe.p50, 1)} | ${n(l.ttfe.p99, 1)} | ${n(l.total.p50, 1)} | ${n(l.total.p99, 1)} | ${n(l.cpuMsPerRun, 2)} | – | ${n(l.peakRssMb)} | ${l.failed} |`,
-      `| ${label} | Dispatch | ${both(d.runsPerSec, l.runsPerSec)} | ${both(d.eventsPerSec, l.eventsPerSec)} | ${both(d.ttfe.p50, l.ttfe.p50, 1)} | ${both(d.ttfe.p99, l.ttfe.p99, 1)} | ${both(d.total.p50, l.total.p50, 1)} | ${both(d.total.p99, l.total.p99, 1)} | ${both(d.cpuMsPerRun, l.cpuMsPerRun, 2)} | ${n(d.dbCpuMsPerRun, 2)} | ${both(d.peakRssMb, l.peakRssMb)} | ${d.failed} |`,
+      `| ${label} | limit | ${n(l.runsPerSec)} | ${n(l.eventsPerSec)} | ${n(l.ttfe.p50, 1)} | ${n(l.ttfe.p99, 1)} | ${n(l.total.p50, 1)} | ${n(l.total.p99, 1)} | ${n(l.cpuMsPerRun, 2)} | – | ${n(l.peakRssMb)} | ${l.failed} | ${n(l.stealPct, 1)} |`,
+      `| ${label} | Dispatch | ${both(d.runsPerSec, l.runsPerSec)} | ${both(d.eventsPerSec, l.eventsPerSec)} | ${both(d.ttfe.p50, l.ttfe.p50, 1)} | ${both(d.ttfe.p99, l.ttfe.p99, 1)} | ${both(d.total.p50, l.total.p50, 1)} | ${both(d.total.p99, l.total.p99, 1)} | ${both(d.cpuMsPerRun, l.cpuMsPerRun, 2)} | ${n(d.dbCpuMsPerRun, 2)} | ${both(d.peakRssMb, l.peakRssMb)} | ${d.failed} | ${n(d.stealPct, 1)} |`,
     );
   }
   return out;
@@ -79,7 +79,7 @@ export function renderReport(r: Report): string {
     lines.push(
       "### AG-UI runs (POST /api/v1/agent/runs, SSE, keep-alive, 200-token answers)",
       "",
-      "Limit: bare node:http + fetch producing the same frames from the same fake model, same machine, same run. Ratios are Dispatch ÷ limit. Server CPU is the server process tree's; db CPU is PostgreSQL's, on the same cores.",
+      "Limit: bare node:http + fetch producing the same frames from the same fake model, same machine, same run. Ratios are Dispatch ÷ limit. Server CPU is the server process tree's; db CPU is PostgreSQL's, on the same cores. Host steal is the share of the machine's CPU time its host took during the window (/proc/stat).",
       "",
       ...runsTable(r.runs),
       "",
@@ -91,10 +91,10 @@ export function renderReport(r: Report): string {
     lines.push(
       `### /history on a thread of ${h.messages.toLocaleString("en-US")} messages over 3 years (seeded in ${n(h.seedSeconds, 1)} s)`,
       "",
-      "| page | messages | reads | p50 ms | p95 ms |",
-      "| --- | ---: | ---: | ---: | ---: |",
-      `| latest day | ${h.latest.pageMessages} | ${h.latest.reads} | ${n(h.latest.p50, 2)} | ${n(h.latest.p95, 2)} |`,
-      `| random earlier day | ${h.randomDay.pageMessages} | ${h.randomDay.reads} | ${n(h.randomDay.p50, 2)} | ${n(h.randomDay.p95, 2)} |`,
+      "| page | messages | reads | p50 ms | p95 ms | host steal % |",
+      "| --- | ---: | ---: | ---: | ---: | ---: |",
+      `| latest day | ${h.latest.pageMessages} | ${h.latest.reads} | ${n(h.latest.p50, 2)} | ${n(h.latest.p95, 2)} | ${n(h.latest.stealPct, 1)} |`,
+      `| random earlier day | ${h.randomDay.pageMessages} | ${h.randomDay.reads} | ${n(h.randomDay.p50, 2)} | ${n(h.randomDay.p95, 2)} | ${n(h.randomDay.stealPct, 1)} |`,
       "",
     );
   }

@@ -1,9 +1,9 @@
 // AG-UI runs at fixed concurrency: throughput, latency, server CPU per run and peak memory.
 import { randomUUID } from "node:crypto";
 import { runLoad, type LoadResult, type RunRequest } from "./load";
-import { treeUsage, watchPeakRss } from "./processes";
+import { treeUsage, watchPeakRss, watchSteal } from "./processes";
 
-export type RunsFigures = LoadResult & { concurrency: number; cpuMsPerRun: number; dbCpuMsPerRun: number; peakRssMb: number };
+export type RunsFigures = LoadResult & { concurrency: number; cpuMsPerRun: number; dbCpuMsPerRun: number; peakRssMb: number; stealPct: number };
 
 /** What to load: the server's port and process, and the database's process when it has one. */
 export type Target = { port: number; pid: number; dbPid?: number | null; path: string; headers: Record<string, string> };
@@ -44,6 +44,8 @@ export async function measureRuns(target: Target, opts: { concurrency: number; w
   const dbCpu = () => (target.dbPid ? treeUsage(target.dbPid).cpuMs : NaN);
   let stopPeak: (() => number) | null = null;
   let peakKb = 0;
+  let stopSteal: (() => number) | null = null;
+  let stealPct = NaN;
   const result = await runLoad({
     port: target.port,
     concurrency: opts.concurrency,
@@ -55,10 +57,12 @@ export async function measureRuns(target: Target, opts: { concurrency: number; w
         cpuAtOpen = treeUsage(target.pid).cpuMs;
         dbAtOpen = dbCpu();
         stopPeak = watchPeakRss(target.pid);
+        stopSteal = watchSteal();
       } else {
         cpuAtClose = treeUsage(target.pid).cpuMs;
         dbAtClose = dbCpu();
         peakKb = stopPeak?.() ?? 0;
+        stealPct = stopSteal?.() ?? NaN;
       }
     },
   });
@@ -68,5 +72,6 @@ export async function measureRuns(target: Target, opts: { concurrency: number; w
     cpuMsPerRun: result.runs > 0 ? (cpuAtClose - cpuAtOpen) / result.runs : NaN,
     dbCpuMsPerRun: result.runs > 0 ? (dbAtClose - dbAtOpen) / result.runs : NaN,
     peakRssMb: peakKb / 1024,
+    stealPct,
   };
 }
