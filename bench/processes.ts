@@ -127,7 +127,7 @@ export function watchPeakRss(rootPid: number, everyMs = 100): () => number {
   let peak = NaN;
   const sample = () => {
     const rss = treeUsage(rootPid).rssKb;
-    if (Number.isFinite(rss) && !(rss <= peak)) peak = rss;
+    if (Number.isFinite(rss) && (Number.isNaN(peak) || rss > peak)) peak = rss;
   };
   sample();
   const timer = setInterval(sample, everyMs);

@@ -179,12 +179,13 @@ async function main(): Promise<void> {
   const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, runs: [], streams: [], history: null, cli: null };
 
   // A phase that fails is reported and skipped; the others still run and print.
-  const phase = async (name: string, fn: () => Promise<void>) => {
+  const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T | null> => {
     try {
-      await fn();
+      return await fn();
     } catch (err) {
       process.exitCode = 1;
       log(`${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+      return null;
     }
   };
   if (only.has("runs") || only.has("history")) {
@@ -192,13 +193,12 @@ async function main(): Promise<void> {
     // it was read by a server whose heap V8 had shrunk while it idled: with its pages' buffers
     // it then ran a full collection every ~30 pages, for minutes (p95 11-16 ms against 6-8 for
     // a server that had not idled, same pages, interleaved).
-    const seeded: { threadId: string; seedSeconds: number }[] = [];
-    if (only.has("history")) {
-      await phase("history", async () => {
-        log(`history: seeding ${plan.historyMessages.toLocaleString("en-US")} messages`);
-        seeded.push(await seedHistory(db.url, userId, plan.historyMessages));
-      });
-    }
+    const thread = only.has("history")
+      ? await phase("history", () => {
+          log(`history: seeding ${plan.historyMessages.toLocaleString("en-US")} messages`);
+          return seedHistory(db.url, userId, plan.historyMessages);
+        })
+      : null;
     const dispatch = await startDispatch(PORTS.dispatch, e, { nodeArgs: profile });
     if (only.has("runs")) {
       await phase("runs", async () => {
@@ -207,7 +207,6 @@ async function main(): Promise<void> {
         await limit.stop();
       });
     }
-    const thread = seeded[0];
     if (thread) {
       await phase("history", async () => {
         log("history: reading pages");
