@@ -20,6 +20,9 @@ const envSchema = z.object({
   DATA_DIR: z.string().default(".data"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   RUN_DEADLINE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
+  // POST /api/v1/ag-ui: how long a streaming run whose requester went away (AG-UI's Stop) waits
+  // for someone to re-attach before it is cancelled.
+  AG_UI_STOP_GRACE_MS: z.coerce.number().int().min(0).max(60_000).default(1_500),
   LLM_BASE_URL: z.string().url().optional(),
   LLM_API_KEY: optionalString,
   LLM_MODEL: optionalString,

@@ -15,13 +15,15 @@ export async function startUp(): Promise<void> {
  * (server/http/node-routes.ts): the route modules' own handlers, so both paths run the same code.
  */
 async function publishNodeRoutes(): Promise<void> {
-  const [{ createNodeRouter, publishNodeRouter }, runs, run, events, agentProcess, history] = await Promise.all([
+  const [{ createNodeRouter, publishNodeRouter }, { MAX_CONVERSATION_PAYLOAD_BYTES }, runs, run, events, agentProcess, history, agUi] = await Promise.all([
     import("./http/node-routes"),
+    import("./protocols/ag-ui/run-input-rules"),
     import("@/app/api/v1/agent/runs/route"),
     import("@/app/api/v1/agent/run/route"),
     import("@/app/api/v1/agent/runs/[runId]/events/route"),
     import("@/app/api/v1/agent/process/route"),
     import("@/app/api/v1/agent/history/route"),
+    import("@/app/api/v1/ag-ui/route"),
   ]);
   publishNodeRouter(
     createNodeRouter([
@@ -30,6 +32,7 @@ async function publishNodeRoutes(): Promise<void> {
       { method: "GET", path: "/api/v1/agent/runs/[runId]/events", handler: events.GET },
       { method: "POST", path: "/api/v1/agent/process", handler: agentProcess.POST },
       { method: "GET", path: "/api/v1/agent/history", handler: history.GET },
+      { method: "POST", path: "/api/v1/ag-ui", handler: agUi.POST, maxBodyBytes: MAX_CONVERSATION_PAYLOAD_BYTES },
     ]),
   );
 }

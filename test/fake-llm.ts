@@ -10,6 +10,9 @@
 //   [[show:system]]                answer with the system prompt it received
 // Tool directives run in order, one per model call; after the last one it summarises the
 // latest tool result ("Tool said: <content>").
+// GET /v1/calls?contains=WORD lists the calls whose latest user message contains WORD, each with
+// whether the client is still reading it ("open"), read it to the end ("done") or went away
+// ("aborted"), so a test can see a model call really stopped.
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -147,7 +150,15 @@ function complete(res: http.ServerResponse, model: string, messages: ChatMessage
   );
 }
 
-async function handle(req: http.IncomingMessage, res: http.ServerResponse, apiKey: string): Promise<void> {
+type Call = { text: string; state: "open" | "done" | "aborted" };
+const CALLS_KEPT = 1_000;
+
+async function handle(req: http.IncomingMessage, res: http.ServerResponse, apiKey: string, calls: Call[]): Promise<void> {
+  if (req.method === "GET" && req.url?.startsWith("/v1/calls")) {
+    const contains = new URL(req.url, "http://fake").searchParams.get("contains") ?? "";
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(calls.filter((c) => c.text.includes(contains))));
+    return;
+  }
   if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
     res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found" } }));
     return;
@@ -158,7 +169,12 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, apiKe
   }
   const body = JSON.parse(await readBody(req)) as ChatRequest;
   const messages = body.messages ?? [];
-  const script = parseScript(textOf(messages.findLast((m) => m.role === "user")?.content));
+  const lastUserText = textOf(messages.findLast((m) => m.role === "user")?.content);
+  const call: Call = { text: lastUserText, state: "open" };
+  calls.push(call);
+  if (calls.length > CALLS_KEPT) calls.shift();
+  res.once("close", () => (call.state = res.writableFinished ? "done" : "aborted"));
+  const script = parseScript(lastUserText);
   if (script.fail) {
     res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "scripted failure", type: "server_error" } }));
     return;
@@ -174,8 +190,9 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, apiKe
 export async function startFakeLlm(opts: { model?: string; apiKey?: string } = {}): Promise<FakeLlm> {
   const apiKey = opts.apiKey ?? "fake-llm-key";
   const sockets = new Set<Socket>();
+  const calls: Call[] = [];
   const server = http.createServer((req, res) => {
-    handle(req, res, apiKey).catch((err: unknown) => {
+    handle(req, res, apiKey, calls).catch((err: unknown) => {
       if (!res.headersSent) res.writeHead(400, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: err instanceof Error ? err.message : String(err) } }));
     });

@@ -77,6 +77,7 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
       const now = deps.now();
       const { projectCli } = deps;
       const context = await deps.loadContext({ run, input, prefetched });
+      const user = userMessageParts(input);
       const { model, info, streamer } = deps.model({ now: deps.now, timeZone });
       const serverToolNames = new Set([projectCli.name]);
       const translator = new AgUiEventTranslator(emit, serverToolNames);
@@ -89,7 +90,7 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
           messages: buildConversation({
             history: context.history,
             clientResults: clientToolResults(input, openClientToolCalls(context.toolEvents, serverToolNames)),
-            userText: userMessageParts(input).text,
+            userText: user.fromUser ? user.text : null,
             userImages: context.userImages,
           }),
           tools: buildAgentTools({ projectCli, userId: run.userId, runId: run.id, timeZone, signal, clientTools: input.tools }),

@@ -89,12 +89,13 @@ function pushExchange(messages: ModelMessage[], exchange: ToolExchange): void {
 
 /**
  * The model's messages for this run: the recent thread (user and assistant text, each tool
- * message as its call and result), the answered frontend calls, then the new user message.
+ * message as its call and result), the answered frontend calls, then the new user message
+ * (none, `userText` null, when the run only brings the answers and the model goes on from them).
  */
 export function buildConversation(opts: {
   history: readonly ThreadMessage[];
   clientResults: readonly ToolExchange[];
-  userText: string;
+  userText: string | null;
   userImages?: readonly { mimeType: string; data: Uint8Array }[];
 }): ModelMessage[] {
   const messages: ModelMessage[] = [];
@@ -111,6 +112,7 @@ export function buildConversation(opts: {
     }
   }
   for (const exchange of opts.clientResults) pushExchange(messages, exchange);
+  if (opts.userText === null) return messages;
   const text = opts.userText || "(no text)";
   if (opts.userImages?.length) {
     messages.push({

@@ -39,7 +39,8 @@ export function acceptsGzip(header: string | undefined): boolean {
 
 type RouteHandler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
-export type NodeRoute = { method: "GET" | "POST"; path: string; handler: RouteHandler };
+/** `maxBodyBytes`: larger declared bodies go to Next, whose handler answers them (default: the seed's run limit). */
+export type NodeRoute = { method: "GET" | "POST"; path: string; handler: RouteHandler; maxBodyBytes?: number };
 
 type CompiledRoute = NodeRoute & { pattern: RegExp; names: string[] };
 
@@ -87,7 +88,7 @@ export function createNodeRouter(routes: NodeRoute[]): NodeRouter {
       }
       if (req.method === "POST") {
         const declared = req.headers["content-length"];
-        if (declared === undefined || !(Number(declared) <= MAX_PAYLOAD_BYTES)) return false;
+        if (declared === undefined || !(Number(declared) <= (route.maxBodyBytes ?? MAX_PAYLOAD_BYTES))) return false;
       }
       void serve(route.handler, params, req, res);
       return true;

@@ -51,6 +51,8 @@ export type NewRun = {
 };
 
 export type RunUserMessage = { messageId: string; content: string; metadata: Record<string, unknown> };
+/** A client's answer to one of the thread's open frontend tool calls, stored as a tool message. */
+export type RunToolMessage = { messageId: string; content: string; metadata: Record<string, unknown> };
 
 export type AcceptOutcome =
   | { status: "replan" }
@@ -58,6 +60,7 @@ export type AcceptOutcome =
   | { status: "existing"; run: RunRow }
   | { status: "not_found" }
   | { status: "busy"; busyRunId: string }
+  | { status: "run_id_taken"; run: RunRow }
   | { status: "key_refused" };
 
 /**
@@ -71,6 +74,7 @@ export async function acceptRunRow({
   run,
   threadTitle,
   message,
+  toolMessages,
   entry,
   start,
   prefetch,
@@ -79,7 +83,9 @@ export async function acceptRunRow({
 }: {
   run: NewRun;
   threadTitle: string;
-  message: RunUserMessage;
+  /** The run's new user message; null for a run that only brings tool answers. */
+  message: RunUserMessage | null;
+  toolMessages?: RunToolMessage[];
   entry: { id: string; eventType: string; source: string; sourceEventType: string | null; data: unknown; rawRef: unknown } | null;
   start: boolean;
   /** Also read the thread history and memory facts a runner starts from (see ContextPrefetch). */
@@ -93,7 +99,7 @@ export async function acceptRunRow({
    */
   apiKeyHash?: string;
 }): Promise<AcceptOutcome> {
-  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`;
+  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`;
   const { rows } = await getPool().query<{
     result: { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string; context?: AgentContextJson | null };
   }>({
@@ -102,7 +108,7 @@ export async function acceptRunRow({
       : {
           // CASE evaluates the (volatile) function only when the key holds.
           name: "dispatch-accept-run-with-key",
-          text: `select case when exists (select 1 from api_keys where key_hash = $19 and user_id = $1 and revoked_at is null)
+          text: `select case when exists (select 1 from api_keys where key_hash = $20 and user_id = $1 and revoked_at is null)
             then ${accept} else '{"status":"key_refused"}'::json end as result`,
         }),
     values: [
@@ -117,15 +123,16 @@ export async function acceptRunRow({
       run.bindingId ?? null,
       run.authorization == null ? null : JSON.stringify(run.authorization),
       start,
-      message.messageId,
-      message.content,
-      JSON.stringify(message.metadata),
+      message?.messageId ?? null,
+      message?.content ?? null,
+      message ? JSON.stringify(message.metadata) : null,
       entry
         ? JSON.stringify({ id: entry.id, event_type: entry.eventType, source: entry.source, source_event_type: entry.sourceEventType, data: entry.data, raw_ref: entry.rawRef })
         : null,
       prefetch?.historyLimit ?? 0,
       prefetch?.memoryLimit ?? 0,
       bindingCheck == null ? null : JSON.stringify(bindingCheck),
+      toolMessages?.length ? JSON.stringify(toolMessages.map((m) => ({ message_id: m.messageId, content: m.content, metadata: m.metadata }))) : null,
       ...(apiKeyHash === undefined ? [] : [apiKeyHash]),
     ],
   });
@@ -137,6 +144,8 @@ export async function acceptRunRow({
       return { status: "existing", run: toRunRow(result.run!) };
     case "busy":
       return { status: "busy", busyRunId: result.busy_run_id! };
+    case "run_id_taken":
+      return { status: "run_id_taken", run: toRunRow(result.run!) };
     case "replan":
       return { status: "replan" };
     case "key_refused":
@@ -154,7 +163,7 @@ export function toPrefetchedContext(json: AgentContextJson): PrefetchedContext {
 }
 
 // JSON gives timestamps as ISO strings; RunRow carries Dates like the other queries.
-function toRunRow(json: RunRow): RunRow {
+export function toRunRow(json: RunRow): RunRow {
   const date = (v: Date | string | null) => (v == null ? null : new Date(v));
   return {
     ...json,

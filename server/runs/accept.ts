@@ -1,7 +1,7 @@
 import "server-only";
 import { env } from "../env";
 import { ApiKeyRefusedError, AppError } from "../errors";
-import { acceptRunRow, findRunByClientId, type RunRow } from "../repositories/runs";
+import { acceptRunRow, findRunByClientId, type RunRow, type RunToolMessage } from "../repositories/runs";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { EntryEvent } from "../runner-host/entry-events";
 import type { ContextPrefetch, PrefetchedContext } from "./types";
@@ -48,6 +48,12 @@ function withoutUrlTokens(input: RunAgentInput): RunAgentInput {
   };
 }
 
+/** A runId names a run of one thread: the same runId on another thread is refused, never that thread's run. */
+export function sameThread(run: RunRow, input: Pick<RunAgentInput, "runId" | "threadId">): RunRow {
+  if (run.threadId === input.threadId) return run;
+  throw new AppError("CONFLICT", `runId ${input.runId} already names a run of another thread; use a new runId for each run`, { field: "runId" });
+}
+
 function titleFrom(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();
   if (!line) return "New chat";
@@ -79,6 +85,8 @@ export async function acceptRun(opts: {
   bindingCheck?: unknown;
   /** The caller's API key, not checked yet: checked in the statement that accepts the run. */
   apiKeyHash?: string;
+  /** The client's answers to the thread's open frontend tool calls, stored before the user message. */
+  toolMessages?: RunToolMessage[];
 }): Promise<AcceptedRun> {
   const { userId, input } = opts;
   const user = userMessageParts(input);
@@ -98,11 +106,10 @@ export async function acceptRun(opts: {
         eventId: opts.entry?.id ?? null,
       },
       threadTitle: titleFrom(user.text),
-      message: {
-        messageId: user.messageId,
-        content: user.text,
-        metadata: { run_id: input.runId, message_id: user.messageId, stage: "input", ...opts.userMessageMetadata },
-      },
+      message: user.fromUser
+        ? { messageId: user.messageId, content: user.text, metadata: { run_id: input.runId, message_id: user.messageId, stage: "input", ...opts.userMessageMetadata } }
+        : null,
+      toolMessages: opts.toolMessages,
       entry: opts.entry ?? null,
       start: opts.start ?? false,
       prefetch: opts.prefetch,
@@ -113,7 +120,7 @@ export async function acceptRun(opts: {
     // Two requests with the same runId raced; the other one won, and it is the same task.
     if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
       const winner = await findRunByClientId({ userId, runId: input.runId });
-      if (winner) return { run: winner, created: false };
+      if (winner) return { run: sameThread(winner, input), created: false };
     }
     throw err;
   }
@@ -122,6 +129,8 @@ export async function acceptRun(opts: {
       return { run: outcome.run, created: true, prefetched: outcome.context ?? undefined };
     case "existing":
       return { run: outcome.run, created: false };
+    case "run_id_taken":
+      return { run: sameThread(outcome.run, input), created: false };
     case "replan":
       throw new StalePlanError();
     case "key_refused":

@@ -1,6 +1,6 @@
 import "server-only";
 import { requestRunCancel, type RunRow } from "../repositories/runs";
-import { abortLocalRun, RUN_CANCEL_CHANNEL } from "./execute";
+import { abortLocalRun, RUN_CANCEL_CHANNEL, type AbortReason } from "./execute";
 import { notify } from "./notifications";
 import { closeAbandonedRun } from "./recovery";
 import { TERMINAL_STATUSES } from "./types";
@@ -10,11 +10,11 @@ import { TERMINAL_STATUSES } from "./types";
  * the instance that owns it. A run nobody executes any more is closed as cancelled at once.
  * Idempotent: cancelling an ended run changes nothing.
  */
-export async function cancelRun(run: RunRow): Promise<void> {
+export async function cancelRun(run: RunRow, reason: Extract<AbortReason, "cancelled" | "requester_gone"> = "cancelled"): Promise<void> {
   if (TERMINAL_STATUSES.has(run.status)) return;
-  if (abortLocalRun(run.id, "cancelled")) return;
+  if (abortLocalRun(run.id, reason)) return;
   await requestRunCancel({ id: run.id });
-  await notify(RUN_CANCEL_CHANNEL, run.id);
+  await notify(RUN_CANCEL_CHANNEL, reason === "cancelled" ? run.id : `${run.id} ${reason}`);
   if (run.status === "queued" && Date.now() - run.createdAt.getTime() > 30_000) {
     await closeAbandonedRun(run, { type: "cancelled" });
   }

@@ -16,7 +16,9 @@ import { RunnerFailure, type EmitExtras, type GenerationParams, type PrefetchedC
 export const RUN_CANCEL_CHANNEL = "dispatch_run_cancel";
 const HEARTBEAT_MS = 10_000;
 
-type AbortReason = "cancelled" | "deadline";
+/** Why a run was stopped: a cancel request, its deadline, or its requester leaving (AG-UI's Stop). */
+export type AbortReason = "cancelled" | "deadline" | "requester_gone";
+const ABORT_REASONS: ReadonlySet<string> = new Set<AbortReason>(["cancelled", "deadline", "requester_gone"]);
 const controllers = new Map<string, AbortController>();
 
 let heartbeat: NodeJS.Timeout | null = null;
@@ -27,7 +29,11 @@ function startBackgroundDuties(): void {
     heartbeatRuns({ ids: [...controllers.keys()] }).catch((err: unknown) => logger.warn({ err }, "run heartbeat failed"));
   }, HEARTBEAT_MS);
   heartbeat.unref();
-  cancelListener ??= listen(RUN_CANCEL_CHANNEL, (id) => abortLocalRun(id, "cancelled")).catch((err: unknown) => {
+  // The payload is the run's id, then its reason after a space when it is not a plain cancel.
+  cancelListener ??= listen(RUN_CANCEL_CHANNEL, (payload) => {
+    const [id = "", reason = "cancelled"] = payload.split(" ");
+    abortLocalRun(id, ABORT_REASONS.has(reason) ? (reason as AbortReason) : "cancelled");
+  }).catch((err: unknown) => {
     cancelListener = null;
     logger.warn({ err }, "could not listen for cancel requests");
   });
@@ -110,8 +116,17 @@ class MessageRecorder {
   }
 }
 
-function failureOf(err: unknown, reason: AbortReason | undefined): { status: "failed" | "cancelled"; outcome: RunCloseOutcome } {
+type Failure = { status: "failed" | "cancelled"; outcome: RunCloseOutcome; note?: { code: string; message: string } };
+
+function failureOf(err: unknown, reason: AbortReason | undefined): Failure {
   if (reason === "cancelled") return { status: "cancelled", outcome: { type: "cancelled" } };
+  if (reason === "requester_gone") {
+    return {
+      status: "cancelled",
+      outcome: { type: "cancelled" },
+      note: { code: "REQUESTER_DISCONNECTED", message: "The client that started the run disconnected and nobody re-attached, so the run was stopped" },
+    };
+  }
   if (reason === "deadline") {
     return { status: "failed", outcome: { type: "error", code: "DEADLINE_EXCEEDED", message: "The run exceeded its deadline and was stopped" } };
   }
@@ -148,7 +163,7 @@ export async function executeRun(
   const deadline = setTimeout(() => controller.abort("deadline" satisfies AbortReason), Math.max(0, run.deadlineAt.getTime() - Date.now()));
 
   let result: RunnerResult = {};
-  let failure: ReturnType<typeof failureOf> | null = null;
+  let failure: Failure | null = null;
   try {
     put({ type: EventType.RUN_STARTED, threadId: run.threadId, runId: run.runId, ...(input.parentRunId ? { parentRunId: input.parentRunId } : {}) });
     if (hasState(input.state)) put({ type: EventType.STATE_SNAPSHOT, snapshot: input.state });
@@ -184,8 +199,8 @@ export async function executeRun(
       messages: await recorder.unwritten(),
       end: {
         status: failure?.status ?? "completed",
-        errorCode: failure?.outcome.type === "error" ? failure.outcome.code ?? "RUNNER_ERROR" : null,
-        errorMessage: failure?.outcome.type === "error" ? failure.outcome.message : null,
+        errorCode: failure?.outcome.type === "error" ? failure.outcome.code ?? "RUNNER_ERROR" : failure?.note?.code ?? null,
+        errorMessage: failure?.outcome.type === "error" ? failure.outcome.message : failure?.note?.message ?? null,
         usage: result.usage ?? null,
         model: result.model ?? null,
       },

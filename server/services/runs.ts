@@ -3,10 +3,10 @@ import type { ClaimedApiKey } from "../auth/session";
 import { after } from "next/server";
 import { AppError } from "../errors";
 import { logger } from "../logger";
-import { findRunByClientId, type RunRow } from "../repositories/runs";
+import { findRunByClientId, type RunRow, type RunToolMessage } from "../repositories/runs";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import { resolveRunAttachments } from "./attachments";
-import { acceptRun, StalePlanError } from "../runs/accept";
+import { acceptRun, sameThread, StalePlanError } from "../runs/accept";
 import { cancelRun } from "../runs/cancel";
 import { executeRun } from "../runs/execute";
 import { defaultRunner } from "../runs/runners/registry";
@@ -34,6 +34,8 @@ export async function startRun(opts: {
   via?: "session" | "api_key";
   /** The API key `userId` was taken from without a database read (see withCaller), not checked yet. */
   claimedKey?: ClaimedApiKey;
+  /** The client's answers to the thread's open frontend tool calls (POST /api/v1/ag-ui). */
+  toolMessages?: RunToolMessage[];
 }): Promise<{ run: RunRow; created: boolean }> {
   startRecoverySweeper();
   const images = userMessageParts(opts.input).images;
@@ -48,7 +50,7 @@ export async function startRun(opts: {
   // since. Without images acceptRun answers it itself, in the round trip that accepts new runs.
   if (images.length > 0) {
     const existing = await findRunByClientId({ userId: opts.userId, runId: opts.input.runId });
-    if (existing) return { run: existing, created: false };
+    if (existing) return { run: sameThread(existing, opts.input), created: false };
   }
   const { attachments, userMessageMetadata } = await resolveRunAttachments({
     userId: opts.userId,
@@ -73,6 +75,7 @@ export async function startRun(opts: {
       prefetch: local?.prefetch,
       bindingCheck: plan.bindingCheck ?? undefined,
       apiKeyHash,
+      toolMessages: opts.toolMessages,
     });
     return { plan, local, accepted };
   };

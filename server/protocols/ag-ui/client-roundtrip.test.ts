@@ -57,7 +57,7 @@ describe("the official @ag-ui/client HttpAgent against this module", () => {
     if (!first?.ok) return;
     expect(first.input.threadId).toBe(agent.threadId);
     expect(first.input.protocolVersion).toBe("1.0");
-    expect(userMessageParts(first.input)).toEqual({ messageId: "u1", text: "What is in this picture?", images: [{ url: IMAGE_URL, mimeType: "image/png" }] });
+    expect(userMessageParts(first.input)).toEqual({ messageId: "u1", text: "What is in this picture?", images: [{ url: IMAGE_URL, mimeType: "image/png" }], fromUser: true });
 
     expect(newMessages).toEqual([
       expect.objectContaining({

@@ -8,9 +8,16 @@ export const MAX_PAYLOAD_BYTES = 256 * 1024;
 export const MAX_RUN_ID_CHARS = 128;
 export const MAX_MESSAGES = 200;
 export const MAX_USER_TEXT_CHARS = 10_000;
+// POST /api/v1/ag-ui: AG-UI clients resend the conversation they hold with every run, so the
+// body carries the history. 4 MB stays under the request-body limit of serverless hosts
+// (Vercel's is 4.5 MB); 2,000 messages is ten times the seed's single-run limit.
+export const MAX_CONVERSATION_PAYLOAD_BYTES = 4 * 1024 * 1024;
+export const MAX_CONVERSATION_MESSAGES = 2_000;
 
 export const RUN_INPUT_ERRORS = {
   payloadTooLarge: "RunAgentInput payload exceeds size limit",
+  conversationTooLarge: `RunAgentInput payload exceeds size limit (${MAX_CONVERSATION_PAYLOAD_BYTES} bytes); start a new thread or send fewer messages`,
+  conversationMessagesLimit: `RunAgentInput.messages exceeds limit (${MAX_CONVERSATION_MESSAGES})`,
   invalidJson: "RunAgentInput body is not valid JSON",
   threadId: "threadId must be a valid UUID",
   runIdLength: "runId exceeds length limit",
@@ -192,9 +199,12 @@ function dataFailure({ field, part }: MediaPart): RunInputFailure | undefined {
 /**
  * Applies the spec's table (after the size and JSON checks) to a parsed body. Rules run
  * one at a time across the whole input, so the first rule in table order wins even when a
- * later part also breaks an earlier rule.
+ * later part also breaks an earlier rule. `conversation` is the AG-UI-native endpoint's
+ * reading: the body holds the whole conversation, so the one-user-message rules and the
+ * message limit give way to reconciliation (server/services/conversation-runs.ts), and the
+ * per-message rules apply to every user message.
  */
-export function checkRunInputRules(body: Record<string, unknown>): RunInputFailure | undefined {
+export function checkRunInputRules(body: Record<string, unknown>, opts: { conversation?: boolean } = {}): RunInputFailure | undefined {
   const threadId = requireString(body, "threadId");
   if (typeof threadId !== "string") return threadId;
   if (!UUID_PATTERN.test(threadId)) return failure(RUN_INPUT_ERRORS.threadId, "threadId");
@@ -207,7 +217,9 @@ export function checkRunInputRules(body: Record<string, unknown>): RunInputFailu
   const messages = body.messages;
   if (messages === undefined || messages === null) return structural("messages", "required");
   if (!Array.isArray(messages)) return structural("messages", "expected array");
-  if (messages.length > MAX_MESSAGES) return failure(RUN_INPUT_ERRORS.messagesLimit, "messages");
+  if (opts.conversation) {
+    if (messages.length > MAX_CONVERSATION_MESSAGES) return failure(RUN_INPUT_ERRORS.conversationMessagesLimit, "messages");
+  } else if (messages.length > MAX_MESSAGES) return failure(RUN_INPUT_ERRORS.messagesLimit, "messages");
 
   const structureFailure = checkMessageStructure(messages);
   if (structureFailure) return structureFailure;
@@ -218,12 +230,16 @@ export function checkRunInputRules(body: Record<string, unknown>): RunInputFailu
       return failure(RUN_INPUT_ERRORS.userTextLimit, `messages[${i}].content`);
     }
   }
-  if (records.filter((message) => message.role === "user").length !== 1) {
-    return failure(RUN_INPUT_ERRORS.exactlyOneUser, "messages");
+  let media: MediaPart[];
+  if (opts.conversation) {
+    media = records.flatMap((message, i) => (message.role === "user" ? mediaParts(message, i) : []));
+  } else {
+    if (records.filter((message) => message.role === "user").length !== 1) {
+      return failure(RUN_INPUT_ERRORS.exactlyOneUser, "messages");
+    }
+    if (records[0]?.role !== "user") return failure(RUN_INPUT_ERRORS.firstMustBeUser, "messages[0].role");
+    media = mediaParts(records[0], 0);
   }
-  if (records[0]?.role !== "user") return failure(RUN_INPUT_ERRORS.firstMustBeUser, "messages[0].role");
-
-  const media = mediaParts(records[0], 0);
   for (const rule of [mimeTypeFailure, urlFailure, dataFailure]) {
     for (const part of media) {
       const ruleFailure = rule(part);

@@ -149,11 +149,12 @@ describe("userMessageParts", () => {
         { url: "https://s.example/a.png?sig=1", mimeType: "image/png", filename: "a.png" },
         { url: "https://s.example/b.webp?sig=2", mimeType: "image/webp" },
       ],
+      fromUser: true,
     });
   });
 
   it("returns string content as the text with no images", () => {
-    expect(userMessageParts(accepted(base()))).toEqual({ messageId: "msg-001", text: "hello", images: [] });
+    expect(userMessageParts(accepted(base()))).toEqual({ messageId: "msg-001", text: "hello", images: [], fromUser: true });
   });
 
   it("drops a null data field on a binary block instead of passing it on", () => {

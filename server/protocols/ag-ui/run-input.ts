@@ -1,5 +1,7 @@
 import { z } from "zod";
 import {
+  MAX_CONVERSATION_MESSAGES,
+  MAX_CONVERSATION_PAYLOAD_BYTES,
   MAX_MESSAGES,
   MAX_PAYLOAD_BYTES,
   MAX_RUN_ID_CHARS,
@@ -190,6 +192,11 @@ export const RunAgentInputSchema = z.object({
   resume: optional(z.array(ResumeEntrySchema)),
 });
 
+/** The same input as the AG-UI-native endpoint reads it: the whole conversation the client holds. */
+export const ConversationInputSchema = RunAgentInputSchema.extend({
+  messages: z.array(MessageSchema).max(MAX_CONVERSATION_MESSAGES, RUN_INPUT_ERRORS.conversationMessagesLimit),
+});
+
 export type TextPart = z.infer<typeof TextPartSchema>;
 export type BinaryPart = z.infer<typeof BinaryPartSchema>;
 export type ImagePart = z.infer<typeof ImagePartSchema>;
@@ -220,10 +227,11 @@ function formatPath(path: readonly PropertyKey[]): string {
  * the spec's table in order with its exact messages, then the full wire schema. A
  * failure is always the caller's fault (400, or 413 for size).
  */
-export function parseRunAgentInput(rawBody: string): ParseRunAgentInputResult {
+export function parseRunAgentInput(rawBody: string, opts: { conversation?: boolean } = {}): ParseRunAgentInputResult {
+  const limit = opts.conversation ? MAX_CONVERSATION_PAYLOAD_BYTES : MAX_PAYLOAD_BYTES;
   // Each UTF-16 unit is at least one UTF-8 byte, so an over-long string needs no counting.
-  if (rawBody.length > MAX_PAYLOAD_BYTES || utf8ByteLength(rawBody) > MAX_PAYLOAD_BYTES) {
-    return { ok: false, status: 413, message: RUN_INPUT_ERRORS.payloadTooLarge };
+  if (rawBody.length > limit || utf8ByteLength(rawBody) > limit) {
+    return { ok: false, status: 413, message: opts.conversation ? RUN_INPUT_ERRORS.conversationTooLarge : RUN_INPUT_ERRORS.payloadTooLarge };
   }
   let body: unknown;
   try {
@@ -235,10 +243,10 @@ export function parseRunAgentInput(rawBody: string): ParseRunAgentInputResult {
     return { ok: false, status: 400, message: "RunAgentInput must be a JSON object" };
   }
 
-  const ruleFailure = checkRunInputRules(body as Record<string, unknown>);
+  const ruleFailure = checkRunInputRules(body as Record<string, unknown>, opts);
   if (ruleFailure) return ruleFailure;
 
-  const parsed = RunAgentInputSchema.safeParse(body);
+  const parsed = (opts.conversation ? ConversationInputSchema : RunAgentInputSchema).safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue ? formatPath(issue.path) : "";
@@ -251,16 +259,22 @@ export function parseRunAgentInput(rawBody: string): ParseRunAgentInputResult {
 }
 
 export type UserImageRef = { url: string; mimeType: string; filename?: string };
-export type UserMessageParts = { messageId: string; text: string; images: UserImageRef[] };
+/** `fromUser` is false for a run that only answers frontend tool calls: no text, the first answer's id. */
+export type UserMessageParts = { messageId: string; text: string; images: UserImageRef[]; fromUser: boolean };
 
 /**
  * The run's user message as the agent consumes it: its text (text parts concatenated,
  * the same text the length rule measured) and its images, in order, whichever of the two
- * wire forms carried them.
+ * wire forms carried them. A run of an AG-UI client that holds the conversation may bring
+ * only tool answers (POST /api/v1/ag-ui); it has no user message.
  */
 export function userMessageParts(input: RunAgentInput): UserMessageParts {
   const message = input.messages.find((candidate) => candidate.role === "user");
-  if (!message) throw new Error("RunAgentInput has no user message; parse it with parseRunAgentInput first");
+  if (!message) {
+    const answer = input.messages.find((candidate) => candidate.role === "tool");
+    if (!answer) throw new Error("RunAgentInput has no user message; parse it with parseRunAgentInput first");
+    return { messageId: answer.id, text: "", images: [], fromUser: false };
+  }
   const images: UserImageRef[] = [];
   if (Array.isArray(message.content)) {
     for (const part of message.content) {
@@ -275,5 +289,5 @@ export function userMessageParts(input: RunAgentInput): UserMessageParts {
       }
     }
   }
-  return { messageId: message.id, text: contentText(message.content), images };
+  return { messageId: message.id, text: contentText(message.content), images, fromUser: true };
 }

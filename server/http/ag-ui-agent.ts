@@ -1,0 +1,116 @@
+import "server-only";
+import { EventType, type AgentCapabilities } from "@ag-ui/core";
+import { z } from "zod";
+import { AppError } from "../errors";
+import { MAX_CONVERSATION_PAYLOAD_BYTES, RUN_INPUT_ERRORS } from "../protocols/ag-ui/run-input-rules";
+import { parseRunAgentInput } from "../protocols/ag-ui/run-input";
+import { encodeSseFrame } from "../protocols/ag-ui/sse";
+import { TERMINAL_EVENT_TYPES, type EventRecord } from "../runs/types";
+import { followConversationRun, snapshotRecord, startConversationRun, type ConversationStart } from "../services/conversation-runs";
+import { taskAccepted } from "../services/runs";
+import { projectCliArgsSchema, projectCliToolDescription, PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
+import { withCaller } from "./caller";
+import { jsonResponse } from "./route";
+import { sseResponse } from "./sse";
+
+function wantsEventStream(req: Request): boolean {
+  return (req.headers.get("accept") ?? "").toLowerCase().includes("text/event-stream");
+}
+
+// Records outside the run's log (a MESSAGES_SNAPSHOT, a snapshot answer's own start and end)
+// carry seq 0 and go out without an SSE id, so a client's Last-Event-ID stays a log position.
+const frame = (rec: EventRecord) => encodeSseFrame(rec.seq > 0 ? rec.seq : null, rec.json);
+
+const record = (event: { type: EventType } & Record<string, unknown>): EventRecord => ({ seq: 0, type: event.type, json: JSON.stringify(event) });
+
+/** The events of a joined run: its RUN_STARTED, the thread up to the run, then the run's events from its start. */
+async function* joined(events: AsyncIterable<EventRecord[]>, snapshot: EventRecord): AsyncGenerator<EventRecord[]> {
+  let first = true;
+  for await (const batch of events) {
+    if (first && batch.length > 0) {
+      first = false;
+      yield [batch[0]!, snapshot, ...batch.slice(1)];
+    } else yield batch;
+  }
+}
+
+function streamOf(start: ConversationStart, ids: { threadId: string; runId: string }): Response {
+  switch (start.kind) {
+    case "run":
+      return sseResponse((signal) => followConversationRun({ run: start.run, after: 0, signal, requester: start.created }), {
+        headers: { "x-task-id": start.run.id },
+        format: frame,
+        final: TERMINAL_EVENT_TYPES,
+      });
+    case "attach": {
+      const snapshot = snapshotRecord(start.snapshot);
+      return sseResponse((signal) => joined(followConversationRun({ run: start.run, after: 0, signal, requester: false }), snapshot), {
+        headers: { "x-task-id": start.run.id },
+        format: frame,
+        final: TERMINAL_EVENT_TYPES,
+      });
+    }
+    case "snapshot": {
+      const records = [
+        record({ type: EventType.RUN_STARTED, threadId: ids.threadId, runId: ids.runId }),
+        snapshotRecord(start.snapshot),
+        record({ type: EventType.RUN_FINISHED, threadId: ids.threadId, runId: ids.runId }),
+      ];
+      return sseResponse(async function* () {
+        yield records;
+      }, { format: frame, final: TERMINAL_EVENT_TYPES });
+    }
+  }
+}
+
+/** POST /api/v1/ag-ui: the AG-UI-native door, for clients that resend the conversation they hold. */
+export async function handleConversationRun(req: Request): Promise<Response> {
+  const { start, input } = await withCaller(req, async ({ principal, claimedKey }) => {
+    const declared = Number(req.headers.get("content-length") ?? "0");
+    if (declared > MAX_CONVERSATION_PAYLOAD_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", RUN_INPUT_ERRORS.conversationTooLarge);
+    const parsed = parseRunAgentInput(await req.text(), { conversation: true });
+    if (!parsed.ok) {
+      throw new AppError(parsed.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", parsed.message, parsed.field ? { field: parsed.field } : undefined);
+    }
+    const start = await startConversationRun({
+      userId: principal.userId,
+      input: parsed.input,
+      via: principal.via,
+      claimedKey,
+      requestOrigin: new URL(req.url).origin,
+    });
+    return { start, input: parsed.input };
+  });
+  if (wantsEventStream(req)) return streamOf(start, input);
+  if (start.kind === "snapshot") {
+    throw new AppError("BAD_REQUEST", "messages brings nothing new for the agent (no new user message or tool answer) and the thread has no run in progress", {
+      field: "messages",
+    });
+  }
+  return jsonResponse(taskAccepted(start.run), 202);
+}
+
+const CAPABILITIES: AgentCapabilities = {
+  identity: {
+    name: "dispatch",
+    type: "dispatch-agent",
+    description: "Dispatch's built-in agent: answers with the project_cli tool (calendar, contacts, memory) and the client's own tools",
+    provider: "Dispatch",
+  },
+  transport: { streaming: true, websocket: false, httpBinary: false, pushNotifications: false, resumable: true },
+  tools: {
+    supported: true,
+    clientProvided: true,
+    parallelCalls: false,
+    items: [{ name: PROJECT_CLI_TOOL_NAME, description: projectCliToolDescription, parameters: z.toJSONSchema(projectCliArgsSchema) as Record<string, unknown> }],
+  },
+  state: { snapshots: true, deltas: false, memory: true, persistentState: true },
+  reasoning: { supported: false },
+  multimodal: { input: { image: true, audio: false, video: false, pdf: false, file: false } },
+  humanInTheLoop: { supported: false },
+};
+
+/** GET /api/v1/ag-ui/info: what the agent behind POST /api/v1/ag-ui can do (AG-UI 1.0 AgentCapabilities). */
+export async function handleConversationInfo(): Promise<Response> {
+  return jsonResponse({ agents: { dispatch: { name: "dispatch", description: CAPABILITIES.identity?.description, capabilities: CAPABILITIES } } });
+}

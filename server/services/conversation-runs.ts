@@ -1,0 +1,190 @@
+import "server-only";
+import { EventType, type Message as AgUiMessage } from "@ag-ui/core";
+import { openClientToolCalls } from "../agent/conversation";
+import type { ClaimedApiKey } from "../auth/session";
+import { env } from "../env";
+import { AppError } from "../errors";
+import { logger } from "../logger";
+import type { RunAgentInput, ToolMessage } from "../protocols/ag-ui/run-input";
+import { findNewestRunToolEvents, findSnapshotMessages, findThreadConversationState, type SnapshotRow } from "../repositories/conversation";
+import { findRunByClientId, findRunById, type RunRow, type RunToolMessage } from "../repositories/runs";
+import { sameThread } from "../runs/accept";
+import { cancelRun } from "../runs/cancel";
+import { abandonNow, followRunStream, isAbandoned } from "../runs/followers";
+import { followRunBatches } from "../runs/subscribe";
+import { TERMINAL_EVENT_TYPES, TERMINAL_STATUSES, type EventRecord } from "../runs/types";
+import { compileToolUiSchema, PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
+import { reconcileConversation, toolMessageText } from "./conversation-reconcile";
+import { startRun } from "./runs";
+
+// POST /api/v1/ag-ui: runs for AG-UI clients that hold the conversation themselves (CopilotKit,
+// @ag-ui/client on default settings). Their `messages` is reconciled with the thread
+// (conversation-reconcile.ts); what is new becomes an ordinary run of the same engine, event
+// log and history as POST /api/v1/agent/runs.
+
+/** How many of the thread's newest messages a MESSAGES_SNAPSHOT carries. */
+export const SNAPSHOT_MESSAGE_LIMIT = 200;
+// How long a new message waits for the abandoned run it supersedes to end.
+const SUPERSEDE_WAIT_MS = 10_000;
+
+export type ConversationStart =
+  /** A run of this request (or the earlier one with the same runId). */
+  | { kind: "run"; run: RunRow; created: boolean }
+  /** Nothing new while the thread has a run in progress: the client joins it. */
+  | { kind: "attach"; run: RunRow; snapshot: AgUiMessage[] }
+  /** Nothing new and nothing running: the client gets the thread as it is. */
+  | { kind: "snapshot"; snapshot: AgUiMessage[] };
+
+/**
+ * Reconciles the client's conversation with the thread and starts what it brings: a run for a new
+ * user message and/or answers to the thread's open frontend tool calls; otherwise the thread's
+ * run in progress to join, or the thread as it is.
+ */
+export async function startConversationRun(opts: {
+  userId: string;
+  input: RunAgentInput;
+  via: "session" | "api_key";
+  claimedKey?: ClaimedApiKey;
+  requestOrigin: string | null;
+}): Promise<ConversationStart> {
+  const { input, userId } = opts;
+  const ids = input.messages.filter((m) => m.role === "user" || m.role === "tool" || m.role === "assistant").map((m) => m.id);
+  const state = await findThreadConversationState({ threadId: input.threadId, messageIds: ids });
+  if (state.ownerId !== null && state.ownerId !== userId) throw new AppError("NOT_FOUND", `Thread ${input.threadId} not found`);
+  const { tail, instructions } = reconcileConversation(input.messages, new Map(state.known.map((m) => [m.messageId, m])));
+
+  if (tail.length === 0) {
+    // Reading the thread needs a checked key (a run's accepting statement checks it itself).
+    await opts.claimedKey?.verify();
+    const previous = await findRunByClientId({ userId, runId: input.runId });
+    if (previous) return { kind: "run", run: sameThread(previous, input), created: false };
+    if (state.ownerId === null) throw new AppError("BAD_REQUEST", "messages has no user message: a new thread starts with one", { field: "messages" });
+    if (state.activeRun) return { kind: "attach", run: state.activeRun, snapshot: await threadSnapshot(input.threadId, state.activeRun.id) };
+    return { kind: "snapshot", snapshot: await threadSnapshot(input.threadId, null) };
+  }
+
+  const answers = tail.filter((m): m is ToolMessage => m.role === "tool");
+  const toolMessages = answers.length > 0 ? await answersToOpenCalls(input, answers) : undefined;
+  const runInput: RunAgentInput = {
+    ...input,
+    messages: tail,
+    // The frontend's system and developer messages reach the model (and external runners) as context.
+    context: [...input.context, ...instructions.map((m) => ({ description: `Instructions from the client application (${m.role} message)`, value: m.content }))],
+  };
+  const start = () =>
+    startRun({ userId, input: runInput, protocol: "ag-ui", requestOrigin: opts.requestOrigin, via: opts.via, claimedKey: opts.claimedKey, toolMessages });
+  try {
+    return { kind: "run", ...(await start()) };
+  } catch (err) {
+    const busy = err instanceof AppError && err.code === "CONFLICT" ? (err.details?.activeRunId as string | undefined) : undefined;
+    if (!busy || !(await supersedeAbandonedRun(userId, busy))) throw err;
+    return { kind: "run", ...(await start()) };
+  }
+}
+
+/** The client's answers as tool messages of the thread, checked against the calls really left open. */
+async function answersToOpenCalls(input: RunAgentInput, answers: ToolMessage[]): Promise<RunToolMessage[]> {
+  const open = new Map(openClientToolCalls(await findNewestRunToolEvents({ threadId: input.threadId }), new Set([PROJECT_CLI_TOOL_NAME])).map((c) => [c.toolCallId, c]));
+  return answers.map((answer) => {
+    const call = open.get(answer.toolCallId);
+    if (!call) {
+      const index = input.messages.indexOf(answer);
+      throw new AppError(
+        "CONFLICT",
+        `messages[${index}] (tool message ${JSON.stringify(answer.id)}) answers tool call ${JSON.stringify(answer.toolCallId)}, which is not an open frontend tool call of this thread`,
+        { field: `messages[${index}]` },
+      );
+    }
+    open.delete(answer.toolCallId);
+    return {
+      messageId: answer.id,
+      content: toolMessageText(answer),
+      metadata: { run_id: input.runId, message_id: answer.id, stage: "client_tool", tool_call_id: call.toolCallId, tool_name: call.toolName, tool_call_args: call.args },
+    };
+  });
+}
+
+/**
+ * The thread is busy with a run whose requester left (AG-UI's Stop) and whose grace is running:
+ * the user's next message supersedes it. Cancels it now and waits for its end; false when the
+ * run is still followed (a 409 stands).
+ */
+async function supersedeAbandonedRun(userId: string, busyRunId: string): Promise<boolean> {
+  const run = await findRunByClientId({ userId, runId: busyRunId });
+  if (!run || !isAbandoned(run.id)) return false;
+  if (!abandonNow(run.id)) await cancelRun(run, "requester_gone");
+  const signal = AbortSignal.timeout(SUPERSEDE_WAIT_MS);
+  try {
+    for await (const batch of followRunBatches({ runId: run.id, after: 0, signal })) {
+      if (batch.some((rec) => TERMINAL_EVENT_TYPES.has(rec.type))) break;
+    }
+  } catch (err) {
+    logger.warn({ err, runId: run.id }, "waiting for a superseded run failed");
+  }
+  const ended = await findRunById({ id: run.id });
+  return ended !== null && TERMINAL_STATUSES.has(ended.status);
+}
+
+/**
+ * The events a client of this endpoint receives for a run, from `after`, counted as a follower.
+ * The run's requester (`requester`) arms AG-UI's Stop: when it leaves before the run's end and
+ * nobody follows within AG_UI_STOP_GRACE_MS, the run is cancelled.
+ */
+export async function* followConversationRun(opts: { run: RunRow; after: number; signal: AbortSignal; requester: boolean }): AsyncGenerator<EventRecord[]> {
+  const { run } = opts;
+  const release = followRunStream(
+    run.id,
+    opts.requester
+      ? {
+          graceMs: env.AG_UI_STOP_GRACE_MS,
+          onAbandoned: () =>
+            void findRunById({ id: run.id })
+              .then((current) => current && cancelRun(current, "requester_gone"))
+              .catch((err: unknown) => logger.warn({ err, runId: run.id }, "could not stop a run its requester left")),
+        }
+      : {},
+  );
+  let sawEnd = false;
+  try {
+    for await (const batch of followRunBatches({ runId: run.id, after: opts.after, signal: opts.signal })) {
+      if (batch.length > 0 && TERMINAL_EVENT_TYPES.has(batch[batch.length - 1]!.type)) sawEnd = true;
+      yield batch;
+    }
+  } finally {
+    release(sawEnd);
+  }
+}
+
+function toolCallOf(row: SnapshotRow): { id: string; type: "function"; function: { name: string; arguments: string } } | null {
+  const meta = row.metadata;
+  const output = (meta.tool_agent_output ?? {}) as Record<string, unknown>;
+  const id = (meta.tool_call_id ?? output.tool_call_id) as unknown;
+  const name = (meta.tool_name ?? output.tool_name) as unknown;
+  if (typeof id !== "string" || typeof name !== "string") return null;
+  return { id, type: "function", function: { name, arguments: JSON.stringify(meta.tool_call_args ?? output.tool_call_args ?? {}) } };
+}
+
+/** The thread's newest messages as AG-UI messages: tool results after the call that asked for them, with their cards. */
+export async function threadSnapshot(threadId: string, untilRun: string | null): Promise<AgUiMessage[]> {
+  const rows = await findSnapshotMessages({ threadId, untilRun, limit: SNAPSHOT_MESSAGE_LIMIT });
+  const messages: AgUiMessage[] = [];
+  for (const row of rows) {
+    if (row.role === "user") messages.push({ id: row.messageId, role: "user", content: row.content });
+    else if (row.role === "assistant") messages.push({ id: row.messageId, role: "assistant", content: row.content });
+    else {
+      const call = toolCallOf(row);
+      if (!call) continue;
+      const last = messages.at(-1);
+      if (last?.role === "assistant") last.toolCalls = [...(last.toolCalls ?? []), call];
+      else messages.push({ id: call.id, role: "assistant", toolCalls: [call] });
+      const uiSchema = compileToolUiSchema(row.metadata.tool_agent_output);
+      messages.push({ id: row.messageId, role: "tool", content: row.content, toolCallId: call.id, ...(uiSchema ? { metadata: { ui_schema: uiSchema } } : {}) });
+    }
+  }
+  return messages;
+}
+
+/** A MESSAGES_SNAPSHOT event as a record without a sequence number (it is not in the run's log). */
+export function snapshotRecord(messages: AgUiMessage[]): EventRecord {
+  return { seq: 0, type: EventType.MESSAGES_SNAPSHOT, json: JSON.stringify({ type: EventType.MESSAGES_SNAPSHOT, messages }) };
+}
