@@ -39,9 +39,12 @@ const envSchema = z.object({
   S3_SECRET_ACCESS_KEY: optionalString,
   S3_FORCE_PATH_STYLE: bool,
   // The app's public origin, for absolute URLs it hands out (local-storage signed URLs). Unset:
-  // each request's own origin (history outside a request: http://localhost:PORT). Set it
-  // behind a reverse proxy whose Host differs from the public one.
+  // the Host each request was sent to (history outside a request: http://localhost:PORT). Set it
+  // behind a reverse proxy whose Host differs from the public one, or use TRUST_PROXY.
   PUBLIC_URL: z.string().url().optional(),
+  // A reverse proxy in front of the app sets X-Forwarded-Host/-Proto: believe them (they are
+  // ignored otherwise, since any client can send them).
+  TRUST_PROXY: bool,
   // project_cli: modules a run may use unless the caller narrows them (comma-separated).
   PROJECT_CLI_MODULES: z.string().default("calendar,contacts,memory"),
   // Read by the start scripts only: the first admin's credentials and the embedded database's port.

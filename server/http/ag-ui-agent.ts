@@ -12,6 +12,7 @@ import { projectCliArgsSchema, projectCliToolDescription, PROJECT_CLI_TOOL_NAME 
 import { withCaller } from "./caller";
 import { jsonResponse } from "./route";
 import { sseResponse } from "./sse";
+import { requestOrigin } from "./origin";
 
 function wantsEventStream(req: Request): boolean {
   return (req.headers.get("accept") ?? "").toLowerCase().includes("text/event-stream");
@@ -77,7 +78,7 @@ export async function handleConversationRun(req: Request): Promise<Response> {
       input: parsed.input,
       via: principal.via,
       claimedKey,
-      requestOrigin: new URL(req.url).origin,
+      requestOrigin: requestOrigin(req),
     });
     return { start, input: parsed.input };
   });

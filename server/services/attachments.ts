@@ -42,15 +42,35 @@ const URL_ERRORS = {
   notFound: "Attachment not found",
 } as const;
 
-/** The origin absolute app URLs use: PUBLIC_URL when set, else the request's own origin. */
+// The origins this instance signed URLs for (each request's, when PUBLIC_URL is unset), newest
+// last: the app is reached under several names (localhost and 127.0.0.1, a LAN address, a
+// domain), and a URL signed under one of them is still ours when a run brings it under another.
+// Bounded, since the names come from clients' Host headers; the token decides either way.
+const SIGNED_ORIGINS_KEPT = 32;
+const signedOrigins = new Set<string>();
+
+/** The origin absolute app URLs use: PUBLIC_URL when set, else the origin the request was sent to (server/http/origin.ts). */
 function publicOrigin(requestOrigin?: string | null): string {
   if (env.PUBLIC_URL) return new URL(env.PUBLIC_URL).origin;
-  return requestOrigin ?? `http://localhost:${env.PORT}`;
+  const origin = requestOrigin ?? `http://localhost:${env.PORT}`;
+  signedOrigins.delete(origin);
+  signedOrigins.add(origin);
+  if (signedOrigins.size > SIGNED_ORIGINS_KEPT) signedOrigins.delete(signedOrigins.values().next().value!);
+  return origin;
+}
+
+// localhost, 127.0.0.1 and [::1] on one port are one server.
+const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
+function loopbackAliases(origin: string): string[] {
+  const url = new URL(origin);
+  if (!LOOPBACK_HOSTS.includes(url.hostname)) return [];
+  return LOOPBACK_HOSTS.map((host) => `${url.protocol}//${host}${url.port ? `:${url.port}` : ""}`);
 }
 
 function storageTargets(requestOrigin?: string | null): StorageTargets {
   const storage = getStorage();
-  const origins = [...new Set([publicOrigin(requestOrigin), ...(requestOrigin ? [requestOrigin] : [])])];
+  const own = [env.PUBLIC_URL ? new URL(env.PUBLIC_URL).origin : null, requestOrigin ?? null, ...signedOrigins].filter((o): o is string => o !== null);
+  const origins = [...new Set(own.flatMap((o) => [o, ...loopbackAliases(o)]))];
   return storage.name === "s3" ? { origins, s3: storage.target } : { origins };
 }
 

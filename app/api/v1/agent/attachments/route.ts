@@ -3,6 +3,7 @@ import { apiRoute, jsonResponse } from "@/server/http/route";
 import { TOO_LARGE_MESSAGE, uploadAttachment } from "@/server/services/attachments";
 import { MAX_ATTACHMENT_BYTES } from "@/server/storage/image-type";
 import { closingOnRefusal, readUploadForm } from "@/server/storage/upload-body";
+import { requestOrigin } from "@/server/http/origin";
 
 export const dynamic = "force-dynamic";
 
@@ -15,7 +16,7 @@ export const POST = apiRoute(async (req) => {
     userId: principal.userId,
     threadId: form.threadId,
     file: { data: form.file.data, declaredType: form.file.contentType },
-    requestOrigin: new URL(req.url).origin,
+    requestOrigin: requestOrigin(req),
   });
   return jsonResponse(uploaded, 201);
 });

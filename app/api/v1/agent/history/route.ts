@@ -3,6 +3,7 @@ import { AppError } from "@/server/errors";
 import { apiRoute, jsonBytesResponse } from "@/server/http/route";
 import { UUID_PATTERN } from "@/server/protocols/ag-ui/run-input-rules";
 import { getHistoryDayJson, parseHistoryDate } from "@/server/services/history";
+import { requestOrigin } from "@/server/http/origin";
 
 export const dynamic = "force-dynamic";
 
@@ -13,6 +14,6 @@ export const GET = apiRoute((req) =>
     const threadId = url.searchParams.get("threadId") || null;
     if (threadId && !UUID_PATTERN.test(threadId)) throw new AppError("BAD_REQUEST", "threadId must be a valid UUID", { field: "threadId" });
     const before = parseHistoryDate(url.searchParams.get("before"));
-    return jsonBytesResponse(await getHistoryDayJson({ userId: principal.userId, threadId, before, requestOrigin: url.origin, claimedKey }));
+    return jsonBytesResponse(await getHistoryDayJson({ userId: principal.userId, threadId, before, requestOrigin: requestOrigin(req), claimedKey }));
   }),
 );

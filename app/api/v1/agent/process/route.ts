@@ -5,6 +5,7 @@ import { sseResponse } from "@/server/http/sse";
 import { MAX_PAYLOAD_BYTES } from "@/server/protocols/ag-ui/run-input-rules";
 import { AGENT_REQUEST_ERRORS, parseAgentRequest } from "@/server/protocols/agent-api/request";
 import { agentResponseResult, agentResponseStream, startAgentResponse } from "@/server/services/agent-api";
+import { requestOrigin } from "@/server/http/origin";
 
 export const dynamic = "force-dynamic";
 
@@ -16,7 +17,7 @@ export const POST = apiRoute(async (req) => {
     if (!parsed.ok) {
       throw new AppError(parsed.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", parsed.message, parsed.field ? { field: parsed.field } : undefined);
     }
-    const run = await startAgentResponse({ userId: principal.userId, request: parsed.request, userIndex: parsed.userIndex, requestOrigin: new URL(req.url).origin, claimedKey });
+    const run = await startAgentResponse({ userId: principal.userId, request: parsed.request, userIndex: parsed.userIndex, requestOrigin: requestOrigin(req), claimedKey });
     return { run, parsed };
   });
   const headers = { "x-session-id": run.threadId, "x-response-id": run.runId };

@@ -2,6 +2,7 @@ import { authenticateRequest } from "@/server/auth/session";
 import { AppError } from "@/server/errors";
 import { apiRoute, jsonResponse, readJson } from "@/server/http/route";
 import { PresignRequestSchema, presignAttachmentUpload } from "@/server/services/attachments";
+import { requestOrigin } from "@/server/http/origin";
 
 export const dynamic = "force-dynamic";
 
@@ -14,5 +15,5 @@ export const POST = apiRoute(async (req) => {
     const field = issue?.path.join(".") ?? "";
     throw new AppError("BAD_REQUEST", `${field ? `${field}: ` : ""}${issue?.message ?? "invalid request"}`, field ? { field } : undefined);
   }
-  return jsonResponse(await presignAttachmentUpload({ userId: principal.userId, request: parsed.data, requestOrigin: new URL(req.url).origin }), 201);
+  return jsonResponse(await presignAttachmentUpload({ userId: principal.userId, request: parsed.data, requestOrigin: requestOrigin(req) }), 201);
 });
