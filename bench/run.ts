@@ -13,6 +13,7 @@ import { measureHistory, seedHistory, type HistoryFigures } from "./history";
 import { percentile } from "./load";
 import { onCleanup, runScript, stopAll } from "./processes";
 import { renderReport, type CliFigures, type Report, type RunsRow, type StreamsRow } from "./report";
+import { conversationBody, seedConversations, type Conversation } from "./conversation";
 import { measureRuns, runBody, type Pace, type Target } from "./runs-phase";
 import { assertBuilt, dispatchEnv, distDir, startBaseline, startDispatch, startFakeModel, type DispatchEnv, type Server } from "./servers";
 import { measureStreams } from "./streams";
@@ -41,6 +42,8 @@ const plan = {
   // decided the p95 (5 to 15 ms for the same build minutes apart). 1,000 take ~5 s.
   historyRequests: quick ? 100 : 1_000,
   cliCalls: quick ? 15 : 60,
+  // The AG-UI door's resent-history case: one seeded thread per worker.
+  resentMessages: 200,
 };
 
 // Ports in 3300-3399 when free, so parallel work on this machine can keep clear of them.
@@ -83,7 +86,7 @@ async function warmUp(target: Target, runs: number): Promise<void> {
   await measureRuns(target, { concurrency: 5, warmupMs: 0, windowMs: Math.max(500, runs * 20), pace: "fast" });
 }
 
-async function runsPhase(dispatch: Server, limit: Server, apiKey: string): Promise<RunsRow[]> {
+async function runsPhase(dispatch: Server, limit: Server, apiKey: string, conversations: Conversation[]): Promise<RunsRow[]> {
   const rows: RunsRow[] = [];
   const cases: { label: string; concurrency: number; pace: Pace; windowMs: number }[] = plan.concurrency.map((c) => ({ label: `C=${c}`, concurrency: c, pace: "fast", windowMs: plan.windowMs }));
   if (!quick) cases.push({ label: "C=50, 20 ms/token", concurrency: 50, pace: "slow", windowMs: plan.windowMs * 2 });
@@ -96,6 +99,15 @@ async function runsPhase(dispatch: Server, limit: Server, apiKey: string): Promi
     if (d.firstFailure) log(`a Dispatch run failed: ${d.firstFailure}`);
     rows.push({ label: c.label, dispatch: d, limit: l });
   }
+  // POST /api/v1/ag-ui with a 200-message thread resent on every run; the limit reads the same body.
+  const resent = { concurrency: conversations.length, warmupMs: plan.warmupMs, windowMs: plan.windowMs, pace: "fast" as const };
+  const body = (w: number) => conversationBody(conversations[w]!, "Write me two hundred words, please. [[bench:fast]]");
+  log(`runs C=${resent.concurrency}, AG-UI door, ${plan.resentMessages} messages resent: limit`);
+  const l = await measureRuns(limitTarget(limit), { ...resent, body });
+  log(`runs C=${resent.concurrency}, AG-UI door, ${plan.resentMessages} messages resent: Dispatch`);
+  const d = await measureRuns({ ...dispatchTarget(dispatch, apiKey), path: "/api/v1/ag-ui" }, { ...resent, body });
+  if (d.firstFailure) log(`a Dispatch run failed: ${d.firstFailure}`);
+  rows.push({ label: `C=${resent.concurrency}, /api/v1/ag-ui, ${plan.resentMessages} messages resent`, dispatch: d, limit: l });
   return rows;
 }
 
@@ -199,11 +211,12 @@ async function main(): Promise<void> {
           return seedHistory(db.url, userId, plan.historyMessages);
         })
       : null;
+    const conversations = only.has("runs") ? await seedConversations(db.url, userId, { threads: 50, messages: plan.resentMessages }) : [];
     const dispatch = await startDispatch(PORTS.dispatch, e, { nodeArgs: profile });
     if (only.has("runs")) {
       await phase("runs", async () => {
         const limit = await startBaseline(PORTS.limit, e.modelUrl);
-        report.runs = await runsPhase(dispatch, limit, apiKey);
+        report.runs = await runsPhase(dispatch, limit, apiKey, conversations);
         await limit.stop();
       });
     }

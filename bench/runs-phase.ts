@@ -35,7 +35,10 @@ export function runRequest(target: Target, threadId: string, pace: Pace): RunReq
  * Each worker keeps one conversation (a thread of its own), as a chat client does: a run
  * starts when the previous one has ended, so the thread is never busy.
  */
-export async function measureRuns(target: Target, opts: { concurrency: number; warmupMs: number; windowMs: number; pace: Pace }): Promise<RunsFigures> {
+export async function measureRuns(
+  target: Target,
+  opts: { concurrency: number; warmupMs: number; windowMs: number; pace: Pace; body?: (worker: number) => string },
+): Promise<RunsFigures> {
   const threads = Array.from({ length: opts.concurrency }, () => randomUUID());
   let cpuAtOpen = 0;
   let cpuAtClose = 0;
@@ -51,7 +54,7 @@ export async function measureRuns(target: Target, opts: { concurrency: number; w
     concurrency: opts.concurrency,
     warmupMs: opts.warmupMs,
     windowMs: opts.windowMs,
-    request: (w) => runRequest(target, threads[w]!, opts.pace),
+    request: (w) => (opts.body ? { ...runRequest(target, threads[w]!, opts.pace), body: opts.body(w) } : runRequest(target, threads[w]!, opts.pace)),
     onWindow: (edge) => {
       if (edge === "open") {
         cpuAtOpen = treeUsage(target.pid).cpuMs;
