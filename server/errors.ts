@@ -9,6 +9,8 @@ export const errorStatus = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  // The Accept header names no representation the endpoint serves.
+  NOT_ACCEPTABLE: 406,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,

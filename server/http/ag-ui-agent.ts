@@ -4,24 +4,18 @@ import { z } from "zod";
 import { AppError } from "../errors";
 import { MAX_CONVERSATION_PAYLOAD_BYTES, RUN_INPUT_ERRORS } from "../protocols/ag-ui/run-input-rules";
 import { parseRunAgentInput } from "../protocols/ag-ui/run-input";
-import { encodeSseFrame } from "../protocols/ag-ui/sse";
 import { TERMINAL_EVENT_TYPES, type EventRecord } from "../runs/types";
 import { followConversationRun, snapshotRecord, startConversationRun, type ConversationStart } from "../services/conversation-runs";
 import { taskAccepted } from "../services/runs";
 import { projectCliArgsSchema, projectCliToolDescription, PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
 import { withCaller } from "./caller";
 import { jsonResponse } from "./route";
-import { sseResponse } from "./sse";
+import { JSON_MEDIA_TYPE, PROTO_MEDIA_TYPE, preferredMediaType, SSE_MEDIA_TYPE, wantsEventStream, type EventEncoding } from "../protocols/ag-ui/encoding";
+import { eventEncodingFor, notAcceptable, sseResponse } from "./sse";
 import { requestOrigin } from "./origin";
 
-function wantsEventStream(req: Request): boolean {
-  return (req.headers.get("accept") ?? "").toLowerCase().includes("text/event-stream");
-}
-
 // Records outside the run's log (a MESSAGES_SNAPSHOT, a snapshot answer's own start and end)
-// carry seq 0 and go out without an SSE id, so a client's Last-Event-ID stays a log position.
-const frame = (rec: EventRecord) => encodeSseFrame(rec.seq > 0 ? rec.seq : null, rec.json);
-
+// carry seq 0 and go out without an SSE id (see the encodings), so a client's Last-Event-ID stays a log position.
 const record = (event: { type: EventType } & Record<string, unknown>): EventRecord => ({ seq: 0, type: event.type, json: JSON.stringify(event) });
 
 /** The events of a joined run: its RUN_STARTED, the thread up to the run, then the run's events from its start. */
@@ -35,19 +29,19 @@ async function* joined(events: AsyncIterable<EventRecord[]>, snapshot: EventReco
   }
 }
 
-function streamOf(start: ConversationStart, ids: { threadId: string; runId: string }): Response {
+function streamOf(start: ConversationStart, ids: { threadId: string; runId: string }, encoding: EventEncoding): Response {
   switch (start.kind) {
     case "run":
       return sseResponse((signal) => followConversationRun({ run: start.run, after: 0, signal, requester: start.created }), {
         headers: { "x-task-id": start.run.id },
-        format: frame,
+        encoding,
         final: TERMINAL_EVENT_TYPES,
       });
     case "attach": {
       const snapshot = snapshotRecord(start.snapshot);
       return sseResponse((signal) => joined(followConversationRun({ run: start.run, after: 0, signal, requester: false }), snapshot), {
         headers: { "x-task-id": start.run.id },
-        format: frame,
+        encoding,
         final: TERMINAL_EVENT_TYPES,
       });
     }
@@ -59,20 +53,26 @@ function streamOf(start: ConversationStart, ids: { threadId: string; runId: stri
       ];
       return sseResponse(async function* () {
         yield records;
-      }, { format: frame, final: TERMINAL_EVENT_TYPES });
+      }, { encoding, final: TERMINAL_EVENT_TYPES });
     }
   }
 }
 
 /** POST /api/v1/ag-ui: the AG-UI-native door, for clients that resend the conversation they hold. */
 export async function handleConversationRun(req: Request): Promise<Response> {
-  const { start, input } = await withCaller(req, async ({ principal, claimedKey }) => {
+  const accept = req.headers.get("accept");
+  const stream = wantsEventStream(accept);
+  // An Accept header no answer can suit is refused before the caller or the body is read.
+  if (!stream && !preferredMediaType(accept, [JSON_MEDIA_TYPE])) throw notAcceptable([JSON_MEDIA_TYPE, SSE_MEDIA_TYPE, PROTO_MEDIA_TYPE]);
+  const { start, input, encoding } = await withCaller(req, async ({ principal, claimedKey }) => {
     const declared = Number(req.headers.get("content-length") ?? "0");
     if (declared > MAX_CONVERSATION_PAYLOAD_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", RUN_INPUT_ERRORS.conversationTooLarge);
     const parsed = parseRunAgentInput(await req.text(), { conversation: true });
     if (!parsed.ok) {
       throw new AppError(parsed.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", parsed.message, parsed.field ? { field: parsed.field } : undefined);
     }
+    // Which stream a client can read depends on its protocol version: refused before anything starts.
+    const encoding = stream ? eventEncodingFor(accept, parsed.input.protocolVersion) : null;
     const start = await startConversationRun({
       userId: principal.userId,
       input: parsed.input,
@@ -80,9 +80,9 @@ export async function handleConversationRun(req: Request): Promise<Response> {
       claimedKey,
       requestOrigin: requestOrigin(req),
     });
-    return { start, input: parsed.input };
+    return { start, input: parsed.input, encoding };
   });
-  if (wantsEventStream(req)) return streamOf(start, input);
+  if (encoding) return streamOf(start, input, encoding);
   if (start.kind === "snapshot") {
     throw new AppError("BAD_REQUEST", "messages brings nothing new for the agent (no new user message or tool answer) and the thread has no run in progress", {
       field: "messages",
@@ -98,7 +98,7 @@ const CAPABILITIES: AgentCapabilities = {
     description: "Dispatch's built-in agent: answers with the project_cli tool (calendar, contacts, memory) and the client's own tools",
     provider: "Dispatch",
   },
-  transport: { streaming: true, websocket: false, httpBinary: false, pushNotifications: false, resumable: true },
+  transport: { streaming: true, websocket: false, httpBinary: true, pushNotifications: false, resumable: true },
   tools: {
     supported: true,
     clientProvided: true,

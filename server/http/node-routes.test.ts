@@ -1,7 +1,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
+import { decode } from "@ag-ui/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROTO_ENCODING, PROTO_MEDIA_TYPE } from "../protocols/ag-ui/encoding";
 import { MAX_PAYLOAD_BYTES } from "../protocols/ag-ui/run-input-rules";
 import type { EventRecord } from "../runs/types";
 import { waitFor } from "@/test/wait";
@@ -47,6 +49,35 @@ function runEvents(): Response {
 }
 const FRAMES = ["RUN_STARTED", "TEXT_MESSAGE_CONTENT", "RUN_FINISHED"].map((type, i) => `id: ${i + 1}\ndata: {"type":"${type}"}\n\n`);
 
+// The same run in protobuf: binary frames, two batches, the second ending with the final event.
+const PROTO_EVENTS = [
+  { type: "RUN_STARTED", threadId: "t1", runId: "r1" },
+  { type: "TEXT_MESSAGE_START", messageId: "m1", role: "assistant" },
+  { type: "TEXT_MESSAGE_END", messageId: "m1" },
+  { type: "RUN_FINISHED", threadId: "t1", runId: "r1", outcome: { type: "success" } },
+];
+function protoRunEvents(): Response {
+  const recs = PROTO_EVENTS.map((event, i): EventRecord => ({ seq: i + 1, type: event.type, json: JSON.stringify(event) }));
+  return sseResponse(
+    async function* () {
+      yield recs.slice(0, 1);
+      yield recs.slice(1);
+    },
+    { encoding: PROTO_ENCODING, final: FINAL },
+  );
+}
+
+/** The events in a protobuf stream's bytes: each a 4-byte big-endian length, then the message. */
+function protoFrames(bytes: Buffer): unknown[] {
+  const events: unknown[] = [];
+  for (let at = 0; at < bytes.length; ) {
+    const length = bytes.readUInt32BE(at);
+    events.push(decode(bytes.subarray(at + 4, at + 4 + length)));
+    at += 4 + length;
+  }
+  return events;
+}
+
 const routes: NodeRoute[] = [
   {
     method: "POST",
@@ -81,6 +112,7 @@ const routes: NodeRoute[] = [
     },
   },
   { method: "GET", path: "/api/v1/agent/runs/[runId]/frames", handler: async () => runEvents() },
+  { method: "GET", path: "/api/v1/agent/runs/[runId]/proto", handler: async () => protoRunEvents() },
   {
     method: "GET",
     path: "/api/v1/agent/history",
@@ -270,6 +302,21 @@ describe("node routes", () => {
     expect(sourceEnded).toBe(false);
     req.destroy();
     await waitFor(() => sourceEnded);
+  });
+
+  it("pumps a protobuf stream as bytes, under the exact Content-Type @ag-ui/client reads it by, and the same as a Response body", async () => {
+    const answer = await new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      http
+        .get({ host: "127.0.0.1", port, path: "/api/v1/agent/runs/r1/proto", headers: bearer }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+        })
+        .once("error", reject);
+    });
+    expect(answer.headers["content-type"]).toBe(PROTO_MEDIA_TYPE);
+    expect(protoFrames(answer.body)).toEqual(PROTO_EVENTS);
+    expect(Buffer.from(await protoRunEvents().arrayBuffer())).toEqual(answer.body);
   });
 
   it("gives the same frames as a Response body (Next's path), ending at the final frame", async () => {

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { promisify } from "node:util";
 import { constants as zlibConstants, gzip as gzipCallback } from "node:zlib";
 import { errorBody, toAppError } from "../errors";
+import { isEventStreamContentType } from "../protocols/ag-ui/encoding";
 import { MAX_PAYLOAD_BYTES } from "../protocols/ag-ui/run-input-rules";
 import { jsonBodyOf } from "./route";
 import { ssePumpOf } from "./sse";
@@ -107,7 +108,8 @@ function toRequest(req: IncomingMessage, body: Buffer | null, signal: AbortSigna
   const headers = new Headers();
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-  const proto = req.headers["x-forwarded-proto"] === "https" ? "https" : "http";
+  // As Next builds it for a plain node server; origins handed to callers come from origin.ts.
+  const proto = "http";
   const init: RequestInit = { method: req.method, headers, signal };
   if (body) init.body = new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength);
   return new Request(`${proto}://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, init);
@@ -144,7 +146,8 @@ async function serve(handler: RouteHandler, params: Record<string, string>, req:
     });
     const cookies = response.headers.getSetCookie();
     if (cookies.length > 0) res.setHeader("set-cookie", cookies);
-    if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    const pump = ssePumpOf(response);
+    if (!response.body || (!pump && !isEventStreamContentType(response.headers.get("content-type")))) {
       // A whole answer (JSON): one write, with its length.
       let body = jsonBodyOf(response) ?? Buffer.from(await response.arrayBuffer());
       if (body.length >= GZIP_MIN_BYTES && !response.headers.has("content-encoding")) {
@@ -159,14 +162,14 @@ async function serve(handler: RouteHandler, params: Record<string, string>, req:
       res.end(body);
       return;
     }
-    const pump = ssePumpOf(response);
     if (pump) {
       // Straight into the socket. A follower may wait a while for its first event, so the
       // headers go at the end of this turn if no frame has taken them along by then.
       const flush = setImmediate(() => {
         if (!res.headersSent && !res.destroyed) res.flushHeaders();
       });
-      await pump({ write: (text) => res.write(text), end: (text) => void res.end(text), drained: () => drained(res) }, gone.signal);
+      // Frames are text (SSE) or bytes (protobuf); the socket takes either as it is.
+      await pump({ write: (chunk) => res.write(chunk), end: (chunk) => void res.end(chunk ?? undefined), drained: () => drained(res) }, gone.signal);
       clearImmediate(flush);
       return;
     }

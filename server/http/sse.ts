@@ -1,5 +1,7 @@
 import "server-only";
-import { encodeSseFrame, SSE_RESPONSE_HEADERS, sseComment } from "../protocols/ag-ui/sse";
+import { AppError } from "../errors";
+import { negotiateEventEncoding, notAcceptableMessage, SSE_ENCODING, type EventEncoding, type EventFrame } from "../protocols/ag-ui/encoding";
+import { encodeSseFrame, EVENT_STREAM_HEADERS } from "../protocols/ag-ui/sse";
 import { logger } from "../logger";
 import type { EventRecord } from "../runs/types";
 
@@ -11,15 +13,39 @@ type Item = EventRecord | readonly EventRecord[];
 /** Where an event stream's frames go: a Response body for Next, the node response itself on the node routes. */
 export type SseSink = {
   /** Writes frames; false when the client is behind (wait for `drained` before writing more). */
-  write(text: string): boolean;
+  write(chunk: EventFrame): boolean;
   /** Writes the last frames, if any, and ends the answer, in one write. */
-  end(text: string): void;
+  end(chunk: EventFrame | null): void;
   /** Resolves true once the client takes more, false when it has gone. */
   drained(): Promise<boolean>;
 };
 
 /** Streams the frames into a sink until the source ends or `signal` aborts. */
 export type SsePump = (sink: SseSink, signal: AbortSignal) => Promise<void>;
+
+/** 406 for a request whose Accept header accepts none of `served`. */
+export function notAcceptable(served: readonly string[], message = notAcceptableMessage(served)): AppError {
+  return new AppError("NOT_ACCEPTABLE", message, { served });
+}
+
+/**
+ * The encoding of a run's event stream for a request's Accept header and its client's AG-UI
+ * protocolVersion (see negotiateEventEncoding); throws 406 when no encoding suits.
+ */
+export function eventEncodingFor(accept: string | null, protocolVersion: string | null | undefined): EventEncoding {
+  const negotiated = negotiateEventEncoding({ accept, protocolVersion });
+  if (!negotiated.ok) throw notAcceptable(negotiated.served, negotiated.message);
+  return negotiated.encoding;
+}
+
+// A batch goes out as one chunk: its frames joined, text or bytes as the encoding makes them.
+function joinFrames(frames: EventFrame[]): EventFrame {
+  if (frames.length === 1) return frames[0]!;
+  if (typeof frames[0] === "string") return (frames as string[]).join("");
+  return Buffer.concat(frames as Uint8Array[]);
+}
+
+const bytesOf = (chunk: EventFrame): Uint8Array => (typeof chunk === "string" ? encoder.encode(chunk) : chunk);
 
 // The node routes (node-routes.ts) pump a stream straight into the socket: no web stream between
 // them, the headers go with the first frames, and the last frames with the end of the answer.
@@ -31,38 +57,41 @@ export function ssePumpOf(response: Response): SsePump | undefined {
 }
 
 /**
- * Streams records as SSE frames (`id:` = sequence number), with heartbeat comments while
- * idle. A source may yield batches: a batch goes out as one chunk (one socket write), which
- * is what keeps a fast token stream cheap. A record whose type is in `final` ends the stream
- * with its frame. The source is abandoned when the client goes away.
+ * Streams records in an encoding (AG-UI 1.0 SSE unless given; `id:` = sequence number), with
+ * the encoding's heartbeat while idle. A source may yield batches: a batch goes out as one chunk
+ * (one socket write), which is what keeps a fast token stream cheap. A record whose type is in
+ * `final` ends the stream with its frame. The source is abandoned when the client goes away.
+ * `withIds: false` and `format` are for SSE streams that are not a run's AG-UI events.
  */
 export function sseResponse(
   source: (signal: AbortSignal) => AsyncIterable<Item>,
-  opts: { withIds?: boolean; headers?: HeadersInit; format?: (rec: EventRecord) => string; final?: ReadonlySet<string> } = {},
+  opts: { encoding?: EventEncoding; withIds?: boolean; headers?: HeadersInit; format?: (rec: EventRecord) => string; final?: ReadonlySet<string> } = {},
 ): Response {
-  const format = opts.format ?? (opts.withIds === false ? (rec: EventRecord) => encodeSseFrame(null, rec.json) : (rec: EventRecord) => encodeSseFrame(rec.seq, rec.json));
+  const encoding = opts.encoding ?? SSE_ENCODING;
+  const frame = opts.format ?? (opts.withIds === false ? (rec: EventRecord) => encodeSseFrame(null, rec.json) : encoding.frame);
+  const heartbeatFrame = encoding.heartbeat;
   const final = opts.final;
   let started = false;
   const pump: SsePump = async (sink, signal) => {
     if (started) throw new Error("An event stream can be sent once");
     started = true;
-    const heartbeat = setInterval(() => sink.write(sseComment("ping")), HEARTBEAT_MS);
-    let last = "";
+    const heartbeat = heartbeatFrame === null ? null : setInterval(() => sink.write(heartbeatFrame), HEARTBEAT_MS);
+    let last: EventFrame | null = null;
     try {
       for await (const item of source(signal)) {
         const records = Array.isArray(item) ? (item as readonly EventRecord[]) : [item as EventRecord];
-        let text = "";
-        for (const rec of records) text += format(rec);
-        if (final && records.length > 0 && final.has(records[records.length - 1]!.type)) {
-          last = text;
+        if (records.length === 0) continue;
+        const chunk = joinFrames(records.map(frame));
+        if (final && final.has(records[records.length - 1]!.type)) {
+          last = chunk;
           break;
         }
-        if (text && !sink.write(text) && !(await sink.drained())) break;
+        if (!sink.write(chunk) && !(await sink.drained())) break;
       }
     } catch (err) {
       if (!signal.aborted) logger.error({ err }, "event stream failed");
     } finally {
-      clearInterval(heartbeat);
+      if (heartbeat) clearInterval(heartbeat);
       sink.end(last);
     }
   };
@@ -76,14 +105,14 @@ export function sseResponse(
         if (started) return;
         void pump(
           {
-            write(text) {
-              if (open) controller.enqueue(encoder.encode(text));
+            write(chunk) {
+              if (open) controller.enqueue(bytesOf(chunk));
               return true;
             },
-            end(text) {
+            end(chunk) {
               if (!open) return;
               open = false;
-              if (text) controller.enqueue(encoder.encode(text));
+              if (chunk) controller.enqueue(bytesOf(chunk));
               controller.close();
             },
             drained: () => Promise.resolve(open),
@@ -98,7 +127,7 @@ export function sseResponse(
     },
     { highWaterMark: 0 },
   );
-  const response = new Response(body, { status: 200, headers: { ...SSE_RESPONSE_HEADERS, ...opts.headers } });
+  const response = new Response(body, { status: 200, headers: { "Content-Type": encoding.contentType, ...EVENT_STREAM_HEADERS, ...opts.headers } });
   pumps.set(response, pump);
   return response;
 }

@@ -15,6 +15,8 @@ const trpcCodes: Record<ErrorCode, TrpcCode> = {
   UNAUTHORIZED: "UNAUTHORIZED",
   FORBIDDEN: "FORBIDDEN",
   NOT_FOUND: "NOT_FOUND",
+  // tRPC has no 406 (it never negotiates representations); no procedure throws it.
+  NOT_ACCEPTABLE: "BAD_REQUEST",
   CONFLICT: "CONFLICT",
   PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
   UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",

@@ -5,12 +5,14 @@ import type { AgUiEvent } from "./events";
 // "\n\n" (LF only) and reads only `data:` lines, so frames carry no `event:` line; the `id:`
 // line is the run's sequence number, which EventSource sends back as Last-Event-ID.
 
-export const SSE_RESPONSE_HEADERS = {
-  "Content-Type": "text/event-stream; charset=utf-8",
+/** The headers of every event stream answer, whatever its encoding (encoding.ts). */
+export const EVENT_STREAM_HEADERS = {
   "Cache-Control": "no-cache, no-transform",
   // Reverse proxies (nginx) would otherwise buffer the stream and defeat streaming.
   "X-Accel-Buffering": "no",
 } as const;
+
+export const SSE_RESPONSE_HEADERS = { "Content-Type": "text/event-stream; charset=utf-8", ...EVENT_STREAM_HEADERS } as const;
 
 /**
  * The event's JSON, produced once and then both persisted and streamed. Optional fields
