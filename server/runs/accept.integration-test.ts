@@ -97,7 +97,7 @@ describe("accepting a run", () => {
       await holder.query("begin");
       await holder.query(
         `select dispatch_accept_run($1::uuid, $2::uuid, 't', $3::text, 'ag-ui', 'test', '{}'::jsonb, (now() + interval '1 hour')::timestamp(3),
-           null::uuid, null::jsonb, true, 'm', 'twice', '{}'::jsonb, null::jsonb, 0, 0, null::jsonb)`,
+           null::uuid, null::jsonb, true, 'm', 'twice', '{}'::jsonb, null::jsonb, 0, 0, null::jsonb, null::jsonb)`,
         [userId, threadId, duplicate.runId],
       );
       const waiting = acceptRun({ userId, input: duplicate, protocol: "ag-ui", runner: "test", start: true });

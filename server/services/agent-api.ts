@@ -8,7 +8,7 @@ import { HEARTBEAT, HEARTBEAT_INTERVAL_MS, withHeartbeats } from "../protocols/a
 import type { AgentRequest } from "../protocols/agent-api/request";
 import type { AgentResponse, RunStatus as ResponseStatus, StreamObject } from "../protocols/agent-api/response";
 import { generationParams, toRunAgentInput } from "../protocols/agent-api/run-input";
-import { findRunById, type RunRow } from "../repositories/runs";
+import { findRunByClientId, findRunById, type RunRow } from "../repositories/runs";
 import { followRun } from "../runs/subscribe";
 import { TERMINAL_EVENT_TYPES, type RunStatus } from "../runs/types";
 import type { ClaimedApiKey } from "../auth/session";
@@ -42,6 +42,14 @@ export async function startAgentResponse(opts: {
   claimedKey?: ClaimedApiKey;
 }): Promise<RunRow> {
   const { request, userIndex } = opts;
+  // A response_id repeated without its session names the same response (a runId is one thread's).
+  if (request.response_id && !request.session_id) {
+    const existing = await findRunByClientId({ userId: opts.userId, runId: request.response_id });
+    if (existing) {
+      await opts.claimedKey?.verify();
+      return existing;
+    }
+  }
   const input = toRunAgentInput(request, userIndex, {
     threadId: request.session_id ?? randomUUID(),
     runId: request.response_id ?? `response_${randomUUID()}`,
