@@ -14,7 +14,7 @@ export default defineConfig({
   },
   test: {
     include: ["**/*.test.ts", "**/*.test.tsx", "**/*.integration-test.ts"],
-    exclude: ["node_modules/**", ".next/**", ".next-*/**", ".data/**", "e2e/**", "test-results/**"],
+    exclude: ["**/node_modules/**", ".next/**", ".next-*/**", ".data/**", "e2e/**", "test-results/**"],
     environment: "node",
     testTimeout: 30_000,
     hookTimeout: 120_000,

@@ -151,7 +151,11 @@ describe("the agent runner", () => {
     expect(toolResult).toMatchObject({ toolCallId: "call_1", role: "tool", content: '{"module":"memory","method":"read","data":{"facts":[]}}' });
     expect(toolResult.metadata).toEqual({ ui_schema: UI });
     expect(extras[events.indexOf(toolResult)]).toEqual({
-      messageMetadata: { tool_name: "project_cli", tool_agent_output: expect.objectContaining({ tool_call_id: "call_1", status: "success" }) },
+      messageMetadata: {
+        tool_name: "project_cli",
+        tool_agent_output: expect.objectContaining({ tool_call_id: "call_1", status: "success" }),
+        parent_message_id: ofType(events, EventType.TOOL_CALL_START)[0]!.parentMessageId,
+      },
     });
     expect(cli.run).toHaveBeenCalledWith(expect.objectContaining({ userId: RUN.userId, runId: RUN.id, toolCallId: "call_1", args: { module: "memory", method: "read", input: {} }, timeZone: "UTC" }));
     const secondCall = model.doStreamCalls[1]!.prompt.at(-1)!;

@@ -12,7 +12,8 @@ import { toolFailureText, toolOutcomeSchema, type ToolOutcome } from "./tool-out
 // reuses one in a later step: that call gets a suffixed id on the wire.
 
 type Emit = RunnerInput["emit"];
-type ToolCallState = { wireId: string; name: string; step: number; ended: boolean; answered: boolean };
+// parentId: the assistant message the call belongs to on the wire, which a client keeps it under.
+type ToolCallState = { wireId: string; name: string; step: number; ended: boolean; answered: boolean; parentId: string };
 
 export class AgUiEventTranslator {
   private readonly texts = new Map<string, string | null>();
@@ -120,9 +121,9 @@ export class AgUiEventTranslator {
     let wireId = toolCallId;
     for (let n = 2; this.wireIds.has(wireId); n++) wireId = `${toolCallId}_${n}`;
     this.wireIds.add(wireId);
-    const call: ToolCallState = { wireId, name, step: this.step, ended: false, answered: false };
-    this.toolCalls.set(toolCallId, call);
     this.stepMessageId ??= `msg_${this.newId()}`;
+    const call: ToolCallState = { wireId, name, step: this.step, ended: false, answered: false, parentId: this.stepMessageId };
+    this.toolCalls.set(toolCallId, call);
     this.emit({ type: EventType.TOOL_CALL_START, toolCallId: wireId, toolCallName: name, parentMessageId: this.stepMessageId });
     return call;
   }
@@ -151,7 +152,7 @@ export class AgUiEventTranslator {
     call.answered = true;
     this.emit(
       { type: EventType.TOOL_CALL_RESULT, messageId: `tool_${this.newId()}`, toolCallId: call.wireId, content, role: "tool", metadata: { ui_schema: uiSchema } },
-      { messageMetadata },
+      { messageMetadata: { ...messageMetadata, parent_message_id: call.parentId } },
     );
   }
 

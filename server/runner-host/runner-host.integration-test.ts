@@ -189,7 +189,8 @@ describe("runs through an external runner", () => {
 
   it("reaches the runner when the run is cancelled and ends it as cancelled", async () => {
     const user = await userBoundTo(CANCELLABLE_RUNNER_ID);
-    const body = runInput({}, "wait for it");
+    // An AG-UI 1.0 client: its cancelled run ends with RUN_FINISHED's outcome.
+    const body = runInput({ protocolVersion: "1.0" }, "wait for it");
     const res = await postRun(user.apiKey, body, { stream: true });
     const frames: Frame[] = [];
     for await (const f of readSse(res)) {

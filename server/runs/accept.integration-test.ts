@@ -69,7 +69,7 @@ describe("accepting a run", () => {
     ]);
   });
 
-  it("answers a retried runId with the run it started, writing nothing, even on another thread", async () => {
+  it("answers a retried runId with the run it started, and the same runId on another thread with a 409, writing nothing", async () => {
     const threadId = randomUUID();
     const original = input(threadId, "once");
     const first = await acceptRun({ userId, input: original, protocol: "ag-ui", runner: "test", start: true });
@@ -77,8 +77,8 @@ describe("accepting a run", () => {
     expect(again).toMatchObject({ created: false, run: { id: first.run.id, runId: original.runId } });
 
     const elsewhere = randomUUID();
-    const moved = await acceptRun({ userId, input: input(elsewhere, "once", original.runId), protocol: "ag-ui", runner: "test", start: true });
-    expect(moved).toMatchObject({ created: false, run: { id: first.run.id, threadId } });
+    const moved = acceptRun({ userId, input: input(elsewhere, "once", original.runId), protocol: "ag-ui", runner: "test", start: true });
+    await expect(moved).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringContaining("another thread") });
     const { rowCount } = await getPool().query("select 1 from threads where id = $1", [elsewhere]);
     expect(rowCount).toBe(0);
     expect(await threadMessages(threadId)).toHaveLength(1);

@@ -174,9 +174,11 @@ export async function threadSnapshot(threadId: string, untilRun: string | null):
     else {
       const call = toolCallOf(row);
       if (!call) continue;
+      // Under the assistant message the call was streamed in, as the client assembled it live.
+      const parentId = typeof row.metadata.parent_message_id === "string" ? row.metadata.parent_message_id : call.id;
       const last = messages.at(-1);
-      if (last?.role === "assistant") last.toolCalls = [...(last.toolCalls ?? []), call];
-      else messages.push({ id: call.id, role: "assistant", toolCalls: [call] });
+      if (last?.role === "assistant" && last.id === parentId) last.toolCalls = [...(last.toolCalls ?? []), call];
+      else messages.push({ id: parentId, role: "assistant", toolCalls: [call] });
       const uiSchema = compileToolUiSchema(row.metadata.tool_agent_output);
       messages.push({ id: row.messageId, role: "tool", content: row.content, toolCallId: call.id, ...(uiSchema ? { metadata: { ui_schema: uiSchema } } : {}) });
     }
