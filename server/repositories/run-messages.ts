@@ -2,6 +2,9 @@ import "server-only";
 import { getPool } from "../db";
 import type { RunStatus, TokenUsage } from "../runs/types";
 
+// The channel the event log notifies other instances on (server/runs/event-log.ts).
+const RUN_EVENTS_CHANNEL = "dispatch_run_events";
+
 // What a run writes into its thread, in as few round trips as the run allows: the messages
 // it completed (numbered with the thread's next seqs, in order), and at its end those still
 // unwritten together with the run's final status.
@@ -16,14 +19,16 @@ export type RunEnd = {
   model?: string | null;
 };
 
-// $1 thread, $2 run, $3 the messages as a JSON array.
-const INSERT_MESSAGES = `
+// $1 thread, $2 run, $3 the messages as a JSON array. `gate`: a CTE that must have returned a row
+// for the messages to be written (the run's closing update, so a retried end writes them once).
+const insertMessages = (gate?: string) => `
   s as (update threads set last_seq = last_seq + jsonb_array_length($3::jsonb), updated_at = now()
-        where id = $1 and jsonb_array_length($3::jsonb) > 0 returning last_seq),
+        ${gate ? `from ${gate} ` : ""}where threads.id = $1 and jsonb_array_length($3::jsonb) > 0 returning threads.last_seq),
   m as (insert into messages (id, thread_id, seq, role, message_id, run_id, content, metadata, created_at)
         select gen_random_uuid(), $1, s.last_seq - jsonb_array_length($3::jsonb) + x.n::int, x.role, x.message_id, $2, x.content, x.metadata, now()
         from s, rows from (jsonb_to_recordset($3::jsonb) as (role text, message_id text, content text, metadata jsonb))
           with ordinality as x(role, message_id, content, metadata, n))`;
+const INSERT_MESSAGES = insertMessages();
 
 const toJson = (messages: RunMessage[]) =>
   JSON.stringify(messages.map((m) => ({ role: m.role, message_id: m.messageId, content: m.content, metadata: m.metadata })));
@@ -33,14 +38,39 @@ export async function appendRunMessages({ threadId, runId, messages }: { threadI
   await getPool().query({ name: "dispatch-append-run-messages", text: `with ${INSERT_MESSAGES} select 1`, values: [threadId, runId, toJson(messages)] });
 }
 
-/** Writes the run's last messages and closes the run (unless it was closed already), in one statement. */
-export async function finishRun({ threadId, runId, messages, end }: { threadId: string; runId: string; messages: RunMessage[]; end: RunEnd }): Promise<void> {
+/** A run's closing events (ends for whatever was open, then the terminal one), from `firstSeq` on. */
+export type ClosingEvents = { firstSeq: number; types: string[]; events: string[] };
+
+/**
+ * Writes the run's last messages and closes the run, in one statement. With `closing`, the
+ * closing events go in the same statement, so a closed run always has its terminal event. A run
+ * closed already (by an earlier attempt of the same write, or by recovery) gets nothing: no
+ * messages twice, no second terminal event. Followers on other instances are notified at commit.
+ */
+export async function finishRun({ threadId, runId, messages, end, closing }: { threadId: string; runId: string; messages: RunMessage[]; end: RunEnd; closing?: ClosingEvents }): Promise<void> {
   await getPool().query({
-    name: "dispatch-finish-run",
-    text: `with ${INSERT_MESSAGES}
-     update runs set status = $4, finished_at = now(), error_code = $5, error_message = $6, usage = coalesce($7::jsonb, usage),
+    name: "dispatch-finish-run-with-events",
+    text: `with closed as (update runs set status = $4, finished_at = now(), error_code = $5, error_message = $6, usage = coalesce($7::jsonb, usage),
        model = coalesce($8, model)
-     where id = $2 and status in ('queued', 'running')`,
-    values: [threadId, runId, toJson(messages), end.status, end.errorCode ?? null, end.errorMessage ?? null, end.usage ? JSON.stringify(end.usage) : null, end.model ?? null],
+     where id = $2 and status in ('queued', 'running') returning id),
+     ${insertMessages("closed")},
+     ev as (insert into run_event_batches (run_id, first_seq, last_seq, types, events, created_at)
+       select closed.id, $9::int, $10::int, $11, $12, now() from closed where $9::int is not null
+       on conflict (run_id, first_seq) do nothing returning run_id, last_seq)
+     select pg_notify('${RUN_EVENTS_CHANNEL}', run_id::text || ':' || last_seq) from ev`,
+    values: [
+      threadId,
+      runId,
+      toJson(messages),
+      end.status,
+      end.errorCode ?? null,
+      end.errorMessage ?? null,
+      end.usage ? JSON.stringify(end.usage) : null,
+      end.model ?? null,
+      closing ? closing.firstSeq : null,
+      closing ? closing.firstSeq + closing.events.length - 1 : null,
+      closing ? closing.types.join(" ") : null,
+      closing ? closing.events.join("\n") : null,
+    ],
   });
 }

@@ -187,7 +187,17 @@ export async function requestRunCancel({ id }: { id: string }): Promise<void> {
   await getPool().query(`update runs set cancel_requested_at = coalesce(cancel_requested_at, now()) where id = $1`, [id]);
 }
 
-/** Runs still open whose executor stopped reporting: their server died or restarted. */
+/** The open run with this client runId when its executor stopped reporting before `staleBefore`. */
+export async function findStaleRun({ userId, runId, staleBefore }: { userId: string; runId: string; staleBefore: Date }): Promise<{ id: string; runId: string; threadId: string } | null> {
+  const { rows } = await getPool().query<{ id: string; runId: string; threadId: string }>(
+    `select id, run_id as "runId", thread_id as "threadId" from runs
+     where user_id = $1 and run_id = $2 and status in ('queued', 'running') and (heartbeat_at is null or heartbeat_at < $3)`,
+    [userId, runId, staleBefore],
+  );
+  return rows[0] ?? null;
+}
+
+/** Runs still open whose executor stopped reporting: its process died, was stopped, or lost the database. */
 export async function findAbandonedRuns({ staleBefore }: { staleBefore: Date }): Promise<{ id: string; runId: string; threadId: string }[]> {
   const { rows } = await getPool().query<{ id: string; runId: string; threadId: string }>(
     `select id, run_id as "runId", thread_id as "threadId" from runs

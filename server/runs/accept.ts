@@ -1,4 +1,5 @@
 import "server-only";
+import { closeIfAbandoned } from "./recovery";
 import { env } from "../env";
 import { ApiKeyRefusedError, AppError } from "../errors";
 import { acceptRunRow, findRunByClientId, type RunRow, type RunToolMessage } from "../repositories/runs";
@@ -88,6 +89,10 @@ export async function acceptRun(opts: {
   /** The client's answers to the thread's open frontend tool calls, stored before the user message. */
   toolMessages?: RunToolMessage[];
 }): Promise<AcceptedRun> {
+  return acceptRunAttempt(opts, false);
+}
+
+async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], supersededAbandoned: boolean): Promise<AcceptedRun> {
   const { userId, input } = opts;
   const user = userMessageParts(input);
   let outcome;
@@ -136,6 +141,9 @@ export async function acceptRun(opts: {
     case "key_refused":
       throw new ApiKeyRefusedError(opts.apiKeyHash!);
     case "busy":
+      // A run whose executor stopped reporting does not keep its thread busy: it is closed, and
+      // this run takes its place.
+      if (!supersededAbandoned && (await closeIfAbandoned({ userId, runId: outcome.busyRunId }))) return acceptRunAttempt(opts, true);
       throw new AppError("CONFLICT", `Thread ${input.threadId} already has a run in progress (${outcome.busyRunId}); wait for it to finish or cancel it`, {
         activeRunId: outcome.busyRunId,
       });

@@ -51,6 +51,7 @@ function toRows(pending: Pending[]): Row[] {
 }
 
 let queue: Pending[] = [];
+let durableListener: (runId: string, lastSeq: number) => void = () => {};
 // Rows whose write failed, retried as they were (their first_seq makes the retry idempotent).
 let unwritten: Row[] = [];
 let waiters: (() => void)[] = [];
@@ -110,6 +111,13 @@ async function drain(): Promise<void> {
   inFlight = writeRows(rows).then(
     () => {
       retryDelayMs = 0;
+      for (const row of rows) {
+        try {
+          durableListener(row.runId, row.lastSeq);
+        } catch (err) {
+          logger.error({ err, runId: row.runId }, "publishing durable run events failed");
+        }
+      }
       for (const resolve of done) resolve();
     },
     (err: unknown) => {
@@ -124,10 +132,21 @@ async function drain(): Promise<void> {
   if (queue.length > 0 || unwritten.length > 0) schedule(waiters.length > 0);
 }
 
+/** Tells `listener` after each group commit which events of a run it made durable (rows in order, per run). */
+export function onEventsDurable(listener: (runId: string, lastSeq: number) => void): void {
+  durableListener = listener;
+}
+
 /** Queues one event for persistence. */
 export function persistEvent(runId: string, rec: EventRecord): void {
   queue.push({ runId, rec, at: Date.now() });
   schedule();
+}
+
+/** Drops a run's events that are not written yet (never published to anyone): its executor gave up on the database. */
+export function discardUnwrittenEvents(runId: string): void {
+  queue = queue.filter((p) => p.runId !== runId);
+  unwritten = unwritten.filter((r) => r.runId !== runId);
 }
 
 /** Resolves once every event queued so far is durable. */
@@ -170,15 +189,4 @@ export async function readEvents({ runId, after, limit }: { runId: string; after
 export async function lastPersistedSeq(runId: string): Promise<number> {
   const { rows } = await getPool().query<{ max: number | null }>("select max(last_seq) as max from run_event_batches where run_id = $1", [runId]);
   return rows[0]?.max ?? 0;
-}
-
-/**
- * Appends events after `after` as one row, notifying followers; a second writer with the same
- * `after` (another instance closing the same run) writes nothing.
- */
-export async function appendEvents(runId: string, after: number, events: { type: string; json: string }[]): Promise<number> {
-  if (events.length === 0) return after;
-  const last = after + events.length;
-  await getPool().query(insertSql(1), [runId, after + 1, last, events.map((e) => e.type).join(" "), events.map((e) => e.json).join("\n"), new Date().toISOString()]);
-  return last;
 }

@@ -6,15 +6,14 @@ import { createEventSequenceGuard, type RunCloseOutcome } from "../protocols/ag-
 import type { AgUiEvent } from "../protocols/ag-ui/events";
 import type { RunAgentInput } from "../protocols/ag-ui/run-input";
 import { serializeEvent } from "../protocols/ag-ui/sse";
-import { appendRunMessages, finishRun, type RunMessage } from "../repositories/run-messages";
+import { appendRunMessages, finishRun, type RunEnd, type RunMessage } from "../repositories/run-messages";
 import { heartbeatRuns, markRunStarted } from "../repositories/runs";
-import { flushEvents } from "./event-log";
+import { discardUnwrittenEvents, flushEvents } from "./event-log";
 import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
 import { listen } from "./notifications";
-import { RunnerFailure, type EmitExtras, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerResult } from "./types";
+import { HEARTBEAT_MS, RunnerFailure, type EmitExtras, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerResult } from "./types";
 
 export const RUN_CANCEL_CHANNEL = "dispatch_run_cancel";
-const HEARTBEAT_MS = 10_000;
 
 /** Why a run was stopped: a cancel request, its deadline, or its requester leaving (AG-UI's Stop). */
 export type AbortReason = "cancelled" | "deadline" | "requester_gone";
@@ -116,6 +115,36 @@ class MessageRecorder {
   }
 }
 
+// How long a run keeps trying to write its end (its last messages, status and terminal event)
+// while the database is unavailable, before it gives up: its followers' streams then close,
+// and recovery closes the run from the log once it notices the missing heartbeat.
+const FINAL_WRITE_BUDGET_MS = 30_000;
+
+async function withFinalWriteRetries(runId: string, write: () => Promise<void>): Promise<void> {
+  const deadline = performance.now() + FINAL_WRITE_BUDGET_MS;
+  let delay = 100;
+  for (;;) {
+    const left = deadline - performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        write(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error("the final write did not finish in time")), Math.max(0, left));
+        }),
+      ]);
+      return;
+    } catch (err) {
+      if (performance.now() + delay >= deadline) throw err;
+      logger.warn({ err, runId, retryInMs: delay }, "could not write a run's end; retrying");
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 5_000);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
 type Failure = { status: "failed" | "cancelled"; outcome: RunCloseOutcome; note?: { code: string; message: string } };
 
 function failureOf(err: unknown, reason: AbortReason | undefined): Failure {
@@ -193,22 +222,31 @@ export async function executeRun(
     const closing = guard.close(outcome);
     // Messages closed by the terminal sequence (a cancelled answer) are recorded too.
     for (const e of closing) if (e.type === EventType.TEXT_MESSAGE_END || e.type === EventType.TOOL_CALL_END) recorder.observe(e);
-    await finishRun({
-      threadId: run.threadId,
-      runId: run.id,
-      messages: await recorder.unwritten(),
-      end: {
-        status: failure?.status ?? "completed",
-        errorCode: failure?.outcome.type === "error" ? failure.outcome.code ?? "RUNNER_ERROR" : failure?.note?.code ?? null,
-        errorMessage: failure?.outcome.type === "error" ? failure.outcome.message : failure?.note?.message ?? null,
-        usage: result.usage ?? null,
-        model: result.model ?? null,
-      },
+    const records = closing.map((e) => live.reserve(e.type, serializeEvent(e)));
+    const end: RunEnd = {
+      status: failure?.status ?? "completed",
+      errorCode: failure?.outcome.type === "error" ? failure.outcome.code ?? "RUNNER_ERROR" : failure?.note?.code ?? null,
+      errorMessage: failure?.outcome.type === "error" ? failure.outcome.message : failure?.note?.message ?? null,
+      usage: result.usage ?? null,
+      model: result.model ?? null,
+    };
+    // The closing events go in the statement that closes the run, after everything before them
+    // is durable: the run's status and its log agree, whenever the process stops.
+    const messages = await recorder.unwritten();
+    await withFinalWriteRetries(run.id, async () => {
+      await flushEvents();
+      await finishRun({
+        threadId: run.threadId,
+        runId: run.id,
+        messages,
+        end,
+        closing: { firstSeq: records[0]!.seq, types: records.map((r) => r.type), events: records.map((r) => r.json) },
+      });
     });
-    for (const e of closing) live.append(e.type, serializeEvent(e));
-    await flushEvents();
+    live.publish(live.lastSeq);
   } catch (err) {
-    logger.error({ err, runId: run.id }, "could not close a run cleanly");
+    discardUnwrittenEvents(run.id);
+    logger.error({ err, runId: run.id }, "could not close a run: the database did not take its end in time; recovery will close it");
   } finally {
     controllers.delete(run.id);
     closeLiveRun(run.id);

@@ -5,9 +5,10 @@ import { createTestUser } from "@/test/helpers";
 import { runInput } from "@/test/runs";
 import { parseRunAgentInput } from "@/server/protocols/ag-ui/run-input";
 import { acceptRun } from "./accept";
-import { flushEvents, readEvents } from "./event-log";
+import { flushEvents, lastPersistedSeq, readEvents } from "./event-log";
 import { executeRun } from "./execute";
 import { recoverAbandonedRuns } from "./recovery";
+import { followRunBatches } from "./subscribe";
 import type { Runner } from "./types";
 
 let userId: string;
@@ -42,6 +43,30 @@ async function status(id: string) {
 }
 
 describe("run lifecycle", () => {
+  it("hands a follower only events already in the log, the terminal one included", async () => {
+    const { run, input } = await accept();
+    const talks: Runner = {
+      id: "test:talk",
+      run: async ({ emit }) => {
+        emit({ type: EventType.TEXT_MESSAGE_START, messageId: "m-durable", role: "assistant" });
+        for (let i = 0; i < 40; i++) emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m-durable", delta: `w${i} ` });
+        emit({ type: EventType.TEXT_MESSAGE_END, messageId: "m-durable" });
+        return {};
+      },
+    };
+    const followed: { seq: number; persisted: number }[] = [];
+    const following = (async () => {
+      for await (const batch of followRunBatches({ runId: run.id, after: 0, signal: new AbortController().signal })) {
+        followed.push({ seq: batch.at(-1)!.seq, persisted: await lastPersistedSeq(run.id) });
+      }
+    })();
+    await executeRun(handle(run), input, talks);
+    await following;
+    expect(followed.at(-1)!.seq).toBe(44);
+    for (const f of followed) expect(f.persisted).toBeGreaterThanOrEqual(f.seq);
+    expect((await status(run.id)).status).toBe("completed");
+  });
+
   it("stops a run at its deadline and fails it with a clear code", async () => {
     const { run, input } = await accept();
     const hangs: Runner = {
@@ -75,7 +100,7 @@ describe("run lifecycle", () => {
     expect((await status(run.id)).status).toBe("failed");
   });
 
-  it("closes runs a dead server left open, keeping what was written", async () => {
+  it("closes a run whose executor missed three heartbeats, keeping what was written", async () => {
     const { run } = await accept();
     const started = { type: "RUN_STARTED", threadId: run.threadId, runId: run.runId };
     const open = { type: "TEXT_MESSAGE_START", messageId: "m-dead", role: "assistant" };
@@ -83,12 +108,12 @@ describe("run lifecycle", () => {
       `insert into run_event_batches (run_id, first_seq, last_seq, types, events) values ($1, 1, 2, 'RUN_STARTED TEXT_MESSAGE_START', $2)`,
       [run.id, `${JSON.stringify(started)}\n${JSON.stringify(open)}`],
     );
-    await getPool().query(`update runs set status = 'running', heartbeat_at = now() - interval '5 minutes' where id = $1`, [run.id]);
+    await getPool().query(`update runs set status = 'running', heartbeat_at = now() - interval '20 seconds' where id = $1`, [run.id]);
     expect(await recoverAbandonedRuns()).toBeGreaterThanOrEqual(1);
     await flushEvents();
     const events = await eventTypes(run.id);
     expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_END", "RUN_ERROR"]);
-    expect(events.at(-1)).toMatchObject({ code: "SERVER_RESTARTED" });
-    expect(await status(run.id)).toEqual({ status: "failed", error_code: "SERVER_RESTARTED" });
+    expect(events.at(-1)).toMatchObject({ code: "EXECUTOR_LOST" });
+    expect(await status(run.id)).toEqual({ status: "failed", error_code: "EXECUTOR_LOST" });
   });
 });

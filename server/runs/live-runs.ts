@@ -1,16 +1,20 @@
 import "server-only";
-import { persistEvent } from "./event-log";
+import { onEventsDurable, persistEvent } from "./event-log";
 import type { EventRecord } from "./types";
 
 // The events of the runs this instance executes, kept in memory for the run's lifetime:
 // a subscriber on this instance gets everything after its cursor from here, with no
-// database read and no gap between what is persisted and what is still queued.
+// database read. Subscribers see an event only once it is durable (its group commit is done),
+// so an event a client received is in the log, with that id, even if this process dies the next
+// instant: recovery appends after the log's end, never over what someone saw.
 
 type Listener = (rec: EventRecord) => void;
 
 export class LiveRun {
   readonly events: EventRecord[] = [];
   private readonly listeners = new Set<Listener>();
+  /** The highest sequence number subscribers have been given (everything up to it is durable). */
+  private published = 0;
   ended = false;
 
   constructor(readonly runId: string) {}
@@ -19,24 +23,55 @@ export class LiveRun {
     return this.events.length;
   }
 
-  /** Assigns the next sequence number, persists (batched) and fans the event out. */
+  /** The last sequence number subscribers have been given. */
+  get publishedSeq(): number {
+    return this.published;
+  }
+
+  /** Assigns the next sequence number and queues the event for the group commit; subscribers get it once it is durable. */
   append(type: string, json: string): EventRecord {
-    const rec: EventRecord = { seq: this.events.length + 1, type, json };
-    this.events.push(rec);
+    const rec = this.reserve(type, json);
     persistEvent(this.runId, rec);
-    for (const l of this.listeners) l(rec);
     return rec;
   }
 
-  /** Events after `after`, then every new one, until the returned function is called. */
+  /** Assigns the next sequence number without queueing it: the caller writes it (the run's closing statement) and then publishes it. */
+  reserve(type: string, json: string): EventRecord {
+    const rec: EventRecord = { seq: this.events.length + 1, type, json };
+    this.events.push(rec);
+    return rec;
+  }
+
+  /** Hands subscribers every event up to `seq`, which is now durable. */
+  publish(seq: number): void {
+    const upTo = Math.min(seq, this.events.length);
+    for (; this.published < upTo; this.published++) {
+      const rec = this.events[this.published]!;
+      for (const l of this.listeners) l(rec);
+    }
+  }
+
+  /** Durable events after `after`, then every new one as it becomes durable, until the returned function is called. */
   subscribe(after: number, listener: Listener): () => void {
-    for (let i = after; i < this.events.length; i++) listener(this.events[i]!);
+    for (let i = after; i < this.published; i++) listener(this.events[i]!);
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+
+  /** Ends the run here: subscribers are told by `ended` (their streams close) when its end could not be written. */
+  end(): void {
+    this.ended = true;
+    for (const l of this.listeners) l(END_OF_RUN);
+    this.listeners.clear();
+  }
 }
 
+/** Given to subscribers when the run left this instance without a published terminal event. */
+export const END_OF_RUN: EventRecord = Object.freeze({ seq: Number.MAX_SAFE_INTEGER, type: "", json: "" });
+
 const live = new Map<string, LiveRun>();
+
+onEventsDurable((runId, seq) => live.get(runId)?.publish(seq));
 
 export function openLiveRun(runId: string): LiveRun {
   const run = new LiveRun(runId);
@@ -49,8 +84,7 @@ export function getLiveRun(runId: string): LiveRun | undefined {
 }
 
 export function closeLiveRun(runId: string): void {
-  const run = live.get(runId);
-  if (run) run.ended = true;
+  live.get(runId)?.end();
   live.delete(runId);
 }
 

@@ -1,8 +1,5 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
-import { freePort } from "@/scripts/lib/embedded-postgres";
+import { startExtraServer, type ExtraServer } from "@/test/extra-server";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { postRun, runInput, waitForRunEnd } from "@/test/runs";
 import { collectSse, readSse } from "@/test/sse";
@@ -11,42 +8,19 @@ import { pngBytes } from "@/test/images";
 // A second production server on the same database: clients may follow and cancel a run
 // from any instance, not only the one executing it. It runs without PUBLIC_URL, so it also shows
 // which origin signed URLs take when a client reaches the app under different names.
-const root = path.resolve(import.meta.dirname, "../..");
-let other: ChildProcess | undefined;
+let other: ExtraServer | undefined;
 let otherUrl = "";
 let user: Awaited<ReturnType<typeof createTestUser>>;
 
 beforeAll(async () => {
   baseUrl(); // needs a production build
   user = await createTestUser();
-  const port = await freePort();
-  otherUrl = `http://127.0.0.1:${port}`;
-  other = spawn(process.execPath, [path.join(root, "scripts/start-server.mjs"), "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: root,
-    stdio: "ignore",
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      DATABASE_URL: inject("databaseUrl"),
-      AUTH_SECRET: inject("authSecret"),
-      DATA_DIR: inject("dataDir"),
-      LLM_BASE_URL: inject("llmBaseUrl"),
-      LLM_API_KEY: inject("llmApiKey"),
-      LLM_MODEL: inject("llmModel"),
-      LOG_LEVEL: "silent",
-    },
-  });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const ok = await fetch(`${otherUrl}/api/health`).then((r) => r.ok, () => false);
-    if (ok) break;
-    if (Date.now() > deadline) throw new Error("second server did not start");
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  other = await startExtraServer();
+  otherUrl = other.url;
 }, 90_000);
 
 afterAll(() => {
-  other?.kill("SIGTERM");
+  other?.child.kill("SIGTERM");
 });
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(" ");

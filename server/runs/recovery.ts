@@ -3,17 +3,28 @@ import { createEventSequenceGuard, type RunCloseOutcome } from "../protocols/ag-
 import { serializeEvent } from "../protocols/ag-ui/sse";
 import { logger } from "../logger";
 import { finishRun } from "../repositories/run-messages";
-import { findAbandonedRuns } from "../repositories/runs";
-import { appendEvents, lastPersistedSeq, readEvents } from "./event-log";
+import { findAbandonedRuns, findStaleRun } from "../repositories/runs";
+import { readEvents } from "./event-log";
 import { getLiveRun } from "./live-runs";
+import { HEARTBEAT_MS } from "./types";
 import { parseAgUiEvent } from "../protocols/ag-ui/events";
 
-const STALE_AFTER_MS = 45_000;
+// A run whose executor missed three heartbeats in a row is taken for abandoned: its process
+// died, was killed, or lost the database for that long.
+export const STALE_AFTER_MS = 3 * HEARTBEAT_MS;
+const SWEEP_EVERY_MS = HEARTBEAT_MS;
+
+export const EXECUTOR_LOST = {
+  type: "error",
+  code: "EXECUTOR_LOST",
+  message: "The process running this run stopped reporting before the run finished (it crashed, was stopped, or lost its database)",
+} as const satisfies RunCloseOutcome;
 
 /**
  * Ends a run whose executor is gone: replays its persisted events through the sequence
- * guard, appends the closing events (ends for whatever was open, then the terminal one)
- * and sets its status. Nothing already written is touched.
+ * guard, then closes the run and appends the closing events (ends for whatever was open, then
+ * the terminal one) in one statement. Nothing already written is touched, and the closing events
+ * follow the log's last event, so no id a client saw is ever reused.
  */
 export async function closeAbandonedRun(run: { id: string; runId: string; threadId: string }, outcome: RunCloseOutcome): Promise<void> {
   if (getLiveRun(run.id)) return;
@@ -36,7 +47,6 @@ export async function closeAbandonedRun(run: { id: string; runId: string; thread
     return;
   }
   const closing = guard.close(outcome);
-  await appendEvents(run.id, await lastPersistedSeq(run.id), closing.map((e) => ({ type: e.type, json: serializeEvent(e) })));
   await finishRun({
     threadId: run.threadId,
     runId: run.id,
@@ -46,30 +56,42 @@ export async function closeAbandonedRun(run: { id: string; runId: string; thread
       errorCode: outcome.type === "error" ? outcome.code ?? "ABANDONED" : null,
       errorMessage: outcome.type === "error" ? outcome.message : null,
     },
+    closing: { firstSeq: after + 1, types: closing.map((e) => e.type), events: closing.map((e) => serializeEvent(e)) },
   });
 }
 
-/** Closes, as failed, the runs that servers which died left open. */
+/**
+ * Closes the user's run `runId` when its executor stopped reporting (a new run on its thread
+ * supersedes it rather than waiting for the sweeper); true when it was closed.
+ */
+export async function closeIfAbandoned({ userId, runId }: { userId: string; runId: string }): Promise<boolean> {
+  const run = await findStaleRun({ userId, runId, staleBefore: new Date(Date.now() - STALE_AFTER_MS) });
+  if (!run || getLiveRun(run.id)) return false;
+  await closeAbandonedRun(run, EXECUTOR_LOST);
+  return true;
+}
+
+/** Closes, as failed, the runs whose executors stopped reporting. */
 export async function recoverAbandonedRuns(): Promise<number> {
   const abandoned = await findAbandonedRuns({ staleBefore: new Date(Date.now() - STALE_AFTER_MS) });
   for (const run of abandoned) {
     try {
-      await closeAbandonedRun(run, { type: "error", code: "SERVER_RESTARTED", message: "The server running this run stopped before it finished" });
+      await closeAbandonedRun(run, EXECUTOR_LOST);
     } catch (err) {
       logger.error({ err, runId: run.id }, "could not close an abandoned run");
     }
   }
-  if (abandoned.length > 0) logger.warn({ count: abandoned.length }, "closed runs left open by a stopped server");
+  if (abandoned.length > 0) logger.warn({ count: abandoned.length }, "closed runs whose executors stopped reporting");
   return abandoned.length;
 }
 
 let sweeper: NodeJS.Timeout | null = null;
 
-/** At start-up and then every minute: a crashed instance's runs do not stay open forever. */
+/** At start-up and then every heartbeat: a crashed instance's runs are closed within seconds. */
 export function startRecoverySweeper(): void {
   if (sweeper) return;
   const sweep = () => void recoverAbandonedRuns().catch((err: unknown) => logger.warn({ err }, "run recovery sweep failed"));
   sweep();
-  sweeper = setInterval(sweep, 60_000);
+  sweeper = setInterval(sweep, SWEEP_EVERY_MS);
   sweeper.unref();
 }

@@ -1,6 +1,7 @@
 import "server-only";
-import { readEvents, RUN_EVENTS_CHANNEL } from "./event-log";
-import { getLiveRun } from "./live-runs";
+import { AppError } from "../errors";
+import { lastPersistedSeq, readEvents, RUN_EVENTS_CHANNEL } from "./event-log";
+import { END_OF_RUN, getLiveRun } from "./live-runs";
 import { listen } from "./notifications";
 import { TERMINAL_EVENT_TYPES, type EventRecord } from "./types";
 
@@ -36,6 +37,7 @@ export async function* followRunBatches(opts: { runId: string; after: number; si
   };
   signal.addEventListener("abort", poke);
 
+  let localEnded = false;
   let stopLive: (() => void) | null = null;
   let remoteHigh = 0;
   let stopRemote: (() => void) | null = null;
@@ -43,7 +45,8 @@ export async function* followRunBatches(opts: { runId: string; after: number; si
     const local = getLiveRun(runId);
     if (local) {
       stopLive = local.subscribe(cursor, (rec) => {
-        pending.push(rec);
+        if (rec === END_OF_RUN) localEnded = true;
+        else pending.push(rec);
         pokeSoon();
       });
     } else {
@@ -56,6 +59,8 @@ export async function* followRunBatches(opts: { runId: string; after: number; si
         }
       });
       remoteHigh = Number.MAX_SAFE_INTEGER; // read once unconditionally
+      // A client resuming after the run's terminal event has everything: it ends at once.
+      if (cursor > 0 && TERMINAL_EVENT_TYPES.has((await readEvents({ runId, after: cursor - 1, limit: 1 }))[0]?.type ?? "")) return;
     }
 
     while (!signal.aborted) {
@@ -71,6 +76,9 @@ export async function* followRunBatches(opts: { runId: string; after: number; si
           if (ended) return;
           continue;
         }
+        // The run left this instance without a terminal event it could write: the stream ends
+        // here, and the run's status (closed by recovery) says what happened.
+        if (localEnded) return;
       } else if (remoteHigh > cursor) {
         remoteHigh = 0;
         for (;;) {
@@ -87,13 +95,26 @@ export async function* followRunBatches(opts: { runId: string; after: number; si
       }
       await new Promise<void>((resolve) => {
         wake = resolve;
-        if (pending.length > 0 || signal.aborted || (!local && remoteHigh > cursor)) poke();
+        if (pending.length > 0 || signal.aborted || localEnded || (!local && remoteHigh > cursor)) poke();
       });
     }
   } finally {
     signal.removeEventListener("abort", poke);
     stopLive?.();
     stopRemote?.();
+  }
+}
+
+/**
+ * Refuses a resume point past the last event any client can have received: events reach clients
+ * only once durable, so such an id names an event the log never had.
+ */
+export async function checkResumePoint({ runId, clientRunId, after }: { runId: string; clientRunId: string; after: number }): Promise<void> {
+  if (after === 0) return;
+  const local = getLiveRun(runId);
+  const last = local ? local.publishedSeq : await lastPersistedSeq(runId);
+  if (after > last) {
+    throw new AppError("BAD_REQUEST", `Last-Event-ID ${after} is past the last event of run ${clientRunId} (${last}); resume from an id its stream sent`, { field: "Last-Event-ID" });
   }
 }
 

@@ -8,6 +8,9 @@ export type RunStatus = "queued" | "running" | "completed" | "failed" | "cancell
 export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set(["completed", "failed", "cancelled"]);
 export const TERMINAL_EVENT_TYPES: ReadonlySet<string> = new Set(["RUN_FINISHED", "RUN_ERROR"]);
 
+/** How often an executing instance tells the database its runs are alive. */
+export const HEARTBEAT_MS = 5_000;
+
 export type TokenUsage = { inputTokens: number; outputTokens: number; totalTokens: number };
 
 /** What the engine knows of a run it executes. */

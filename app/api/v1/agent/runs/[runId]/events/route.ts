@@ -4,7 +4,7 @@ import { AppError } from "@/server/errors";
 import { apiRoute } from "@/server/http/route";
 import { eventEncodingFor, sseResponse } from "@/server/http/sse";
 import { LastEventIdError, parseLastEventId } from "@/server/protocols/ag-ui/sse";
-import { followRunBatches } from "@/server/runs/subscribe";
+import { checkResumePoint, followRunBatches } from "@/server/runs/subscribe";
 import { TERMINAL_EVENT_TYPES } from "@/server/runs/types";
 import { getRunForUser } from "@/server/services/runs";
 
@@ -29,5 +29,6 @@ export const GET = apiRoute(async (req, ctx) => {
     throw err;
   }
   const run = await getRunForUser({ userId: principal.userId, runId });
+  await checkResumePoint({ runId: run.id, clientRunId: run.runId, after });
   return sseResponse((signal) => followRunBatches({ runId: run.id, after, signal }), { encoding, final: TERMINAL_EVENT_TYPES });
 });

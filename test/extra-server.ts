@@ -1,0 +1,41 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { inject } from "vitest";
+import { freePort } from "@/scripts/lib/embedded-postgres";
+
+export type ExtraServer = { url: string; child: ChildProcess };
+
+/**
+ * Another production server (the build in NEXT_DIST_DIR) on the test database, with the test
+ * server's secrets and fake model: for tests that need a second instance or one they may kill.
+ */
+export async function startExtraServer(env: Record<string, string> = {}): Promise<ExtraServer> {
+  const root = path.resolve(import.meta.dirname, "..");
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [path.join(root, "scripts/start-server.mjs"), "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: root,
+    stdio: "ignore",
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      DATABASE_URL: inject("databaseUrl"),
+      AUTH_SECRET: inject("authSecret"),
+      DATA_DIR: inject("dataDir"),
+      LLM_BASE_URL: inject("llmBaseUrl"),
+      LLM_API_KEY: inject("llmApiKey"),
+      LLM_MODEL: inject("llmModel"),
+      LOG_LEVEL: "silent",
+      ...env,
+    },
+  });
+  let exited = false;
+  child.once("exit", () => (exited = true));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exited) throw new Error("the extra server exited during start-up");
+    if (await fetch(`${url}/api/health`).then((r) => r.ok, () => false)) return { url, child };
+    if (Date.now() > deadline) throw new Error("the extra server did not become healthy within 60 s");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
