@@ -1,7 +1,7 @@
 // The database functions are the files in prisma/sql/functions: a database migrated from zero has
 // exactly those functions, defined exactly as the files define them, and the migrator keeps it so
-// when a file changes, changes signature or goes away. Runs on its own scratch PostgreSQL.
-import { cp, mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
+// when a file changes or changes signature. Runs on its own scratch PostgreSQL.
+import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -72,6 +72,23 @@ describe("prisma/sql/functions", () => {
     expect(await drift(url, dir)).toMatchObject({ differing: ["dispatch_run_json"] });
   });
 
+  it("take over a database migrated before the files existed, changing no definition and no row", async () => {
+    const url = await freshDatabase();
+    const none = join(workDir, `functions-${++databases}`);
+    await mkdir(none);
+    await migrate({ connectionString: url, functionsDir: none });
+    await query(url, `INSERT INTO users (id, email, updated_at) VALUES ('00000000-0000-4000-8000-000000000001', 'a@example.test', now())`);
+    await query(url, `INSERT INTO threads (id, user_id, updated_at) VALUES ('00000000-0000-4000-8000-000000000002', '00000000-0000-4000-8000-000000000001', now())`);
+    await query(url, `INSERT INTO messages (id, thread_id, seq, role, message_id, content) VALUES (gen_random_uuid(), '00000000-0000-4000-8000-000000000002', 1, 'user', 'm-1', 'hi')`);
+    const definitions = () => query<{ def: string }>(url, `SELECT pg_get_functiondef(oid) AS def FROM pg_proc WHERE proname LIKE 'dispatch\\_%' ORDER BY oid`);
+    const rowVersion = () => query<{ ctid: string }>(url, `SELECT ctid::text FROM messages`);
+    const [before, version] = [await definitions(), await rowVersion()];
+
+    expect((await migrate({ connectionString: url })).functions).toEqual((await readFunctionFiles()).map((f) => f.name));
+    expect(await definitions()).toEqual(before);
+    expect(await rowVersion()).toEqual(version);
+  });
+
   it("are applied once: a start-up with no file changed applies nothing", async () => {
     const url = await freshDatabase();
     await migrate({ connectionString: url });
@@ -104,18 +121,6 @@ describe("prisma/sql/functions", () => {
 
     expect(await migrate({ connectionString: url, functionsDir: dir })).toMatchObject({ functions: ["dispatch_effective_binding"] });
     expect(await signatures(url, "dispatch_effective_binding")).toEqual(["dispatch_effective_binding(uuid,text)"]);
-  });
-
-  it("drop the function of a deleted file", async () => {
-    const url = await freshDatabase();
-    const dir = await copyOfFunctions();
-    await writeFile(join(dir, "dispatch_extra.sql"), `CREATE OR REPLACE FUNCTION dispatch_extra() RETURNS INTEGER LANGUAGE sql IMMUTABLE AS $$ SELECT 1 $$;\n`);
-    await migrate({ connectionString: url, functionsDir: dir });
-    expect(await signatures(url, "dispatch_extra")).toEqual(["dispatch_extra()"]);
-
-    await unlink(join(dir, "dispatch_extra.sql"));
-    await migrate({ connectionString: url, functionsDir: dir });
-    expect(await signatures(url, "dispatch_extra")).toEqual([]);
   });
 
   it("render stored history again when dispatch_history_json changes", async () => {

@@ -16,7 +16,8 @@ import type pg from "pg";
 //   diff does not see comments on functions, as it would a bookkeeping table;
 // - a function whose body changed is followed by what stores its results: stored generated
 //   columns are computed again and expression indexes rebuilt;
-// - a function carrying that comment whose file was deleted is dropped.
+// - nothing is dropped for a deleted file: a migration drops the function (an older build started
+//   against a newer database must not drop what the newer migrations rely on).
 
 export const DEFAULT_FUNCTIONS_DIR = fileURLToPath(new URL("../../prisma/sql/functions", import.meta.url));
 
@@ -31,7 +32,7 @@ export interface FunctionFile {
 }
 
 export async function readFunctionFiles(dir: string = DEFAULT_FUNCTIONS_DIR): Promise<FunctionFile[]> {
-  if (!existsSync(dir)) return [];
+  if (!existsSync(dir)) throw new Error(`Database functions folder not found: ${dir}`);
   const names = (await readdir(dir)).filter((f) => f.endsWith(".sql")).sort();
   return Promise.all(
     names.map(async (file) => {
@@ -142,18 +143,16 @@ async function currentSchema(client: pg.Client): Promise<string> {
 export async function applyFunctionFiles(client: pg.Client, files: FunctionFile[], log: (line: string) => void): Promise<string[]> {
   const catalog = await readCatalog(client);
   const pending = files.filter((f) => !isCurrent(f, catalog));
-  const names = new Set(files.map((f) => f.name));
-  const orphans = catalog.filter((r) => r.comment?.startsWith(MARK) && !names.has(r.name));
-  if (pending.length === 0 && orphans.length === 0) return [];
+  if (pending.length === 0) return [];
   await client.query("BEGIN");
   try {
+    // As pg_dump does: a SQL function's body is checked when it is created, so with checks on the
+    // files would have to come in the order they call each other. The drift test creates each
+    // one with checks on.
+    await client.query("SET LOCAL check_function_bodies = off");
     for (const file of pending) {
       log(`Applying function ${file.name}`);
       await applyFile(client, file, log);
-    }
-    for (const orphan of orphans) {
-      log(`Dropping ${orphan.signature}: its file was deleted`);
-      await client.query(`DROP FUNCTION ${orphan.signature}`);
     }
     await client.query("COMMIT");
   } catch (e) {
