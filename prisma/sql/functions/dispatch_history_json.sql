@@ -10,8 +10,8 @@
 -- IMMUTABLE so it may define a generated column: to_json(text) and to_char with this numeric
 -- pattern depend on no setting (created_at holds UTC wall time, as TIMESTAMP(3)).
 --
--- Changing the body re-renders nothing by itself: stored rows keep the text they were written
--- with. A change here comes with a migration that re-renders them (see prisma/README.md).
+-- A changed body re-renders every stored row when the migrator applies it (prisma/README.md):
+-- a rewrite of the messages table.
 CREATE OR REPLACE FUNCTION dispatch_history_json(p_message_id TEXT, p_seq INTEGER, p_role TEXT, p_content TEXT, p_metadata JSONB, p_created_at TIMESTAMP(3))
 RETURNS TEXT
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
