@@ -1,4 +1,4 @@
-// `npm run db:migrate`: applies pending prisma/migrations to the database in DATABASE_URL.
+// `npm run db:migrate`: applies pending prisma/migrations, then changed prisma/sql/functions, to the database in DATABASE_URL.
 import { env } from "../server/env";
 import { DatabaseConnectionError, describeConnection, migrate } from "./lib/migrator";
 
@@ -31,8 +31,8 @@ async function main(): Promise<void> {
   }
   log(`Migrating ${describeConnection(url)}`);
   try {
-    const { applied } = await migrate({ connectionString: url, log });
-    log(applied.length > 0 ? `Applied ${applied.length} migration(s)` : "Database schema is up to date");
+    const { applied, functions } = await migrate({ connectionString: url, log });
+    log(applied.length + functions.length > 0 ? `Applied ${applied.length} migration(s) and ${functions.length} function file(s)` : "Database schema and functions are up to date");
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     if (e instanceof DatabaseConnectionError) {

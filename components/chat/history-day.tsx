@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { HistoryMessage, HistorySnapshot } from "@/server/services/history";
+import type { HistoryMessage, HistorySnapshot } from "@/server/protocols/ag-ui/history";
 import { AssistantMessage, DayHeader, ToolCall, UserMessage, type ImageRef } from "./message-parts";
 
 // One day of a thread as /api/v1/agent/history serves it, rendered on the server.

@@ -4,10 +4,14 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { applyFunctionFiles, DEFAULT_FUNCTIONS_DIR, readFunctionFiles } from "./sql-functions";
 
 // Applies prisma/migrations/<timestamp>_<name>/migration.sql in folder-name order and records
 // them in `_prisma_migrations` exactly as `prisma migrate deploy` does, so a deployment that can
-// run Prisma's own engine can take over the same database (and vice versa).
+// run Prisma's own engine can take over the same database (and vice versa). Then, under the same
+// lock, it brings the database functions to prisma/sql/functions (./sql-functions.ts has the
+// rules): migrations are history, the function files are the current definitions. A deployment
+// that migrates with `prisma migrate deploy` runs this migrator afterwards for the functions.
 
 export const DEFAULT_MIGRATIONS_DIR = fileURLToPath(new URL("../../prisma/migrations", import.meta.url));
 
@@ -36,6 +40,7 @@ export interface MigrationFile {
 export interface MigrateOptions {
   connectionString: string;
   migrationsDir?: string;
+  functionsDir?: string;
   log?: (line: string) => void;
 }
 
@@ -148,10 +153,15 @@ async function applyOne(client: pg.Client, migration: MigrationFile): Promise<vo
   }
 }
 
-/** Applies the pending migrations, each in its own transaction, under Prisma's migration lock. */
-export async function migrate(opts: MigrateOptions): Promise<{ applied: string[] }> {
+/**
+ * Applies the pending migrations, each in its own transaction, then the function files that
+ * changed, in one more, all under Prisma's migration lock. `applied` names the migrations,
+ * `functions` the function files.
+ */
+export async function migrate(opts: MigrateOptions): Promise<{ applied: string[]; functions: string[] }> {
   const log = opts.log ?? (() => {});
   const migrations = await readMigrations(opts.migrationsDir ?? DEFAULT_MIGRATIONS_DIR);
+  const functionFiles = await readFunctionFiles(opts.functionsDir ?? DEFAULT_FUNCTIONS_DIR);
   const client = await connect(opts.connectionString);
   try {
     const { rows: lock } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [PRISMA_MIGRATE_LOCK_KEY]);
@@ -170,7 +180,8 @@ export async function migrate(opts: MigrateOptions): Promise<{ applied: string[]
         log(`Applying migration ${migration.name}`);
         await applyOne(client, migration);
       }
-      return { applied: pending.map((m) => m.name) };
+      const functions = await applyFunctionFiles(client, functionFiles, log);
+      return { applied: pending.map((m) => m.name), functions };
     } finally {
       await client.query("SELECT pg_advisory_unlock($1)", [PRISMA_MIGRATE_LOCK_KEY]).catch(() => undefined);
     }

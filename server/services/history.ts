@@ -1,29 +1,17 @@
 import "server-only";
 import { AppError } from "../errors";
+import type { HistoryMessage, HistorySnapshot } from "../protocols/ag-ui/history";
 import { UUID_PATTERN } from "../protocols/ag-ui/run-input-rules";
 import { findHistoryDay, HISTORY_PLACEHOLDER, type HistoryChunk, type HistoryRow } from "../repositories/messages";
 import { compileToolUiSchema } from "../tools/project-cli/tool";
-import type { UiSchema } from "../ui-schema/schema";
-import { attachmentLinks, type AttachmentLink } from "./attachments";
+import { attachmentLinks } from "./attachments";
 import type { ClaimedApiKey } from "../auth/session";
 
-export type HistoryMessage =
-  // `url` is the first attachment's; `attachments` has every one, each with a freshly signed URL.
-  | { id: string; seq: number; role: "user"; content: string; url: string | null; attachments: AttachmentLink[]; timestamp: string }
-  | { id: string; seq: number; role: "tool" | "assistant"; content: string; uiSchema: UiSchema | null; timestamp: string };
-
-export type HistorySnapshot = {
-  scope: "history_day";
-  threadId: string | null;
-  day: string | null;
-  hasMore: boolean;
-  messages: HistoryMessage[];
-};
-
 /**
- * A message the database left to the server as a history message. Everything else on a page was
- * rendered by PostgreSQL when it was written (messages.history_json), to the same text
- * JSON.stringify gives this function's result for it: keep the two in step.
+ * A message the database leaves to the server: a tool result, whose card is compiled here, or a
+ * user message with attachments, whose URLs are signed on each read (signAttachments). The
+ * database renders every other message when it is written (messages.history_json, from
+ * prisma/sql/functions/dispatch_history_json.sql); both follow historyMessageSchema.
  */
 function toHistoryMessage(m: HistoryRow): HistoryMessage {
   if (m.role === "user") return { id: m.messageId, seq: m.seq, content: m.content, timestamp: m.timestamp, role: "user", url: null, attachments: [] };

@@ -1,6 +1,7 @@
 import "server-only";
 import { AppError } from "../errors";
 import { logger } from "../logger";
+import type { HistorySnapshot } from "../protocols/ag-ui/history";
 import { findRunByClientId, type RunRow } from "../repositories/runs";
 import {
   deleteIdleThread,
@@ -15,7 +16,7 @@ import { findThreadForUser } from "../repositories/threads";
 import { cancelRun } from "../runs/cancel";
 import { flushEvents } from "../runs/event-log";
 import { followRun } from "../runs/subscribe";
-import { getHistoryDay, type HistorySnapshot } from "./history";
+import { getHistoryDay } from "./history";
 
 /** How long deleting a chat waits for its run to stop before giving up with a clear message. */
 const STOP_WAIT_MS = 10_000;

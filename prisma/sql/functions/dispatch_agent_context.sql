@@ -1,0 +1,16 @@
+-- What the built-in agent starts from: the thread's newest messages that belong to other runs
+-- (oldest first; metadata only on tool messages, the only ones whose metadata the conversation
+-- reads, else {}) and the user's newest memory facts, as {"history": [...], "memory": [...]}.
+-- Built as json, not jsonb: the runner parses it as text anyway, and jsonb would build every
+-- message's object twice.
+CREATE OR REPLACE FUNCTION dispatch_agent_context(p_thread_id UUID, p_run_id UUID, p_user_id UUID, p_history_limit INTEGER, p_memory_limit INTEGER)
+RETURNS JSON
+LANGUAGE sql STABLE AS $$
+  SELECT json_build_object(
+    'history', (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) FROM (
+      SELECT role, content, CASE WHEN role = 'tool' THEN metadata ELSE '{}'::jsonb END AS metadata, run_id AS "runId", seq FROM messages
+      WHERE thread_id = p_thread_id AND (run_id IS NULL OR run_id <> p_run_id) AND role IN ('user', 'assistant', 'tool')
+      ORDER BY seq DESC LIMIT p_history_limit) h),
+    'memory', (SELECT coalesce(json_agg(f), '[]'::json) FROM (
+      SELECT key, value FROM memory_facts WHERE user_id = p_user_id ORDER BY updated_at DESC, key LIMIT p_memory_limit) f))
+$$;

@@ -1,0 +1,64 @@
+import { z } from "zod";
+import { uiSchemaDocumentSchema } from "../../ui-schema/schema";
+
+// GET /api/v1/agent/history: HistorySnapshotResponse of spec/agent-run-input.md, the one schema
+// of a history message. Two writers produce it: PostgreSQL renders a message when it is written
+// (prisma/sql/functions/dispatch_history_json.sql), and the server renders the two kinds it
+// cannot on each read (server/services/history.ts): tool results, whose cards it compiles, and
+// user messages with attachments, whose URLs it signs afresh. Both are tested against this schema.
+// Dispatch adds `attachments` to user messages (every attachment; `url` is the first one's).
+
+const messageFields = {
+  /** The protocol message id (AG-UI messageId). */
+  id: z.string(),
+  /** The message's place in its thread. */
+  seq: z.int().nonnegative(),
+  content: z.string(),
+  /** When the message was written, in UTC with milliseconds. */
+  timestamp: z.iso.datetime({ precision: 3 }),
+};
+
+export const historyAttachmentSchema = z.strictObject({
+  bucket: z.string().min(1),
+  path: z.string().min(1),
+  mime_type: z.string().min(1),
+  /** A signed URL, fresh on every read. */
+  url: z.url(),
+});
+
+export const historyUserMessageSchema = z.strictObject({
+  ...messageFields,
+  role: z.literal("user"),
+  /** The first attachment's signed URL, or null. */
+  url: z.url().nullable(),
+  attachments: z.array(historyAttachmentSchema),
+});
+
+export const historyToolMessageSchema = z.strictObject({
+  ...messageFields,
+  role: z.literal("tool"),
+  /** The card compiled from the result's tool_agent_output.ui_hints, as TOOL_CALL_RESULT sent it. */
+  uiSchema: uiSchemaDocumentSchema.nullable(),
+});
+
+export const historyAssistantMessageSchema = z.strictObject({
+  ...messageFields,
+  role: z.literal("assistant"),
+  uiSchema: uiSchemaDocumentSchema.nullable(),
+});
+
+export const historyMessageSchema = z.discriminatedUnion("role", [historyUserMessageSchema, historyToolMessageSchema, historyAssistantMessageSchema]);
+
+export const historySnapshotSchema = z.strictObject({
+  scope: z.literal("history_day"),
+  /** The thread shown, or null when the caller has none. */
+  threadId: z.string().nullable(),
+  /** The UTC day shown (YYYY-MM-DD), or null when the thread has no message before `before`. */
+  day: z.iso.date().nullable(),
+  /** Whether the thread has messages before this day. */
+  hasMore: z.boolean(),
+  messages: z.array(historyMessageSchema),
+});
+
+export type HistoryMessage = z.infer<typeof historyMessageSchema>;
+export type HistorySnapshot = z.infer<typeof historySnapshotSchema>;
