@@ -160,7 +160,11 @@ export const projectCliParametersSchema = z.strictObject({
   input: json,
 });
 
-/** What a host tool answers (for project_cli, its ToolAgentOutput). */
+/**
+ * ToolAgentOutput: what a host tool answers (tools/call), what the engine stores in a tool
+ * message's `metadata.tool_agent_output` and what /history and the console read back. The one
+ * definition; `ui_hints` is the tool's own vocabulary, checked by the tool that wrote it.
+ */
 export const toolAgentOutputSchema = z.object({
   tool_name: z.string(),
   tool_call_id: z.string(),

@@ -2,7 +2,8 @@ import "server-only";
 import { z } from "zod";
 import { env } from "@/server/env";
 import { logger } from "@/server/logger";
-import { uiHintsSchema } from "@/server/ui-schema/hints";
+import { toolAgentOutputSchema } from "@/server/protocols/runner/host-api";
+import type { UiHints } from "@/server/ui-schema/hints";
 import { compileStoredUiHints } from "@/server/ui-schema/compile";
 import { timeZoneSchema, type UiSchema } from "@/server/ui-schema/schema";
 import { PROJECT_CLI_ACTIONS } from "./actions";
@@ -10,7 +11,7 @@ import { mintToolCredential } from "./credential";
 import { ToolError } from "./errors";
 import { inputSignature } from "./input-schema";
 import { postProcess } from "./post-process";
-import { toolErrorSchema, type CliOutput } from "./router";
+import type { CliOutput } from "./router";
 import { execProjectCli } from "./run-cli";
 
 // The agent's single tool. The model sees a thin schema (module, method, input) and a short
@@ -36,17 +37,11 @@ export const projectCliToolDescription = [
   "A failure returns {status:\"failure\", error:{code, message, ...}}; for INVALID_ACTION_INPUT, error.input_schema and error.issues say what to fix before calling again.",
 ].join("\n");
 
-export const toolAgentOutputSchema = z.strictObject({
-  tool_name: z.literal(PROJECT_CLI_TOOL_NAME),
-  tool_call_id: z.string(),
-  tool_call_args: z.unknown(),
-  status: z.enum(["success", "failure", "partial"]),
-  result: z.strictObject({ module: z.string(), method: z.string(), data: z.unknown() }).nullable(),
-  error: toolErrorSchema.nullable(),
-  ui_hints: uiHintsSchema.nullable(),
-});
-
-export type ToolAgentOutput = z.infer<typeof toolAgentOutputSchema>;
+/** A ToolAgentOutput (the wire schema in protocols/runner/host-api.ts) as project_cli writes it. */
+export type ToolAgentOutput = Omit<z.infer<typeof toolAgentOutputSchema>, "tool_name" | "ui_hints"> & {
+  tool_name: typeof PROJECT_CLI_TOOL_NAME;
+  ui_hints: UiHints | null;
+};
 
 function defaultModules(): string[] {
   return env.PROJECT_CLI_MODULES.split(",").map((m) => m.trim()).filter(Boolean);
