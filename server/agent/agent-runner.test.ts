@@ -10,7 +10,7 @@ import type { EmitExtras, RunHandle } from "../runs/types";
 import { compileUiHints } from "../ui-schema/compile";
 import { createAgentRunner, type AgentContext } from "./agent-runner";
 import { MAX_AGENT_STEPS } from "./constants";
-import type { ModelInfo } from "./models";
+import type { ModelInfo } from "../models/provider";
 import type { ProjectCliBinding, ProjectCliRequest } from "./tools";
 
 const RUN: RunHandle = {

@@ -1,7 +1,7 @@
 import "server-only";
 import { buildToolsPrompt } from "../protocols/ag-ui/tools-prompt";
 import type { Context, Tool } from "../protocols/ag-ui/run-input";
-import { toLocal } from "./time";
+import { toLocal } from "../lib/time";
 
 export type MemoryFact = { key: string; value: string };
 

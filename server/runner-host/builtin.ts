@@ -1,5 +1,5 @@
 import "server-only";
-import { AGENT_RUNNER_ID } from "../agent/constants";
+import { AGENT_RUNNER_ID } from "../runs/runners/builtin-id";
 import { manifestSchema, type AgentRunnerManifest } from "../protocols/runner/manifest";
 import { upsertBuiltinRunner } from "./repository";
 
