@@ -3,6 +3,8 @@ import { env } from "./env";
 
 /** What a Node.js server instance does once when it starts (called from instrumentation.ts). */
 export async function startUp(): Promise<void> {
+  // Refuses a PROJECT_CLI_MODULES that names an unknown module before any run can meet it.
+  await import("./tools/project-cli/allow-list");
   const { nodeRouterWanted } = await import("./http/node-routes");
   if (nodeRouterWanted()) await publishNodeRoutes();
   if (!env.DATABASE_URL) return;

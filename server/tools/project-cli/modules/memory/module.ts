@@ -1,0 +1,26 @@
+import "server-only";
+import { hintsFrom, method, type ModuleDefinition } from "../../module";
+import { memoryCards } from "./cards";
+import { memoryUpdateDataSchema } from "./data";
+import { readMemory, updateMemory } from "./handlers";
+import { memoryReadInput, memoryUpdateInput } from "./schemas";
+
+export const memoryModule: ModuleDefinition = {
+  name: "memory",
+  subject: "memory",
+  methods: {
+    read: method({ kind: "read", input: memoryReadInput, handler: readMemory }),
+    update: method({
+      kind: "write",
+      input: memoryUpdateInput,
+      handler: updateMemory,
+      hints: hintsFrom(memoryUpdateDataSchema, (d) => ({
+        kind: "memory.facts",
+        action: "updated",
+        facts: d.written.map((f) => ({ key: f.key, value: f.value, updatedAt: f.updated_at })),
+      })),
+    }),
+  },
+  cards: memoryCards,
+  promptRules: ["When the user tells you something lasting about themselves (a preference, a habit), save it with memory.update."],
+};
