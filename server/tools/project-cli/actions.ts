@@ -14,6 +14,7 @@ export const PROJECT_CLI_ACTIONS: readonly ActionDefinition[] = PROJECT_CLI_MODU
     method: name,
     kind: spec.kind,
     handler: spec.handler,
+    example: spec.example,
     ...(spec.hints ? { hints: spec.hints } : {}),
     // A getter, so the method's schema is still built on first use.
     get input() {

@@ -27,6 +27,8 @@ export type MethodDefinition = {
   handler: (ctx: ToolContext, input: unknown) => Promise<unknown>;
   /** ui_hints for the handler's data; a method without one gets no card. */
   hints?: (data: unknown) => UiHints | null;
+  /** An input the method accepts, for its readers; the router's tests call every method with it. */
+  example: unknown;
 };
 
 /** One card kind: the hint schema (with its `kind` literal) and how it becomes UiSchema nodes. */
@@ -53,6 +55,7 @@ export function method<S extends z.ZodType>(spec: {
   input: () => S;
   handler: (ctx: ToolContext, input: z.output<S>) => Promise<unknown>;
   hints?: (data: unknown) => UiHints | null;
+  example: z.input<S>;
 }): MethodDefinition {
   let schema: S | undefined;
   return {
@@ -61,6 +64,7 @@ export function method<S extends z.ZodType>(spec: {
       return (schema ??= spec.input());
     },
     handler: spec.handler as MethodDefinition["handler"],
+    example: spec.example,
     ...(spec.hints ? { hints: spec.hints } : {}),
   };
 }

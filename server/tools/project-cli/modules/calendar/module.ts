@@ -22,6 +22,8 @@ import {
 } from "./schemas";
 import { createCalendarEvent, deleteCalendarEvent, updateCalendarEvent } from "./write";
 
+const EXAMPLE_EVENT_ID = "6f1c2b1e-8d3a-4c55-9a51-0b7c1e2f3a4d";
+
 const RESPONSE = { pending: "pending", accepted: "accepted", rejected: "declined" } as const;
 
 function eventHint(e: CalendarEventData): CalendarEventHint {
@@ -63,24 +65,28 @@ export const calendarModule: ModuleDefinition = {
               events: d.items.map(eventHint),
             },
       ),
+      example: { mode: "range", start_at: "2026-04-21T00:00:00+08:00", end_at: "2026-04-22T00:00:00+08:00" },
     }),
     create: method({
       kind: "write",
       input: calendarCreateInput,
       handler: createCalendarEvent,
       hints: hintsFrom(calendarCreateDataSchema, (d) => eventChange("created", d.event)),
+      example: { title: "Project sync", start_at: "2026-04-21T10:00:00+08:00", duration_minutes: 30, attendees: ["Bob@Example.com"] },
     }),
     update: method({
       kind: "write",
       input: calendarUpdateInput,
       handler: updateCalendarEvent,
       hints: hintsFrom(calendarUpdateDataSchema, (d) => eventChange("updated", d.event, { changedFields: d.changed_fields })),
+      example: { event_id: EXAMPLE_EVENT_ID, location: null, start_at: "2026-04-21T11:00:00Z" },
     }),
     delete: method({
       kind: "write",
       input: calendarDeleteInput,
       handler: deleteCalendarEvent,
       hints: hintsFrom(calendarDeleteDataSchema, (d) => eventChange("deleted", d.event)),
+      example: { event_id: EXAMPLE_EVENT_ID },
     }),
     share: method({
       kind: "write",
@@ -89,18 +95,21 @@ export const calendarModule: ModuleDefinition = {
       hints: hintsFrom(calendarShareDataSchema, (d) =>
         eventChange("shared", d.event, { sharedWith: [{ name: optionalText(d.invite.name), email: d.invite.email }] }),
       ),
+      example: { event_id: EXAMPLE_EVENT_ID, email: "bob@example.com" },
     }),
     accept_invite: method({
       kind: "write",
       input: () => calendarInviteAnswerInput().describe("Accept an invitation the user received, by invitation or event id"),
       handler: acceptCalendarInvite,
       hints: answer("invite_accepted"),
+      example: { invite_id: EXAMPLE_EVENT_ID },
     }),
     reject_invite: method({
       kind: "write",
       input: () => calendarInviteAnswerInput().describe("Decline an invitation the user received, by invitation or event id"),
       handler: rejectCalendarInvite,
       hints: answer("invite_rejected"),
+      example: { event_id: EXAMPLE_EVENT_ID },
     }),
   },
   cards: calendarCards,

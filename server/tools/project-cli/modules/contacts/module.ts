@@ -26,6 +26,7 @@ export const contactsModule: ModuleDefinition = {
         })),
         total: d.total,
       })),
+      example: { query: "ana", limit: 5 },
     }),
   },
   cards: contactsCards,

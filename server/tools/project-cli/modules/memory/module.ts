@@ -9,7 +9,7 @@ export const memoryModule: ModuleDefinition = {
   name: "memory",
   subject: "memory",
   methods: {
-    read: method({ kind: "read", input: memoryReadInput, handler: readMemory }),
+    read: method({ kind: "read", input: memoryReadInput, handler: readMemory, example: {} }),
     update: method({
       kind: "write",
       input: memoryUpdateInput,
@@ -19,6 +19,7 @@ export const memoryModule: ModuleDefinition = {
         action: "updated",
         facts: d.written.map((f) => ({ key: f.key, value: f.value, updatedAt: f.updated_at })),
       })),
+      example: { facts: [{ key: "preferred_meeting_time", value: "mornings" }, { key: "home.city", value: null }] },
     }),
   },
   cards: memoryCards,
