@@ -4,8 +4,7 @@ import "server-only";
 // languages the product is used in are here; anything else falls back to English. These are
 // the words every card shares; a tool module keeps its own beside it, in the same languages.
 
-export const LANGUAGES = ["en", "zh"] as const;
-export type Language = (typeof LANGUAGES)[number];
+export type Language = "en" | "zh";
 
 /** A module's words in every language the cards are written in. */
 export type Translations<W> = Record<Language, W>;

@@ -10,7 +10,7 @@ import { PROJECT_CLI_MODULE_DEFINITIONS } from "./modules/registry";
 // plus the error card every action with cards shares. It owns every word on the card, so hints
 // stay language-free and old rows replay in today's wording.
 
-export const errorHintSchema = z
+const errorHintSchema = z
   .strictObject({
     kind: hintKind("error"),
     module: hintText().optional().describe("project_cli module that failed, e.g. calendar"),

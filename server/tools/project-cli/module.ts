@@ -15,7 +15,7 @@ import type { ToolContext } from "./context";
 export type UiHints = { kind: string } & Record<string, unknown>;
 
 /** Reads leave the user's data as it was; writes change it. */
-export type MethodKind = "read" | "write";
+type MethodKind = "read" | "write";
 
 export type MethodDefinition = {
   kind: MethodKind;

@@ -13,7 +13,7 @@ const personHintSchema = z.strictObject({
   email: hintText().optional().describe("Email address"),
 });
 
-export const calendarEventHintSchema = z
+const calendarEventHintSchema = z
   .strictObject({
     id: hintText().optional().describe("Event id from the calendar handler"),
     title: hintText().describe("Event title"),
@@ -36,7 +36,7 @@ export const calendarEventHintSchema = z
   })
   .describe("One event as the calendar handler returned it");
 
-export const calendarEventsHintSchema = z
+const calendarEventsHintSchema = z
   .strictObject({
     kind: hintKind("calendar.events"),
     title: hintText().optional().describe("Heading for the card; a generic one is used when absent"),
@@ -54,7 +54,7 @@ export const calendarEventsHintSchema = z
 
 export const calendarEventActionSchema = z.enum(["created", "updated", "deleted", "shared", "invite_accepted", "invite_rejected"]);
 
-export const calendarEventChangeHintSchema = z
+const calendarEventChangeHintSchema = z
   .strictObject({
     kind: hintKind("calendar.event"),
     action: calendarEventActionSchema.describe("What the calendar method did to the event"),

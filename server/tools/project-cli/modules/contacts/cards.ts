@@ -7,7 +7,7 @@ import { card, hintKind, hintText } from "../../module";
 
 // The contacts card: a search's results or the whole list, drawn with contact nodes.
 
-export const contactHintSchema = z
+const contactHintSchema = z
   .strictObject({
     id: hintText().optional().describe("Contact id"),
     name: hintText().describe("Display name"),
@@ -18,7 +18,7 @@ export const contactHintSchema = z
   })
   .describe("One contact as the contacts handler returned it");
 
-export const contactsListHintSchema = z
+const contactsListHintSchema = z
   .strictObject({
     kind: hintKind("contacts.list"),
     query: hintText().optional().describe("Search text, when contacts.read searched"),

@@ -7,7 +7,7 @@ import { card, hintKind, hintText } from "../../module";
 
 // The memory card: facts read or written, as labelled rows.
 
-export const memoryFactHintSchema = z
+const memoryFactHintSchema = z
   .strictObject({
     key: hintText().describe("What the fact is about, e.g. preferred_meeting_time"),
     value: hintText().describe("The fact itself"),
@@ -15,7 +15,7 @@ export const memoryFactHintSchema = z
   })
   .describe("One fact the agent keeps about the user");
 
-export const memoryFactsHintSchema = z
+const memoryFactsHintSchema = z
   .strictObject({
     kind: hintKind("memory.facts"),
     action: z.enum(["read", "updated"]).describe("read for memory.read, updated for memory.update"),
