@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { caption, clip, countCaption, LONG, short, SHORT, title, body } from "@/server/ui-schema/compile";
+import { body, caption, clip, countCaption, LONG, short, SHORT, title } from "@/server/ui-schema/compile";
 import type { Translations } from "@/server/ui-schema/messages";
 import { isoDateTimeSchema, MAX_CHILDREN, timeZoneSchema, type UiNodeInput } from "@/server/ui-schema/schema";
 import { card, hintKind, hintText } from "../../module";
