@@ -46,7 +46,8 @@ const envSchema = z.object({
   // ignored otherwise, since any client can send them).
   TRUST_PROXY: bool,
   // project_cli: modules a run may use unless the caller narrows them (comma-separated).
-  PROJECT_CLI_MODULES: z.string().default("calendar,contacts,memory"),
+  // Unset: every registered module (server/tools/project-cli/allow-list.ts checks the names).
+  PROJECT_CLI_MODULES: optionalString,
   // Read by the start scripts only: the first admin's credentials and the embedded database's port.
   DISPATCH_ADMIN_EMAIL: optionalString,
   DISPATCH_ADMIN_PASSWORD: optionalString,

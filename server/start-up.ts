@@ -3,6 +3,8 @@ import { env } from "./env";
 
 /** What a Node.js server instance does once when it starts (called from instrumentation.ts). */
 export async function startUp(): Promise<void> {
+  // A PROJECT_CLI_MODULES naming an unknown module fails here, as the server starts, not at a run's first tool call.
+  await import("./tools/project-cli/allow-list");
   const { nodeRouterWanted } = await import("./http/node-routes");
   if (nodeRouterWanted()) await publishNodeRoutes();
   if (!env.DATABASE_URL) return;

@@ -1,6 +1,6 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import { compileUiHints } from "@/server/ui-schema/compile";
+import { compileUiHints } from "@/server/tools/project-cli/cards";
 import type { UiNodeInput, UiSchemaInput } from "@/server/ui-schema/schema";
 import { UiSchemaView } from "./ui-schema-view";
 

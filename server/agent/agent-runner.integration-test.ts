@@ -12,8 +12,9 @@ import { toolCredentialKey } from "@/server/tools/project-cli/credential";
 import { seedDemoContacts } from "@/server/tools/project-cli/modules/contacts/seed";
 import { createTestUser } from "@/test/helpers";
 import { createAgentRunner } from "./agent-runner";
-import { AGENT_RUNNER_ID, DEMO_MODEL_ID } from "./constants";
-import { createDemoModel } from "./demo-model";
+import { DEMO_MODEL_ID } from "../models/constants";
+import { AGENT_RUNNER_ID } from "../runs/runners/builtin-id";
+import { createDemoModel } from "../models/demo/demo-model";
 
 // The loop with the SDK's mock model and the real project_cli (child process, database),
 // through the real engine: what is streamed, persisted and replayed.

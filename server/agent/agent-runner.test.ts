@@ -7,10 +7,10 @@ import type { AgUiEvent } from "../protocols/ag-ui/events";
 import { parseRunAgentInput, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import { buildToolsPrompt } from "../protocols/ag-ui/tools-prompt";
 import type { EmitExtras, RunHandle } from "../runs/types";
-import { compileUiHints } from "../ui-schema/compile";
+import { compileUiHints } from "../tools/project-cli/cards";
 import { createAgentRunner, type AgentContext } from "./agent-runner";
 import { MAX_AGENT_STEPS } from "./constants";
-import type { ModelInfo } from "./models";
+import type { ModelInfo } from "../models/provider";
 import type { ProjectCliBinding, ProjectCliRequest } from "./tools";
 
 const RUN: RunHandle = {

@@ -1,20 +1,22 @@
 import "server-only";
 import { AISDKError, APICallError, type LanguageModel } from "ai";
 import { AppError } from "../errors";
+import { resolveTimeZone } from "../lib/time";
 import { logger } from "../logger";
+import { MODEL_MAX_RETRIES } from "../models/constants";
+import { createAgentModel, type ModelInfo } from "../models/provider";
+import type { StepStreamer } from "../models/step-stream";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
+import { AGENT_RUNNER_ID } from "../runs/runners/builtin-id";
 import type { PrefetchedContext, RunHandle, Runner, RunnerInput, RunnerResult } from "../runs/types";
 import { loadAttachmentBytes } from "../services/attachments";
 import { findAgentContext, findPreviousRunToolEvents, findRunUserAttachments, type AttachmentRef, type ThreadMessage, type ToolEventRow } from "./agent-repository";
-import { AGENT_RUNNER_ID, HISTORY_MESSAGE_LIMIT, MAX_AGENT_STEPS, MEMORY_FACT_LIMIT, MODEL_MAX_RETRIES } from "./constants";
+import { HISTORY_MESSAGE_LIMIT, MAX_AGENT_STEPS, MEMORY_FACT_LIMIT } from "./constants";
 import { buildConversation, clientToolResults, openClientToolCalls } from "./conversation";
 import { AgUiEventTranslator } from "./event-translator";
 import { runModelLoop } from "./model-loop";
-import { createAgentModel, type ModelInfo } from "./models";
 import { projectCliBinding } from "./project-cli-binding";
-import type { StepStreamer } from "./step-stream";
 import { buildSystemPrompt, type MemoryFact } from "./prompt";
-import { resolveTimeZone } from "./time";
 import { buildAgentTools, type ProjectCliBinding } from "./tools";
 
 export type UserImage = { mimeType: string; data: Uint8Array };

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseRunAgentInput } from "../protocols/ag-ui/run-input";
 import type { ThreadMessage, ToolEventRow } from "./agent-repository";
 import { buildConversation, clientToolResults, openClientToolCalls } from "./conversation";
-import { resolveTimeZone, zonedIso } from "./time";
+import { resolveTimeZone, zonedIso } from "../lib/time";
 
 const row = (role: string, content: string, metadata: Record<string, unknown> = {}): ThreadMessage => ({ role, content, metadata, runId: "r" });
 

@@ -13,7 +13,7 @@ import {
   resolveLanguageModel,
   standardizePrompt,
 } from "ai/internal";
-import { sdkStepStreamer, type StepStreamer } from "./step-stream";
+import { sdkStepStreamer, type StepStreamer } from "../models/step-stream";
 
 // The agent's tool loop, driven on the provider's own stream (a StepStreamer: the model's
 // doStream, or the lean OpenAI-compatible reader) rather than through streamText. Measured

@@ -1,7 +1,9 @@
 import "server-only";
 import { buildToolsPrompt } from "../protocols/ag-ui/tools-prompt";
 import type { Context, Tool } from "../protocols/ag-ui/run-input";
-import { toLocal } from "./time";
+import { toLocal } from "../lib/time";
+import { PROJECT_CLI_PROMPT_RULES, PROJECT_CLI_SUBJECTS } from "../tools/project-cli/prose";
+import { PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
 
 export type MemoryFact = { key: string; value: string };
 
@@ -14,13 +16,13 @@ export type SystemPromptInput = {
   clientTools: readonly Tool[];
 };
 
-const ROLE = `You are Dispatch, an assistant that manages the user's calendar, contacts and memory.
-You act through one tool, project_cli, called as {"module", "method", "input"}.
-- Read before you write: look contacts up with contacts.read before inviting someone, and never invent ids.
-- Interpret relative dates ("tomorrow", "on Friday", "this week") in the user's time zone below, and pass that zone wherever a method takes time_zone.
-- When project_cli answers {"status":"failure"} with INVALID_ACTION_INPUT, correct the input using its input_schema and issues, then call it again.
-- When the user tells you something lasting about themselves (a preference, a habit), save it with memory.update.
-- After a tool call, answer in a few plain sentences; the user also sees the tool's result as a card.`;
+const ROLE = [
+  `You are Dispatch, an assistant that manages the user's ${PROJECT_CLI_SUBJECTS}.`,
+  `You act through one tool, ${PROJECT_CLI_TOOL_NAME}, called as {"module", "method", "input"}.`,
+  ...PROJECT_CLI_PROMPT_RULES.map((rule) => `- ${rule}`),
+  `- When ${PROJECT_CLI_TOOL_NAME} answers {"status":"failure"} with INVALID_ACTION_INPUT, correct the input using its input_schema and issues, then call it again.`,
+  "- After a tool call, answer in a few plain sentences; the user also sees the tool's result as a card.",
+].join("\n");
 
 // Building an Intl formatter costs more than the rest of the prompt; one per zone is kept.
 const dateFormatters = new Map<string, Intl.DateTimeFormat>();

@@ -1,7 +1,7 @@
 import "server-only";
 import { getPool } from "../db";
-import { currentModelInfo } from "../agent/models";
-import { resolveTimeZone } from "../agent/time";
+import { currentModelInfo } from "../models/provider";
+import { resolveTimeZone } from "../lib/time";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { AgentRunContext } from "../protocols/runner/context";
 import type { AgentRunnerManifest } from "../protocols/runner/manifest";

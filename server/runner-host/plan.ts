@@ -1,6 +1,6 @@
 import "server-only";
 import { getPool } from "../db";
-import { currentModelInfo } from "../agent/models";
+import { currentModelInfo } from "../models/provider";
 import { AppError } from "../errors";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { AgentRunnerManifest } from "../protocols/runner/manifest";

@@ -4,27 +4,30 @@
 // later change to the binding never widens a run in flight.
 import { z } from "zod";
 import { STATE_SCOPES } from "../protocols/runner/context";
+import { hostApiOperations, STORAGE_AREAS } from "../protocols/runner/host-api";
 import { permissionsSchema, type AgentRunnerPermissions } from "../protocols/runner/manifest";
 
 const ops = <T extends readonly [string, ...string[]]>(values: T) => z.array(z.enum(values)).max(16).optional();
+// The operation names come from the host-API table, so a new action's operation is
+// grantable (and restrictable) here without naming it again.
 
 /** Admin-written policy; an omitted group allows what the manifest asks for, except where noted. */
 export const bindingPolicySchema = z.strictObject({
-  models: z.strictObject({ operations: ops(["invoke", "stream", "rerank"]), model_ids: z.array(z.string().min(1)).max(50).optional() }).optional(),
-  tools: z.strictObject({ operations: ops(["detail", "call"]), names: z.array(z.string().min(1)).max(50).optional() }).optional(),
+  models: z.strictObject({ operations: ops(hostApiOperations("models")), model_ids: z.array(z.string().min(1)).max(50).optional() }).optional(),
+  tools: z.strictObject({ operations: ops(hostApiOperations("tools")), names: z.array(z.string().min(1)).max(50).optional() }).optional(),
   knowledge_bases: z
-    .strictObject({ operations: ops(["list", "retrieve"]), ids: z.array(z.uuid()).max(100).optional() })
+    .strictObject({ operations: ops(hostApiOperations("knowledge_bases")), ids: z.array(z.uuid()).max(100).optional() })
     .optional(),
   history: z
     .strictObject({
-      operations: ops(["page", "search"]),
+      operations: ops(hostApiOperations("history")),
       // Other conversations this binding may read; the run's own is always readable. Default none.
       extra_conversation_ids: z.array(z.uuid()).max(100).optional(),
     })
     .optional(),
-  events: z.strictObject({ operations: ops(["get", "page"]) }).optional(),
-  artifacts: z.strictObject({ operations: ops(["metadata", "read"]) }).optional(),
-  storage: z.strictObject({ areas: ops(["plugin", "workspace", "binding"]) }).optional(),
+  events: z.strictObject({ operations: ops(hostApiOperations("events")) }).optional(),
+  artifacts: z.strictObject({ operations: ops(hostApiOperations("artifacts")) }).optional(),
+  storage: z.strictObject({ areas: ops(STORAGE_AREAS) }).optional(),
   state: z.strictObject({ scopes: ops(STATE_SCOPES) }).optional(),
   // Platform actions are refused unless listed here (and in the manifest). Default none.
   platform_api: z.strictObject({ actions: z.array(z.string().min(1).max(100)).max(50).default([]) }).optional(),

@@ -11,6 +11,7 @@ import {
   type RunMessageRow,
   type ToolCallEventsRow,
 } from "../repositories/admin-runs";
+import { toolAgentOutputSchema } from "../protocols/runner/host-api";
 import { compileToolUiSchema } from "../tools/project-cli/tool";
 import { decodeCursor, toPage } from "./admin-cursor";
 
@@ -46,17 +47,7 @@ const MAX_TOOL_CALLS = 200;
 const MAX_RUN_MESSAGES = 500;
 
 // What the post-processor stores in a tool message; read leniently, since rows outlive code.
-const toolAgentOutputSchema = z
-  .object({
-    tool_name: z.string().optional(),
-    tool_call_id: z.string().optional(),
-    tool_call_args: z.unknown().optional(),
-    status: z.string().optional(),
-    result: z.unknown().optional(),
-    error: z.unknown().optional(),
-    ui_hints: z.unknown().optional(),
-  })
-  .loose();
+const storedToolOutputSchema = toolAgentOutputSchema.partial();
 
 const resultEventSchema = z
   .object({ content: z.unknown().optional(), metadata: z.object({ ui_schema: z.unknown().optional() }).loose().optional() })
@@ -117,12 +108,12 @@ function assembleToolCalls(events: ToolCallEventsRow[], toolMessages: RunMessage
   const byId = new Map<string, { events?: ToolCallEventsRow; message?: RunMessageRow }>();
   for (const e of events) byId.set(e.toolCallId, { events: e });
   for (const m of toolMessages) {
-    const output = toolAgentOutputSchema.safeParse(m.metadata.tool_agent_output);
+    const output = storedToolOutputSchema.safeParse(m.metadata.tool_agent_output);
     const key = stringOr(m.metadata.tool_call_id) ?? (output.success ? output.data.tool_call_id : undefined) ?? `message:${m.messageId}`;
     byId.set(key, { ...byId.get(key), message: m });
   }
   return [...byId.entries()].map(([toolCallId, { events: ev, message }]) => {
-    const parsedOutput = toolAgentOutputSchema.safeParse(message?.metadata.tool_agent_output);
+    const parsedOutput = storedToolOutputSchema.safeParse(message?.metadata.tool_agent_output);
     const output = parsedOutput.success ? parsedOutput.data : null;
     const resultEvent = ev?.resultEvent ? resultEventSchema.safeParse(parseJson(ev.resultEvent)) : null;
     const streamedArgs = ev?.argsText ? parseJson(ev.argsText) : undefined;

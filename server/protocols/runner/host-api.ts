@@ -160,7 +160,11 @@ export const projectCliParametersSchema = z.strictObject({
   input: json,
 });
 
-/** What a host tool answers (for project_cli, its ToolAgentOutput). */
+/**
+ * ToolAgentOutput: what a host tool answers (tools/call), what the engine stores in a tool
+ * message's `metadata.tool_agent_output` and what /history and the console read back. The one
+ * definition; `ui_hints` is the tool's own vocabulary, checked by the tool that wrote it.
+ */
 export const toolAgentOutputSchema = z.object({
   tool_name: z.string(),
   tool_call_id: z.string(),
@@ -232,18 +236,14 @@ const area = z.enum(STORAGE_AREAS);
 
 // ---------------------------------------------------------------- the table
 
-/** The grant in the run's authorization an action needs (RunAuthorization, server/runner-host/policy.ts). */
-export type HostApiPermission =
-  | { group: "models"; operation: "invoke" | "stream" | "rerank" }
-  | { group: "tools"; operation: "detail" | "call" }
-  | { group: "knowledge_bases"; operation: "list" | "retrieve" }
-  | { group: "history"; operation: "page" | "search" }
-  | { group: "events"; operation: "get" | "page" }
-  | { group: "artifacts"; operation: "metadata" | "read" }
-  /** Granted per scope (authorization.state.scopes), per area (storage.areas), per action (platform_api.actions). */
-  | { group: "state" }
-  | { group: "storage" }
-  | { group: "platform_api" };
+/**
+ * The grant in the run's authorization an action needs (RunAuthorization, server/runner-host/policy.ts).
+ * Operation-granted groups name their operation here and nowhere else: the manifest's
+ * permissions, the binding policy and the authorization check all read them off this table.
+ * state, storage and platform_api are granted per scope, area and action instead.
+ */
+export type OperationGroup = "models" | "tools" | "knowledge_bases" | "history" | "events" | "artifacts";
+export type HostApiPermission = { group: OperationGroup; operation: string } | { group: "state" } | { group: "storage" } | { group: "platform_api" };
 
 type ActionSpec = {
   request: z.ZodType;
@@ -254,11 +254,11 @@ type ActionSpec = {
   description: string;
 };
 
-const action = <Req extends z.ZodType, Res extends z.ZodType, Streaming extends boolean = false>(spec: {
+const action = <Req extends z.ZodType, Res extends z.ZodType, const Permission extends HostApiPermission, Streaming extends boolean = false>(spec: {
   request: Req;
   response: Res;
   streaming?: Streaming;
-  permission: HostApiPermission;
+  permission: Permission;
   description: string;
 }) => ({ ...spec, streaming: (spec.streaming ?? false) as Streaming }) satisfies ActionSpec;
 
@@ -476,6 +476,19 @@ export type HostApiParsedRequest<A extends HostApiActionName> = z.output<(typeof
 /** `data` of a JSON action's success, or one line of a streaming action. */
 export type HostApiResponse<A extends HostApiActionName> = z.output<(typeof HOST_API_ACTIONS)[A]["response"]>;
 export const HOST_API_ACTION_NAMES = Object.keys(HOST_API_ACTIONS) as HostApiActionName[];
+
+type TablePermission = (typeof HOST_API_ACTIONS)[HostApiActionName]["permission"];
+/** The operations of a group, as the table names them (`invoke`, `stream`... for models). */
+export type HostApiOperation<G extends OperationGroup> = Extract<TablePermission, { group: G; operation: string }>["operation"];
+
+/** A group's operations in table order, ready for z.enum. */
+export function hostApiOperations<G extends OperationGroup>(group: G): [HostApiOperation<G>, ...HostApiOperation<G>[]] {
+  const names = new Set<string>();
+  for (const spec of Object.values(HOST_API_ACTIONS) as ActionSpec[]) {
+    if (spec.permission.group === group && "operation" in spec.permission) names.add(spec.permission.operation);
+  }
+  return [...names] as [HostApiOperation<G>, ...HostApiOperation<G>[]];
+}
 
 /** The actions that answer NDJSON. */
 export type HostApiStreamingAction = { [A in HostApiActionName]: (typeof HOST_API_ACTIONS)[A]["streaming"] extends true ? A : never }[HostApiActionName];

@@ -1,6 +1,7 @@
 // AgentRunnerManifest and its parts (spec/agent-runner-protocol.md §3), as strict zod schemas:
 // a runner that sends a key the protocol does not know is told so, not silently half-read.
 import { z } from "zod";
+import { hostApiOperations, STORAGE_AREAS } from "./host-api";
 
 /** `plugin:author/name/runner`: stable, what bindings and the host API name a runner by. */
 export const RUNNER_ID_PATTERN = /^plugin:[A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.-]{0,63}\/[A-Za-z0-9][\w.-]{0,63}$/;
@@ -45,13 +46,13 @@ export type AgentRunnerCapabilities = z.infer<typeof capabilitiesSchema>;
 const uniqueList = <T extends z.ZodType<string>>(item: T) => z.array(item).max(64).default([]);
 
 export const permissionsSchema = z.strictObject({
-  models: uniqueList(z.enum(["invoke", "stream", "rerank"])),
-  tools: uniqueList(z.enum(["detail", "call"])),
-  knowledge_bases: uniqueList(z.enum(["list", "retrieve"])),
-  history: uniqueList(z.enum(["page", "search"])),
-  events: uniqueList(z.enum(["get", "page"])),
-  artifacts: uniqueList(z.enum(["metadata", "read"])),
-  storage: uniqueList(z.enum(["plugin", "workspace", "binding"])),
+  models: uniqueList(z.enum(hostApiOperations("models"))),
+  tools: uniqueList(z.enum(hostApiOperations("tools"))),
+  knowledge_bases: uniqueList(z.enum(hostApiOperations("knowledge_bases"))),
+  history: uniqueList(z.enum(hostApiOperations("history"))),
+  events: uniqueList(z.enum(hostApiOperations("events"))),
+  artifacts: uniqueList(z.enum(hostApiOperations("artifacts"))),
+  storage: uniqueList(z.enum(STORAGE_AREAS)),
   platform_api: uniqueList(z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, "must be an action name such as message.edit")),
 });
 export type AgentRunnerPermissions = z.infer<typeof permissionsSchema>;

@@ -3,7 +3,8 @@ import { parseUiSchema } from "@/server/ui-schema/schema";
 import type { CalendarEventData } from "./modules/calendar/data";
 import { postProcess } from "./post-process";
 import type { CliOutput } from "./router";
-import { compileToolUiSchema, toolAgentOutputSchema } from "./tool";
+import { toolAgentOutputSchema } from "@/server/protocols/runner/host-api";
+import { compileToolUiSchema } from "./tool";
 
 const event: CalendarEventData = {
   id: "6f1c2b1e-8d3a-4c55-9a51-0b7c1e2f3a4d",

@@ -1,9 +1,9 @@
 import type pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { getPool } from "@/server/db";
+import { PROJECT_CLI_MODULES } from "./actions";
 import { projectCliRouter, type CliOutput } from "./router";
 
-const ALL_MODULES = ["calendar", "contacts", "memory"];
 
 /** One pooled connection for a test file, released after it. */
 export function openTestConnection(): () => pg.PoolClient {
@@ -19,7 +19,7 @@ export function openTestConnection(): () => pg.PoolClient {
 export function actAs(db: () => pg.ClientBase, userId: string, timeZone = "UTC") {
   return (action: string, input: unknown): Promise<CliOutput> => {
     const [module, method] = action.split(".") as [string, string];
-    return projectCliRouter.dispatch({ ctx: { userId, db: db(), timeZone }, module, method, input, allowedModules: ALL_MODULES });
+    return projectCliRouter.dispatch({ ctx: { userId, db: db(), timeZone }, module, method, input, allowedModules: PROJECT_CLI_MODULES });
   };
 }
 

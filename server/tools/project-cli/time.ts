@@ -1,9 +1,9 @@
 import "server-only";
-import { addDays, formatDate, fromLocal, offsetMinutes, toLocal, type LocalDate, type LocalDateTime } from "../../agent/time";
+import { addDays, formatDate, fromLocal, offsetMinutes, toLocal, type LocalDate, type LocalDateTime } from "../../lib/time";
 
 // Instants are stored in UTC; the model reads them back in the event's own zone, with the
 // offset written out, so "10:00+08:00" means what the user said. The zone arithmetic itself
-// is the agent's (server/agent/time.ts); these are the two shapes project_cli needs.
+// is shared (server/lib/time.ts); these are the two shapes project_cli needs.
 
 const pad = (n: number) => String(n).padStart(2, "0");
 

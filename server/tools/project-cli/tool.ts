@@ -1,16 +1,18 @@
 import "server-only";
 import { z } from "zod";
-import { env } from "@/server/env";
 import { logger } from "@/server/logger";
-import { uiHintsSchema } from "@/server/ui-schema/hints";
-import { compileStoredUiHints } from "@/server/ui-schema/compile";
+import { toolAgentOutputSchema } from "@/server/protocols/runner/host-api";
 import { timeZoneSchema, type UiSchema } from "@/server/ui-schema/schema";
-import { PROJECT_CLI_ACTIONS } from "./actions";
+import { findAction, PROJECT_CLI_ACTIONS } from "./actions";
+import { DEFAULT_ALLOWED_MODULES } from "./allow-list";
+import { compileStoredUiHints } from "./cards";
 import { mintToolCredential } from "./credential";
 import { ToolError } from "./errors";
 import { inputSignature } from "./input-schema";
+import type { UiHints } from "./module";
 import { postProcess } from "./post-process";
-import { toolErrorSchema, type CliOutput } from "./router";
+import { PROJECT_CLI_MODULE_CHOICE, PROJECT_CLI_SUBJECTS } from "./prose";
+import type { CliOutput } from "./router";
 import { execProjectCli } from "./run-cli";
 
 // The agent's single tool. The model sees a thin schema (module, method, input) and a short
@@ -23,34 +25,24 @@ const TIMEOUT_MS = 30_000;
 
 export const projectCliArgsSchema = z
   .strictObject({
-    module: z.string().min(1).max(64).describe("Module to use: calendar, contacts or memory"),
+    module: z.string().min(1).max(64).describe(`Module to use: ${PROJECT_CLI_MODULE_CHOICE}`),
     method: z.string().min(1).max(64).describe("Method of the module, e.g. read"),
     input: z.record(z.string(), z.unknown()).describe("The method's input object, as listed in the tool description ({} when it takes none)"),
   })
   .describe("One project_cli action");
 
 export const projectCliToolDescription = [
-  "Reads and changes the signed-in user's calendar, contacts and memory. Call with {module, method, input}.",
+  `Reads and changes the signed-in user's ${PROJECT_CLI_SUBJECTS}. Call with {module, method, input}.`,
   "Times are ISO-8601 with an offset (2026-04-21T10:00:00+08:00), dates YYYY-MM-DD, ids come from earlier results; a field marked ? is optional.",
   ...PROJECT_CLI_ACTIONS.map((a) => `- ${a.module}.${a.method} ${inputSignature(a.input)}: ${a.input.description ?? ""}`),
   "A failure returns {status:\"failure\", error:{code, message, ...}}; for INVALID_ACTION_INPUT, error.input_schema and error.issues say what to fix before calling again.",
 ].join("\n");
 
-export const toolAgentOutputSchema = z.strictObject({
-  tool_name: z.literal(PROJECT_CLI_TOOL_NAME),
-  tool_call_id: z.string(),
-  tool_call_args: z.unknown(),
-  status: z.enum(["success", "failure", "partial"]),
-  result: z.strictObject({ module: z.string(), method: z.string(), data: z.unknown() }).nullable(),
-  error: toolErrorSchema.nullable(),
-  ui_hints: uiHintsSchema.nullable(),
-});
-
-export type ToolAgentOutput = z.infer<typeof toolAgentOutputSchema>;
-
-function defaultModules(): string[] {
-  return env.PROJECT_CLI_MODULES.split(",").map((m) => m.trim()).filter(Boolean);
-}
+/** A ToolAgentOutput (the wire schema in protocols/runner/host-api.ts) as project_cli writes it. */
+export type ToolAgentOutput = Omit<z.infer<typeof toolAgentOutputSchema>, "tool_name" | "ui_hints"> & {
+  tool_name: typeof PROJECT_CLI_TOOL_NAME;
+  ui_hints: UiHints | null;
+};
 
 /** Runs one project_cli call for a run: validates the thin args, mints a credential, runs the CLI, post-processes. */
 export async function runProjectCli(opts: {
@@ -66,7 +58,17 @@ export async function runProjectCli(opts: {
   const outcome = await execute(opts);
   const { output, toolResponseText } = postProcess({ toolCallId: opts.toolCallId, args: opts.args, outcome });
   logger.info(
-    { runId: opts.runId, toolCallId: opts.toolCallId, module: outcome.module, method: outcome.method, status: output.status, code: output.error?.code, ms: Date.now() - started },
+    {
+      runId: opts.runId,
+      toolCallId: opts.toolCallId,
+      module: outcome.module,
+      method: outcome.method,
+      // Whether the user's data may have changed, for whoever reads the log after a failure.
+      kind: outcome.module && outcome.method ? findAction(outcome.module, outcome.method)?.kind : undefined,
+      status: output.status,
+      code: output.error?.code,
+      ms: Date.now() - started,
+    },
     "project_cli call",
   );
   return { output, toolResponseText, uiSchema: compileToolUiSchema(output) };
@@ -84,7 +86,7 @@ async function execute(opts: Parameters<typeof runProjectCli>[0]): Promise<CliOu
   const { module, method, input } = args.data;
   let credential: string;
   try {
-    credential = mintToolCredential({ userId: opts.userId, runId: opts.runId, modules: opts.allowedModules ?? defaultModules() });
+    credential = mintToolCredential({ userId: opts.userId, runId: opts.runId, modules: opts.allowedModules ?? DEFAULT_ALLOWED_MODULES });
   } catch (err) {
     logger.error({ err }, "cannot mint a project_cli credential");
     return { ok: false, module, method, error: new ToolError("TOOL_UNAVAILABLE", "project_cli is not available on this server").toBody() };

@@ -1,7 +1,8 @@
 import "server-only";
 import { AISDKError, APICallError, generateText, jsonSchema, streamText, tool, type FinishReason, type LanguageModelUsage, type ModelMessage, type ToolSet } from "ai";
-import { DEFAULT_TIME_ZONE, MODEL_MAX_RETRIES } from "../../../agent/constants";
-import { createAgentModel, currentModelInfo } from "../../../agent/models";
+import { DEFAULT_TIME_ZONE } from "../../../lib/time";
+import { MODEL_MAX_RETRIES } from "../../../models/constants";
+import { createAgentModel, currentModelInfo } from "../../../models/provider";
 import { logger } from "../../../logger";
 import {
   UNSUPPORTED_ERROR_STATUS,

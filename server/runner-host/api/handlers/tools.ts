@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { resolveTimeZone } from "../../../agent/time";
+import { resolveTimeZone } from "../../../lib/time";
 import { getPool } from "../../../db";
 import { PROJECT_CLI_TOOL_NAME, projectCliArgsSchema, projectCliToolDescription, runProjectCli } from "../../../tools/project-cli/tool";
 import type { JsonHandler } from "../call";

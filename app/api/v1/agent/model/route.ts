@@ -1,4 +1,4 @@
-import { currentModelInfo } from "@/server/agent/models";
+import { currentModelInfo } from "@/server/models/provider";
 import { authenticateRequest } from "@/server/auth/session";
 import { apiRoute, jsonResponse } from "@/server/http/route";
 

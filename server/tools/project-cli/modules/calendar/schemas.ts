@@ -3,7 +3,7 @@ import { z } from "zod";
 import { dateField, emailField, idField, instantField, timeZoneField } from "../../fields";
 
 // The methods' inputs: strict (an unknown key is an error the model can correct). Each is built
-// on first use, so a process builds only the schemas its calls need (see actions.ts); the data
+// on first use, so a process builds only the schemas its calls need (see ../../module.ts); the data
 // the handlers return is described in data.ts.
 
 const MAX_RANGE_DAYS = 92;

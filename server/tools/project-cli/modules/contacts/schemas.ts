@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 
-// The method's input, built on first use (see actions.ts); its data is described in data.ts.
+// The method's input, built on first use (see ../../module.ts); its data is described in data.ts.
 
 export const contactsReadInput = () =>
   z

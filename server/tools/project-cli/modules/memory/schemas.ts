@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 
-// The methods' inputs, built on first use (see actions.ts); their data is described in data.ts.
+// The methods' inputs, built on first use (see ../../module.ts); their data is described in data.ts.
 
 const MAX_FACTS_PER_CALL = 20;
 

@@ -9,7 +9,7 @@ import type {
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
 import { randomUUID } from "node:crypto";
-import { DEMO_MODEL_ID } from "./constants";
+import { DEMO_MODEL_ID } from "../constants";
 import { planDemoTurn, type DemoAction, type DemoExchange, type ProjectCliArgs } from "./demo-planner";
 
 // The offline demo model: an AI SDK language model (specification v4) with no network and

@@ -1,5 +1,5 @@
 import "server-only";
-import { addDays, localToday, nextWeekday, parseWeekday, startOfWeek, type LocalDate } from "./time";
+import { addDays, localToday, nextWeekday, parseWeekday, startOfWeek, type LocalDate } from "../../lib/time";
 
 // What the offline demo model understands: a handful of plain phrasings about calendar,
 // contacts and memory, parsed with regular expressions against a fixed "now" and zone.

@@ -15,7 +15,7 @@ import {
   toSecondPerson,
   type ToolResult,
 } from "./demo-replies";
-import { addDays, formatDate, zonedIso } from "./time";
+import { addDays, formatDate, zonedIso } from "../../lib/time";
 
 // The demo model's decision for one step, from the request and the tool results of this
 // turn so far: call project_cli next, or answer. Pure and deterministic given now and zone.

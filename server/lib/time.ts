@@ -1,9 +1,11 @@
 import "server-only";
-import { DEFAULT_TIME_ZONE } from "./constants";
 
 // Calendar arithmetic in the user's IANA time zone with nothing but Intl: local dates are
 // plain {year, month, day} values, and instants are written as ISO strings with the zone's
 // offset at that moment, which is what project_cli's calendar methods expect.
+
+/** Time zone of a run whose client names none. */
+export const DEFAULT_TIME_ZONE = "UTC";
 
 export type LocalDate = { year: number; month: number; day: number };
 export type LocalDateTime = LocalDate & { hour: number; minute: number };

@@ -1,6 +1,6 @@
 import { isStepCount, jsonSchema, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
-import { PROJECT_CLI_ACTIONS } from "../tools/project-cli/actions";
+import { PROJECT_CLI_ACTIONS } from "../../tools/project-cli/actions";
 import { parseDay, parseDuration, parseTime } from "./demo-intents";
 import { createDemoModel } from "./demo-model";
 import { factFromStatement, planDemoTurn, type DemoAction, type DemoExchange, type ProjectCliArgs } from "./demo-planner";

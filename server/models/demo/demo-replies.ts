@@ -1,5 +1,5 @@
 import "server-only";
-import { fromLocal, toLocal, type LocalDate } from "./time";
+import { fromLocal, toLocal, type LocalDate } from "../../lib/time";
 
 // The demo model's words: plain summaries of project_cli results, read tolerantly from the
 // result JSON the model is given (the same text a real model sees), and its help text.

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { env } from "../env";
 import { DEFAULT_OPENAI_MODEL, DEMO_MODEL_ID } from "./constants";
 import { createChatCompletionsStreamer } from "./chat-completions-stream";
-import { createDemoModel } from "./demo-model";
+import { createDemoModel } from "./demo/demo-model";
 import type { StepStreamer } from "./step-stream";
 
 // Which model the agent runs on, from configuration alone: any OpenAI-compatible server

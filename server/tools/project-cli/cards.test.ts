@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { compileStoredUiHints, compileUiHints } from "./compile";
-import { calendarEventActionSchema, uiHintsSchema, type CalendarEventHint, type UiHints } from "./hints";
-import { MAX_CHILDREN, parseUiSchema, type UiNode, type UiSchema } from "./schema";
+import { MAX_CHILDREN, parseUiSchema, type UiNode, type UiSchema } from "@/server/ui-schema/schema";
+import { compileStoredUiHints, compileUiHints, uiHintsSchema } from "./cards";
+import type { UiHints } from "./module";
+import { calendarEventActionSchema, type CalendarEventHint } from "./modules/calendar/cards";
 
 const sync: CalendarEventHint = {
   id: "evt_123",
