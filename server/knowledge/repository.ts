@@ -47,6 +47,12 @@ export async function insertKnowledgeBase({ name, description }: { name: string;
   return rows[0] ?? null;
 }
 
+/** Up to `limit` knowledge bases' ids and names, oldest first. */
+export async function listKnowledgeBaseNames({ limit }: { limit: number }): Promise<{ id: string; name: string }[]> {
+  const { rows } = await getPool().query<{ id: string; name: string }>(`select id, name from knowledge_bases order by created_at limit $1`, [limit]);
+  return rows;
+}
+
 /** Knowledge bases by name; only those in `ids` when given. */
 export async function selectKnowledgeBases({ ids }: { ids?: readonly string[] }): Promise<KnowledgeBaseRow[]> {
   const { rows } = await getPool().query<KnowledgeBaseRow>(

@@ -196,3 +196,9 @@ export async function findAbandonedRuns({ staleBefore }: { staleBefore: Date }):
   );
   return rows;
 }
+
+/** The request the run was started with (runs.input), or null for an unknown run. */
+export async function findRunInput({ id }: { id: string }): Promise<{ input: unknown } | null> {
+  const { rows } = await getPool().query<{ input: unknown }>(`select input from runs where id = $1`, [id]);
+  return rows[0] ?? null;
+}
