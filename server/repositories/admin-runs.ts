@@ -1,6 +1,7 @@
 import "server-only";
 import { getPool } from "../db";
 import { RUN_EVENTS_SQL } from "./run-events";
+import { likePattern } from "./sql";
 import type { RunStatus, TokenUsage } from "../runs/types";
 
 // Read-only queries for the admin console's run pages. Lists are keyset-paginated on
@@ -82,11 +83,6 @@ const DURATION_MS = `(extract(epoch from (r.finished_at - r.started_at)) * 1000)
 const LIST_COLUMNS = `r.id, r.run_id as "runId", r.thread_id as "threadId", r.user_id as "userId", u.email as "userEmail",
   r.status, r.protocol, r.runner, r.model, r.error_code as "errorCode", r.error_message as "errorMessage",
   r.created_at as "createdAt", r.started_at as "startedAt", r.finished_at as "finishedAt", ${DURATION_MS} as "durationMs"`;
-
-/** An ILIKE pattern matching `text` anywhere, with its wildcards taken literally. */
-export function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 function roundDuration<T extends { durationMs: number | null }>(row: T): T {
   return { ...row, durationMs: row.durationMs === null ? null : Math.round(row.durationMs) };

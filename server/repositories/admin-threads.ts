@@ -1,7 +1,7 @@
 import "server-only";
 import { getPool } from "../db";
 import type { RunStatus } from "../runs/types";
-import { likePattern } from "./admin-runs";
+import { likePattern } from "./sql";
 
 // Read-only queries for the console's thread pages: threads newest-activity first with
 // their owner and counts, and a thread's messages and runs, each a bounded page.

@@ -7,7 +7,7 @@ import type pg from "pg";
 export type Db = pg.Pool | pg.PoolClient;
 
 /** `text` with LIKE's wildcards (and its escape character) taken literally. */
-export function escapeLike(text: string): string {
+function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 

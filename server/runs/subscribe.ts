@@ -1,7 +1,8 @@
 import "server-only";
-import { readEvents, RUN_EVENTS_CHANNEL } from "./event-log";
+import { listen } from "../repositories/notifications";
+import { RUN_EVENTS_CHANNEL } from "../repositories/run-events";
+import { readEvents } from "./event-log";
 import { getLiveRun } from "./live-runs";
-import { listen } from "./notifications";
 import { TERMINAL_EVENT_TYPES, type EventRecord } from "./types";
 
 const PAGE = 500;
