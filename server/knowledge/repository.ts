@@ -2,30 +2,15 @@ import "server-only";
 import type pg from "pg";
 import { getPool, withTransaction } from "../db";
 import { AppError } from "../errors";
+import type { KnowledgeBaseModel, KnowledgeDocumentModel } from "../generated/prisma/models";
 import type { KnowledgeMimeType } from "./chunking";
 
 // Knowledge bases, documents and chunks in plain SQL: the chunk insert computes tsvectors in
 // the database, which Prisma cannot express (the column is Unsupported("tsvector")).
 
-export type KnowledgeBaseRow = {
-  id: string;
-  name: string;
-  description: string;
-  createdAt: Date;
-  documentCount: number;
-  chunkCount: number;
-};
+export type KnowledgeBaseRow = KnowledgeBaseModel & { documentCount: number; chunkCount: number };
 
-export type KnowledgeDocumentRow = {
-  id: string;
-  knowledgeBaseId: string;
-  title: string;
-  mimeType: KnowledgeMimeType;
-  size: number;
-  sha256: string;
-  createdAt: Date;
-  chunkCount: number;
-};
+export type KnowledgeDocumentRow = Omit<KnowledgeDocumentModel, "mimeType"> & { mimeType: KnowledgeMimeType; chunkCount: number };
 
 /** One chunk as the insert needs it: `headingText`, `title` and `body` are already segmented for search. */
 export type ChunkInsert = { ord: number; content: string; headingText: string; body: string; embedding: number[] | null };

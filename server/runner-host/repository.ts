@@ -1,45 +1,21 @@
 import "server-only";
 import { getPool, withTransaction } from "../db";
-import type { RunModel } from "../generated/prisma/models";
+import type { AgentBindingModel, AgentRunnerModel, RunModel, RunnerEndpointModel } from "../generated/prisma/models";
 import type { AgentRunnerManifest } from "../protocols/runner/manifest";
 import type { Db } from "../repositories/sql";
 import type { BindingPolicy, RunAuthorization } from "./policy";
 
-export type EndpointRow = {
-  id: string;
-  baseUrl: string;
-  secretSealed: string;
-  status: string;
-  lastError: string | null;
-  warnings: { runner_id: string | null; reason: string }[];
-  refreshedAt: Date | null;
-  createdAt: Date;
-};
+/** An endpoint without its secret's hash; `warnings` are the manifests its last discovery skipped. */
+export type EndpointRow = Omit<RunnerEndpointModel, "secretHash" | "warnings"> & { warnings: { runner_id: string | null; reason: string }[] };
 
-export type RunnerRow = {
-  id: string;
-  endpointId: string | null;
-  name: string;
-  manifest: AgentRunnerManifest;
-  available: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-};
+export type RunnerRow = Omit<AgentRunnerModel, "manifest"> & { manifest: AgentRunnerManifest };
 
 export type BindingScope = "default" | "user" | "thread";
 
-export type BindingRow = {
-  id: string;
-  runnerId: string;
+export type BindingRow = Omit<AgentBindingModel, "scope" | "config" | "policy"> & {
   scope: BindingScope;
-  userId: string | null;
-  threadId: string | null;
-  eventTypes: string[];
   config: Record<string, unknown>;
   policy: BindingPolicy;
-  enabled: boolean;
-  createdAt: Date;
-  updatedAt: Date;
 };
 
 const ENDPOINT_COLUMNS = `id, base_url as "baseUrl", secret_sealed as "secretSealed", status, last_error as "lastError", warnings,
