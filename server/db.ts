@@ -1,15 +1,12 @@
 import "server-only";
 import pg from "pg";
-import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "./generated/prisma/client";
 import { env, requireDatabaseUrl } from "./env";
 import { logger } from "./logger";
 
-// One pool per process, shared by Prisma and the hot paths (event log, history) that use
-// plain SQL; kept on globalThis so dev hot reloads do not open new pools. The statements
-// every run makes (API key, accept, event rows, finish) are named queries: each pooled
-// connection parses and plans them once instead of on every call.
-const globalForDb = globalThis as unknown as { dispatchPool?: pg.Pool; dispatchDb?: PrismaClient };
+// One pool per process, used only by repositories; kept on globalThis so dev hot reloads do
+// not open new pools. The statements every run makes (API key, accept, event rows, finish) are
+// named queries: each pooled connection parses and plans them once instead of on every call.
+const globalForDb = globalThis as unknown as { dispatchPool?: pg.Pool };
 
 export function getPool(): pg.Pool {
   if (!globalForDb.dispatchPool) {
@@ -30,9 +27,11 @@ export function getPool(): pg.Pool {
   return globalForDb.dispatchPool;
 }
 
-export function getDb(): PrismaClient {
-  globalForDb.dispatchDb ??= new PrismaClient({ adapter: new PrismaPg(getPool()) });
-  return globalForDb.dispatchDb;
+/** Ends the pool if one was opened; the next getPool() opens a new one. */
+export async function closePool(): Promise<void> {
+  const pool = globalForDb.dispatchPool;
+  globalForDb.dispatchPool = undefined;
+  await pool?.end();
 }
 
 /** Runs `fn` in one transaction on a pooled connection; rolls back on any error. */

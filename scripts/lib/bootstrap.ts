@@ -63,6 +63,6 @@ export async function ensureFirstAdmin(baseUrl: string): Promise<void> {
 }
 
 export async function closeAppDb(): Promise<void> {
-  const { getDb } = await import("../../server/db");
-  await getDb().$disconnect();
+  const { closeDatabase } = await import("../../server/repositories/database");
+  await closeDatabase();
 }

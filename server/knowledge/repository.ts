@@ -2,30 +2,15 @@ import "server-only";
 import type pg from "pg";
 import { getPool, withTransaction } from "../db";
 import { AppError } from "../errors";
+import type { KnowledgeBaseModel, KnowledgeDocumentModel } from "../generated/prisma/models";
 import type { KnowledgeMimeType } from "./chunking";
 
 // Knowledge bases, documents and chunks in plain SQL: the chunk insert computes tsvectors in
 // the database, which Prisma cannot express (the column is Unsupported("tsvector")).
 
-export type KnowledgeBaseRow = {
-  id: string;
-  name: string;
-  description: string;
-  createdAt: Date;
-  documentCount: number;
-  chunkCount: number;
-};
+export type KnowledgeBaseRow = KnowledgeBaseModel & { documentCount: number; chunkCount: number };
 
-export type KnowledgeDocumentRow = {
-  id: string;
-  knowledgeBaseId: string;
-  title: string;
-  mimeType: KnowledgeMimeType;
-  size: number;
-  sha256: string;
-  createdAt: Date;
-  chunkCount: number;
-};
+export type KnowledgeDocumentRow = Omit<KnowledgeDocumentModel, "mimeType"> & { mimeType: KnowledgeMimeType; chunkCount: number };
 
 /** One chunk as the insert needs it: `headingText`, `title` and `body` are already segmented for search. */
 export type ChunkInsert = { ord: number; content: string; headingText: string; body: string; embedding: number[] | null };
@@ -45,6 +30,12 @@ export async function insertKnowledgeBase({ name, description }: { name: string;
     [name, description],
   );
   return rows[0] ?? null;
+}
+
+/** Up to `limit` knowledge bases' ids and names, oldest first. */
+export async function listKnowledgeBaseNames({ limit }: { limit: number }): Promise<{ id: string; name: string }[]> {
+  const { rows } = await getPool().query<{ id: string; name: string }>(`select id, name from knowledge_bases order by created_at limit $1`, [limit]);
+  return rows;
 }
 
 /** Knowledge bases by name; only those in `ids` when given. */

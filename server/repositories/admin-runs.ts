@@ -1,7 +1,10 @@
 import "server-only";
 import { getPool } from "../db";
+import type { MessageModel, RunModel, ThreadModel, UserModel } from "../generated/prisma/models";
 import { RUN_EVENTS_SQL } from "./run-events";
-import type { RunStatus, TokenUsage } from "../runs/types";
+import type { RunRow } from "./runs";
+import { likePattern } from "./sql";
+import type { RunStatus } from "../runs/types";
 
 // Read-only queries for the admin console's run pages. Lists are keyset-paginated on
 // (created_at, id) so a page costs the same at any depth, and nothing reads a whole table.
@@ -19,31 +22,11 @@ export type AdminRunQuery = {
   limit: number;
 };
 
-export type AdminRunListRow = {
-  id: string;
-  runId: string;
-  threadId: string;
-  userId: string;
-  userEmail: string;
-  status: RunStatus;
-  protocol: string;
-  runner: string;
-  model: string | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  createdAt: Date;
-  startedAt: Date | null;
-  finishedAt: Date | null;
-  durationMs: number | null;
-};
+export type AdminRunListRow = Omit<RunRow, "usage" | "deadlineAt"> & { userEmail: UserModel["email"]; durationMs: number | null };
 
-export type AdminRunRow = AdminRunListRow & {
-  threadTitle: string;
-  usage: TokenUsage | null;
-  deadlineAt: Date;
-  heartbeatAt: Date | null;
-  cancelRequestedAt: Date | null;
-};
+export type AdminRunRow = AdminRunListRow &
+  Pick<RunRow, "usage" | "deadlineAt"> &
+  Pick<RunModel, "heartbeatAt" | "cancelRequestedAt"> & { threadTitle: ThreadModel["title"] };
 
 export type RunEventRow = { seq: number; type: string; payload: string; createdAt: Date };
 
@@ -66,15 +49,7 @@ export type ToolCallEventsRow = {
   resultEvent: string | null;
 };
 
-export type RunMessageRow = {
-  id: string;
-  seq: number;
-  role: string;
-  messageId: string;
-  content: string;
-  metadata: Record<string, unknown>;
-  createdAt: Date;
-};
+export type RunMessageRow = Pick<MessageModel, "id" | "seq" | "role" | "messageId" | "content" | "createdAt"> & { metadata: Record<string, unknown> };
 
 // Durations are wall-clock milliseconds between two timestamp(3) columns.
 const DURATION_MS = `(extract(epoch from (r.finished_at - r.started_at)) * 1000)::float8`;
@@ -82,11 +57,6 @@ const DURATION_MS = `(extract(epoch from (r.finished_at - r.started_at)) * 1000)
 const LIST_COLUMNS = `r.id, r.run_id as "runId", r.thread_id as "threadId", r.user_id as "userId", u.email as "userEmail",
   r.status, r.protocol, r.runner, r.model, r.error_code as "errorCode", r.error_message as "errorMessage",
   r.created_at as "createdAt", r.started_at as "startedAt", r.finished_at as "finishedAt", ${DURATION_MS} as "durationMs"`;
-
-/** An ILIKE pattern matching `text` anywhere, with its wildcards taken literally. */
-export function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 function roundDuration<T extends { durationMs: number | null }>(row: T): T {
   return { ...row, durationMs: row.durationMs === null ? null : Math.round(row.durationMs) };

@@ -1,42 +1,22 @@
 import "server-only";
 import { getPool } from "../db";
-import type { RunStatus } from "../runs/types";
-import { likePattern } from "./admin-runs";
+import type { MessageModel, ThreadModel, UserModel } from "../generated/prisma/models";
+import type { RunMessageRow } from "./admin-runs";
+import type { RunRow } from "./runs";
+import { likePattern } from "./sql";
 
 // Read-only queries for the console's thread pages: threads newest-activity first with
 // their owner and counts, and a thread's messages and runs, each a bounded page.
 
-export type AdminThreadRow = {
-  id: string;
-  title: string;
-  userId: string;
-  userEmail: string;
-  createdAt: Date;
-  updatedAt: Date;
+export type AdminThreadRow = Pick<ThreadModel, "id" | "title" | "userId" | "createdAt" | "updatedAt"> & {
+  userEmail: UserModel["email"];
   messageCount: number;
   runCount: number;
 };
 
-export type AdminThreadMessageRow = {
-  id: string;
-  seq: number;
-  role: string;
-  messageId: string;
-  runId: string | null;
-  content: string;
-  metadata: Record<string, unknown>;
-  createdAt: Date;
-};
+export type AdminThreadMessageRow = RunMessageRow & Pick<MessageModel, "runId">;
 
-export type AdminThreadRunRow = {
-  id: string;
-  runId: string;
-  status: RunStatus;
-  runner: string;
-  errorCode: string | null;
-  createdAt: Date;
-  durationMs: number | null;
-};
+export type AdminThreadRunRow = Pick<RunRow, "id" | "runId" | "status" | "runner" | "errorCode" | "createdAt"> & { durationMs: number | null };
 
 const THREAD_COLUMNS = `t.id, t.title, t.user_id as "userId", u.email as "userEmail", t.created_at as "createdAt", t.updated_at as "updatedAt",
   (select count(*)::int from messages m where m.thread_id = t.id) as "messageCount",

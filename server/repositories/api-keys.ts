@@ -1,20 +1,20 @@
 import "server-only";
-import { getDb, getPool } from "../db";
+import { getPool } from "../db";
+import type { ApiKeyModel, UserModel } from "../generated/prisma/models";
 
-const keyView = { id: true, userId: true, name: true, prefix: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
+export type ApiKeyView = Pick<ApiKeyModel, "id" | "userId" | "name" | "prefix" | "createdAt" | "lastUsedAt" | "revokedAt">;
 
-export function insertApiKey(data: { userId: string; name: string; prefix: string; keyHash: string }) {
-  return getDb().apiKey.create({ data, select: keyView });
+const VIEW_COLUMNS = `k.id, k.user_id as "userId", k.name, k.prefix, k.created_at as "createdAt", k.last_used_at as "lastUsedAt", k.revoked_at as "revokedAt"`;
+
+export async function insertApiKey(data: { userId: string; name: string; prefix: string; keyHash: string }): Promise<ApiKeyView> {
+  const { rows } = await getPool().query<ApiKeyView>(
+    `insert into api_keys as k (id, user_id, name, prefix, key_hash) values (gen_random_uuid(), $1, $2, $3, $4) returning ${VIEW_COLUMNS}`,
+    [data.userId, data.name, data.prefix, data.keyHash],
+  );
+  return rows[0]!;
 }
 
-export type ApiKeyAuthRow = {
-  id: string;
-  revokedAt: Date | null;
-  lastUsedAt: Date | null;
-  userId: string;
-  email: string;
-  role: "user" | "admin";
-};
+export type ApiKeyAuthRow = Pick<ApiKeyModel, "id" | "revokedAt" | "lastUsedAt" | "userId"> & Pick<UserModel, "email" | "role">;
 
 /** The key with this hash and its user, in one plain query: every API request runs it. */
 export async function findApiKeyByHash({ keyHash }: { keyHash: string }): Promise<ApiKeyAuthRow | null> {
@@ -27,29 +27,33 @@ export async function findApiKeyByHash({ keyHash }: { keyHash: string }): Promis
   return rows[0] ?? null;
 }
 
-export function listApiKeysForUser({ userId }: { userId: string }) {
-  return getDb().apiKey.findMany({ where: { userId }, select: keyView, orderBy: { createdAt: "desc" }, take: 200 });
+export async function listApiKeysForUser({ userId }: { userId: string }): Promise<ApiKeyView[]> {
+  const { rows } = await getPool().query<ApiKeyView>(`select ${VIEW_COLUMNS} from api_keys k where k.user_id = $1 order by k.created_at desc limit 200`, [userId]);
+  return rows;
 }
 
 export async function listApiKeysPage({ cursor, limit, userId }: { cursor?: string; limit: number; userId?: string }) {
-  const rows = await getDb().apiKey.findMany({
-    where: userId ? { userId } : {},
-    select: { ...keyView, user: { select: { email: true } } },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: limit + 1,
-    ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
-  });
+  // Newest first; the page after `cursor` continues the (created_at, id) order (an unknown cursor ends it).
+  const { rows } = await getPool().query<ApiKeyView & { email: string }>(
+    `select ${VIEW_COLUMNS}, u.email from api_keys k join users u on u.id = k.user_id
+     where ($1::uuid is null or k.user_id = $1::uuid)
+       and ($2::uuid is null or (k.created_at, k.id) < (select c.created_at, c.id from api_keys c where c.id = $2::uuid))
+     order by k.created_at desc, k.id desc limit $3`,
+    [userId ?? null, cursor ?? null, limit + 1],
+  );
   const hasMore = rows.length > limit;
-  const items = rows.slice(0, limit);
+  const items = rows.slice(0, limit).map(({ email, ...key }) => ({ ...key, user: { email } }));
   return { items, nextCursor: hasMore ? items.at(-1)?.id ?? null : null };
 }
 
-export function markApiKeyRevoked({ id }: { id: string }) {
-  return getDb().apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+export async function markApiKeyRevoked({ id }: { id: string }): Promise<{ count: number }> {
+  const { rowCount } = await getPool().query(`update api_keys set revoked_at = now() where id = $1 and revoked_at is null`, [id]);
+  return { count: rowCount ?? 0 };
 }
 
-export function findApiKeyById({ id }: { id: string }) {
-  return getDb().apiKey.findUnique({ where: { id }, select: keyView });
+export async function findApiKeyById({ id }: { id: string }): Promise<ApiKeyView | null> {
+  const { rows } = await getPool().query<ApiKeyView>(`select ${VIEW_COLUMNS} from api_keys k where k.id = $1`, [id]);
+  return rows[0] ?? null;
 }
 
 /** Records a use at `at` unless one was recorded since `notBefore` (by this or another instance). */

@@ -1,52 +1,41 @@
 import "server-only";
-import { getDb } from "../db";
+import { getPool } from "../db";
+import type { AttachmentModel } from "../generated/prisma/models";
 
-const attachmentColumns = {
-  id: true,
-  userId: true,
-  threadId: true,
-  driver: true,
-  bucket: true,
-  path: true,
-  mimeType: true,
-  size: true,
-  sha256: true,
-  createdAt: true,
-} as const;
+export type AttachmentRow = AttachmentModel;
+
+const COLUMNS = `id, user_id as "userId", thread_id as "threadId", driver, bucket, path, mime_type as "mimeType", size, sha256, created_at as "createdAt"`;
 
 /** sha256 of an upload whose bytes the server has not seen yet (a presigned upload). */
 export const UNVERIFIED_SHA256 = "";
 
-export function insertAttachment(data: {
-  userId: string;
-  threadId: string | null;
-  driver: string;
-  bucket: string;
-  path: string;
-  mimeType: string;
-  size: number;
-  sha256: string;
-}) {
-  return getDb().attachment.create({ data, select: attachmentColumns });
+export async function insertAttachment(data: Omit<AttachmentRow, "id" | "createdAt">): Promise<AttachmentRow> {
+  const { rows } = await getPool().query<AttachmentRow>(
+    `insert into attachments (id, user_id, thread_id, driver, bucket, path, mime_type, size, sha256)
+     values (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8) returning ${COLUMNS}`,
+    [data.userId, data.threadId, data.driver, data.bucket, data.path, data.mimeType, data.size, data.sha256],
+  );
+  return rows[0]!;
 }
 
 /** The attachment if it is this user's; someone else's is indistinguishable from none. */
-export function findAttachmentForUser({ bucket, path, userId }: { bucket: string; path: string; userId: string }) {
-  return getDb().attachment.findFirst({ where: { bucket, path, userId }, select: attachmentColumns });
+export async function findAttachmentForUser({ bucket, path, userId }: { bucket: string; path: string; userId: string }): Promise<AttachmentRow | null> {
+  const { rows } = await getPool().query<AttachmentRow>(`select ${COLUMNS} from attachments where bucket = $1 and path = $2 and user_id = $3`, [bucket, path, userId]);
+  return rows[0] ?? null;
 }
 
-export function findAttachment({ bucket, path }: { bucket: string; path: string }) {
-  return getDb().attachment.findUnique({ where: { bucket_path: { bucket, path } }, select: attachmentColumns });
+export async function findAttachment({ bucket, path }: { bucket: string; path: string }): Promise<AttachmentRow | null> {
+  const { rows } = await getPool().query<AttachmentRow>(`select ${COLUMNS} from attachments where bucket = $1 and path = $2`, [bucket, path]);
+  return rows[0] ?? null;
 }
 
-export function markAttachmentVerified({ id, size, sha256 }: { id: string; size: number; sha256: string }) {
-  return getDb().attachment.update({ where: { id }, data: { size, sha256 }, select: attachmentColumns });
+export async function markAttachmentVerified({ id, size, sha256 }: { id: string; size: number; sha256: string }): Promise<AttachmentRow | null> {
+  const { rows } = await getPool().query<AttachmentRow>(`update attachments set size = $2, sha256 = $3 where id = $1 returning ${COLUMNS}`, [id, size, sha256]);
+  return rows[0] ?? null;
 }
 
 /** Who owns a thread, or null when it does not exist yet (uploads may precede the thread's first run). */
 export async function findThreadOwner({ id }: { id: string }): Promise<string | null> {
-  const thread = await getDb().thread.findUnique({ where: { id }, select: { userId: true } });
-  return thread?.userId ?? null;
+  const { rows } = await getPool().query<{ userId: string }>(`select user_id as "userId" from threads where id = $1`, [id]);
+  return rows[0]?.userId ?? null;
 }
-
-export type AttachmentRow = NonNullable<Awaited<ReturnType<typeof findAttachment>>>;

@@ -1,7 +1,13 @@
 import "server-only";
+import { getPool } from "../db";
+import type { RunEventBatchModel } from "../generated/prisma/models";
 
-// The run event log is stored in batches (run_event_batches: server/runs/event-log.ts writes
-// them); this is the log as one row per event for queries that filter or aggregate in SQL.
+// The run event log, stored in batches (run_event_batches): each row holds a run's events
+// first_seq..last_seq as the JSON that was streamed, one per line, with their types. The
+// batching itself (group commit, retries) is server/runs/event-log.ts; these are its statements.
+
+/** Where other instances hear of new events: payload `<runs.id>:<last seq>`, sent at commit. */
+export const RUN_EVENTS_CHANNEL = "dispatch_run_events";
 
 /**
  * The event log one row per event (run_id, seq, type, payload as text, created_at), for
@@ -10,3 +16,52 @@ import "server-only";
  */
 export const RUN_EVENTS_SQL = `(select b.run_id, b.first_seq + e.n::int - 1 as seq, e.type, e.payload, b.created_at
   from run_event_batches b, unnest(string_to_array(b.types, ' '), string_to_array(b.events, E'\\n')) with ordinality as e(type, payload, n))`;
+
+/** One batch to write: a run's consecutive events, written at `at` (epoch milliseconds). */
+export type EventBatchInsert = Pick<RunEventBatchModel, "runId" | "firstSeq" | "lastSeq"> & { types: string[]; events: string[]; at: number };
+
+const COLUMNS = 6;
+
+function insertSql(rows: number): string {
+  const values: string[] = [];
+  for (let i = 0; i < rows; i++) {
+    const p = i * COLUMNS;
+    values.push(`($${p + 1}::uuid, $${p + 2}::int, $${p + 3}::int, $${p + 4}, $${p + 5}, $${p + 6}::timestamptz)`);
+  }
+  return `with ins as (
+  insert into run_event_batches (run_id, first_seq, last_seq, types, events, created_at)
+  values ${values.join(", ")}
+  on conflict (run_id, first_seq) do nothing
+  returning run_id, last_seq
+)
+select pg_notify('${RUN_EVENTS_CHANNEL}', run_id::text || ':' || max(last_seq)) from ins group by run_id`;
+}
+
+// Statements for up to this many rows are named, so each connection plans them once.
+const NAMED_UP_TO = 16;
+
+/**
+ * Writes the batches in one statement that also notifies other instances; a batch whose
+ * (run, first seq) is already stored is skipped, so a retried write never duplicates.
+ */
+export async function insertEventBatches(rows: EventBatchInsert[]): Promise<void> {
+  const values: unknown[] = [];
+  for (const r of rows) values.push(r.runId, r.firstSeq, r.lastSeq, r.types.join(" "), r.events.join("\n"), new Date(r.at).toISOString());
+  const text = insertSql(rows.length);
+  await getPool().query(rows.length <= NAMED_UP_TO ? { name: `dispatch-run-events-${rows.length}`, text, values } : { text, values });
+}
+
+/** The run's batches that hold events after `after`, up to `after + limit`, in order. */
+export async function selectEventBatches({ runId, after, limit }: { runId: string; after: number; limit: number }) {
+  const { rows } = await getPool().query<Pick<RunEventBatchModel, "firstSeq" | "types" | "events">>(
+    `select first_seq as "firstSeq", types, events from run_event_batches
+     where run_id = $1 and last_seq > $2 and first_seq <= $2 + $3 order by first_seq`,
+    [runId, after, limit],
+  );
+  return rows;
+}
+
+export async function findLastPersistedSeq({ runId }: { runId: string }): Promise<number> {
+  const { rows } = await getPool().query<{ max: number | null }>("select max(last_seq) as max from run_event_batches where run_id = $1", [runId]);
+  return rows[0]?.max ?? 0;
+}

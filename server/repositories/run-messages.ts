@@ -1,9 +1,7 @@
 import "server-only";
+import { RUN_EVENTS_CHANNEL } from "./run-events";
 import { getPool } from "../db";
 import type { RunStatus, TokenUsage } from "../runs/types";
-
-// The channel the event log notifies other instances on (server/runs/event-log.ts).
-const RUN_EVENTS_CHANNEL = "dispatch_run_events";
 
 // What a run writes into its thread, in as few round trips as the run allows: the messages
 // it completed (numbered with the thread's next seqs, in order), and at its end those still

@@ -1,31 +1,18 @@
 import "server-only";
-import type pg from "pg";
 import { getPool } from "../db";
-import type { ContextPrefetch, PrefetchedContext, PrefetchedMessage, RunStatus, TokenUsage } from "../runs/types";
+import type { RunModel } from "../generated/prisma/models";
+import type { ContextPrefetch, PrefetchedContext, PrefetchedMessage, TokenUsage } from "../runs/types";
+import type { Db } from "./sql";
 
-export type RunRow = {
-  id: string;
-  runId: string;
-  threadId: string;
-  userId: string;
-  status: RunStatus;
-  protocol: string;
-  runner: string;
-  model: string | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  usage: TokenUsage | null;
-  createdAt: Date;
-  startedAt: Date | null;
-  finishedAt: Date | null;
-  deadlineAt: Date;
-};
+/** A run as the engine reads it; `usage` is the JSON the executor stored. */
+export type RunRow = Pick<
+  RunModel,
+  "id" | "runId" | "threadId" | "userId" | "status" | "protocol" | "runner" | "model" | "errorCode" | "errorMessage" | "createdAt" | "startedAt" | "finishedAt" | "deadlineAt"
+> & { usage: TokenUsage | null };
 
 const RUN_COLUMNS = `id, run_id as "runId", thread_id as "threadId", user_id as "userId", status, protocol, runner, model,
   error_code as "errorCode", error_message as "errorMessage", usage, created_at as "createdAt", started_at as "startedAt",
   finished_at as "finishedAt", deadline_at as "deadlineAt"`;
-
-type Db = pg.Pool | pg.PoolClient;
 
 export async function findRunByClientId({ userId, runId }: { userId: string; runId: string }, db: Db = getPool()): Promise<RunRow | null> {
   const { rows } = await db.query<RunRow>(`select ${RUN_COLUMNS} from runs where user_id = $1 and run_id = $2`, [userId, runId]);
@@ -205,4 +192,10 @@ export async function findAbandonedRuns({ staleBefore }: { staleBefore: Date }):
     [staleBefore],
   );
   return rows;
+}
+
+/** The request the run was started with (runs.input), or null for an unknown run. */
+export async function findRunInput({ id }: { id: string }): Promise<{ input: unknown } | null> {
+  const { rows } = await getPool().query<{ input: unknown }>(`select input from runs where id = $1`, [id]);
+  return rows[0] ?? null;
 }

@@ -1,7 +1,8 @@
 import "server-only";
 import { getPool } from "../db";
+import type { ThreadModel } from "../generated/prisma/models";
 
-export type ThreadRow = { id: string; userId: string; title: string; createdAt: Date; updatedAt: Date };
+export type ThreadRow = Pick<ThreadModel, "id" | "userId" | "title" | "createdAt" | "updatedAt">;
 
 export async function findThreadForUser({ id, userId }: { id: string; userId: string }): Promise<ThreadRow | null> {
   const { rows } = await getPool().query<ThreadRow>(

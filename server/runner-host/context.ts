@@ -1,12 +1,13 @@
 import "server-only";
-import { getPool } from "../db";
 import { currentModelInfo } from "../models/provider";
 import { resolveTimeZone } from "../lib/time";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { AgentRunContext } from "../protocols/runner/context";
 import type { AgentRunnerManifest } from "../protocols/runner/manifest";
+import type { ArtifactRow } from "../repositories/artifacts";
+import { findTranscriptPosition, listMessagesBefore } from "../repositories/transcript";
 import { PROJECT_CLI_TOOL_NAME, projectCliToolDescription } from "../tools/project-cli/tool";
-import { artifactRef, type ArtifactRow } from "./artifact-store";
+import { artifactRef } from "./artifact-store";
 import type { EntryEvent } from "./entry-events";
 import type { RunAuthorization } from "./policy";
 import type { BindingRow } from "./repository";
@@ -29,23 +30,8 @@ export type RunContextSource = {
   knowledgeBaseNames: Map<string, string>;
 };
 
-type TranscriptPosition = { lastSeq: number; eventSeq: number; userSeq: number | null };
-
-async function transcriptPosition(threadId: string, runId: string): Promise<TranscriptPosition> {
-  const { rows } = await getPool().query<TranscriptPosition>(
-    `select t.last_seq as "lastSeq", t.last_event_seq as "eventSeq",
-       (select m.seq from messages m where m.run_id = $2 and m.role = 'user' limit 1) as "userSeq"
-     from threads t where t.id = $1`,
-    [threadId, runId],
-  );
-  return rows[0] ?? { lastSeq: 0, eventSeq: 0, userSeq: null };
-}
-
 async function bootstrapTail(opts: { threadId: string; beforeSeq: number; maxEvents: number; maxBytes: number }) {
-  const { rows } = await getPool().query<{ seq: number; role: "user" | "assistant" | "tool"; content: string }>(
-    `select seq, role, content from messages where thread_id = $1 and seq < $2 order by seq desc limit $3`,
-    [opts.threadId, opts.beforeSeq, opts.maxEvents],
-  );
+  const rows = await listMessagesBefore({ threadId: opts.threadId, beforeSeq: opts.beforeSeq, limit: opts.maxEvents });
   const picked: typeof rows = [];
   let bytes = 0;
   for (const r of rows) {
@@ -63,7 +49,7 @@ export async function buildRunContext(src: RunContextSource): Promise<AgentRunCo
   const wantsTail = policy.bootstrap === "recent_tail" || policy.bootstrap === "summary_tail";
   const kbNames = src.knowledgeBaseNames;
   const [position, state] = await Promise.all([
-    transcriptPosition(run.threadId, run.id),
+    findTranscriptPosition({ threadId: run.threadId, runId: run.id }),
     binding
       ? loadStateSnapshot({
           bindingId: binding.id,

@@ -1,5 +1,4 @@
 import "server-only";
-import { withTransaction } from "../db";
 import { AppError } from "../errors";
 import { logger } from "../logger";
 import { describeIssues, listRunnersResponseSchema, manifestSchema, type AgentRunnerManifest } from "../protocols/runner/manifest";
@@ -111,7 +110,7 @@ async function discover(endpoint: EndpointRow, fetched: Fetched | DiscoveryError
     warnings = [...warnings, ...[...taken].map((id) => ({ runner_id: id, reason: "skipped: another runner endpoint (or the built-in agent) already provides this id" }))];
     manifests = manifests.filter((m) => !taken.has(m.id));
   }
-  await withTransaction((tx) => recordDiscovery({ endpointId: endpoint.id, status, lastError, warnings, manifests }, tx));
+  await recordDiscovery({ endpointId: endpoint.id, status, lastError, warnings, manifests });
   dropBindingSnapshot();
   for (const w of warnings) logger.warn({ endpoint: endpoint.baseUrl, runnerId: w.runner_id, reason: w.reason }, "runner manifest skipped");
   if (lastError) logger.warn({ endpoint: endpoint.baseUrl, reason: lastError }, "runner discovery failed");

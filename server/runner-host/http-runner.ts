@@ -7,7 +7,7 @@ import type { AgentRunRequest } from "../protocols/runner/context";
 import type { AgentRunnerManifest } from "../protocols/runner/manifest";
 import { MAX_RESULT_BYTES } from "../protocols/runner/result";
 import { RunnerFailure, type Runner, type RunnerInput, type RunnerResult } from "../runs/types";
-import type { ArtifactRow } from "./artifact-store";
+import type { ArtifactRow } from "../repositories/artifacts";
 import { buildRunContext } from "./context";
 import type { EntryEvent } from "./entry-events";
 import { ndjsonLines } from "../protocols/runner/ndjson-lines";

@@ -1,7 +1,7 @@
 import "server-only";
-import { getPool } from "../db";
 import { currentModelInfo } from "../models/provider";
 import { AppError } from "../errors";
+import { listKnowledgeBaseNames } from "../knowledge/repository";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { AgentRunnerManifest } from "../protocols/runner/manifest";
 import { PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
@@ -32,12 +32,6 @@ export type RunPlan = {
 
 const SOURCE_EVENT_TYPES: Record<string, string> = { "ag-ui": "RunAgentInput", "agent-api": "AgentRequest" };
 
-/** The knowledge bases a runner could be granted (and their names, for ctx.resources). */
-async function knowledgeBases(): Promise<{ id: string; name: string }[]> {
-  const { rows } = await getPool().query<{ id: string; name: string }>(`select id, name from knowledge_bases order by created_at limit 100`);
-  return rows;
-}
-
 /** `fresh` reads the binding from the database instead of this process's copy of the bindings. */
 export async function planRun(opts: { userId: string; input: RunAgentInput; protocol: string; fresh?: boolean }): Promise<RunPlan> {
   await ensureBuiltinRunner();
@@ -53,7 +47,7 @@ export async function planRun(opts: { userId: string; input: RunAgentInput; prot
     manifest = runner.manifest;
   }
   const user = userMessageParts(opts.input);
-  const bases = manifest.permissions.knowledge_bases.length > 0 ? await knowledgeBases() : [];
+  const bases = manifest.permissions.knowledge_bases.length > 0 ? await listKnowledgeBaseNames({ limit: 100 }) : [];
   const entry: EntryEvent = {
     id: entryEventId({ threadId: opts.input.threadId, messageId: user.messageId }),
     eventType: MESSAGE_RECEIVED,

@@ -1,46 +1,21 @@
 import "server-only";
-import type pg from "pg";
-import { getPool } from "../db";
+import { getPool, withTransaction } from "../db";
+import type { AgentBindingModel, AgentRunnerModel, RunModel, RunnerEndpointModel } from "../generated/prisma/models";
 import type { AgentRunnerManifest } from "../protocols/runner/manifest";
-import type { BindingPolicy } from "./policy";
+import type { Db } from "../repositories/sql";
+import type { BindingPolicy, RunAuthorization } from "./policy";
 
-type Db = pg.Pool | pg.PoolClient;
+/** An endpoint without its secret's hash; `warnings` are the manifests its last discovery skipped. */
+export type EndpointRow = Omit<RunnerEndpointModel, "secretHash" | "warnings"> & { warnings: { runner_id: string | null; reason: string }[] };
 
-export type EndpointRow = {
-  id: string;
-  baseUrl: string;
-  secretSealed: string;
-  status: string;
-  lastError: string | null;
-  warnings: { runner_id: string | null; reason: string }[];
-  refreshedAt: Date | null;
-  createdAt: Date;
-};
-
-export type RunnerRow = {
-  id: string;
-  endpointId: string | null;
-  name: string;
-  manifest: AgentRunnerManifest;
-  available: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-};
+export type RunnerRow = Omit<AgentRunnerModel, "manifest"> & { manifest: AgentRunnerManifest };
 
 export type BindingScope = "default" | "user" | "thread";
 
-export type BindingRow = {
-  id: string;
-  runnerId: string;
+export type BindingRow = Omit<AgentBindingModel, "scope" | "config" | "policy"> & {
   scope: BindingScope;
-  userId: string | null;
-  threadId: string | null;
-  eventTypes: string[];
   config: Record<string, unknown>;
   policy: BindingPolicy;
-  enabled: boolean;
-  createdAt: Date;
-  updatedAt: Date;
 };
 
 const ENDPOINT_COLUMNS = `id, base_url as "baseUrl", secret_sealed as "secretSealed", status, last_error as "lastError", warnings,
@@ -81,29 +56,35 @@ export async function deleteEndpoint({ id }: { id: string }): Promise<boolean> {
   return (rowCount ?? 0) > 0;
 }
 
-export async function recordDiscovery(
-  data: { endpointId: string; status: "ok" | "unreachable" | "invalid"; lastError: string | null; warnings: EndpointRow["warnings"]; manifests: AgentRunnerManifest[] },
-  db: Db,
-): Promise<void> {
-  await db.query(`update runner_endpoints set status = $2, last_error = $3, warnings = $4, refreshed_at = now() where id = $1`, [
-    data.endpointId,
-    data.status,
-    data.lastError,
-    JSON.stringify(data.warnings),
-  ]);
-  if (data.status === "unreachable") return; // keep what we knew; runs will fail with a clear reason
-  for (const m of data.manifests) {
-    await db.query(
-      `insert into agent_runners (id, endpoint_id, name, manifest, available, updated_at) values ($1, $2, $3, $4, true, now())
-       on conflict (id) do update set endpoint_id = excluded.endpoint_id, name = excluded.name, manifest = excluded.manifest,
-         available = true, updated_at = now()`,
-      [m.id, data.endpointId, m.name, JSON.stringify(m)],
-    );
-  }
-  await db.query(`update agent_runners set available = false, updated_at = now() where endpoint_id = $1 and not (id = any($2::text[]))`, [
-    data.endpointId,
-    data.manifests.map((m) => m.id),
-  ]);
+/** The outcome of a discovery, in one transaction: the endpoint's health and the runners it lists now. */
+export function recordDiscovery(data: {
+  endpointId: string;
+  status: "ok" | "unreachable" | "invalid";
+  lastError: string | null;
+  warnings: EndpointRow["warnings"];
+  manifests: AgentRunnerManifest[];
+}): Promise<void> {
+  return withTransaction(async (db) => {
+    await db.query(`update runner_endpoints set status = $2, last_error = $3, warnings = $4, refreshed_at = now() where id = $1`, [
+      data.endpointId,
+      data.status,
+      data.lastError,
+      JSON.stringify(data.warnings),
+    ]);
+    if (data.status === "unreachable") return; // keep what we knew; runs will fail with a clear reason
+    for (const m of data.manifests) {
+      await db.query(
+        `insert into agent_runners (id, endpoint_id, name, manifest, available, updated_at) values ($1, $2, $3, $4, true, now())
+         on conflict (id) do update set endpoint_id = excluded.endpoint_id, name = excluded.name, manifest = excluded.manifest,
+           available = true, updated_at = now()`,
+        [m.id, data.endpointId, m.name, JSON.stringify(m)],
+      );
+    }
+    await db.query(`update agent_runners set available = false, updated_at = now() where endpoint_id = $1 and not (id = any($2::text[]))`, [
+      data.endpointId,
+      data.manifests.map((m) => m.id),
+    ]);
+  });
 }
 
 /** Refuses (returns the owner) when an id is already served by another endpoint or built in. */
@@ -203,4 +184,21 @@ export async function listBindingCandidates({ limit }: { limit: number }): Promi
     [limit],
   );
   return rows;
+}
+
+/** A run and its frozen authorization, with the milliseconds left before its deadline by the database's clock. */
+export type EndpointRunRow = Pick<RunModel, "id" | "userId" | "threadId" | "runner" | "status" | "bindingId" | "eventId"> & {
+  authorization: RunAuthorization;
+  remainingMs: number;
+};
+
+/** The run `runId` (a uuid) if its authorization names this endpoint, whatever its status. */
+export async function findEndpointRunRow({ runId, endpointId }: { runId: string; endpointId: string }): Promise<EndpointRunRow | null> {
+  const { rows } = await getPool().query<EndpointRunRow>(
+    `select id, user_id as "userId", thread_id as "threadId", runner, status, binding_id as "bindingId", event_id as "eventId", "authorization",
+       (extract(epoch from (deadline_at - now())) * 1000)::float8 as "remainingMs"
+     from runs where id = $1::uuid and "authorization"->>'endpoint_id' = $2`,
+    [runId, endpointId],
+  );
+  return rows[0] ?? null;
 }

@@ -1,9 +1,9 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { getPool } from "../db";
 import { AppError } from "../errors";
 import type { StateScope } from "../protocols/runner/context";
 import { MAX_STATE_VALUE_BYTES } from "../protocols/runner/result";
+import { deleteStateValue, findStateValue, listStateValues, upsertStateValue } from "../repositories/runner-storage";
 
 // PersistentStateStore: small JSON values per (binding, scope, scope id, key). The row id is a
 // hash over all four, so one binding can never name, guess or read another's state.
@@ -37,22 +37,17 @@ export function serializeStateValue(value: unknown): string {
 }
 
 export async function getState(opts: { bindingId: string; scope: StateScope; scopeId: string; key: string }): Promise<{ exists: boolean; value: unknown }> {
-  const { rows } = await getPool().query<{ value: unknown }>(`select value from runner_state where key_hash = $1`, [stateKeyHash(opts)]);
-  return rows[0] ? { exists: true, value: rows[0].value } : { exists: false, value: null };
+  const row = await findStateValue({ keyHash: stateKeyHash(opts) });
+  return row ? { exists: true, value: row.value } : { exists: false, value: null };
 }
 
 export async function setState(opts: { bindingId: string; scope: StateScope; scopeId: string; key: string; value: unknown }): Promise<void> {
   const json = serializeStateValue(opts.value);
-  await getPool().query(
-    `insert into runner_state (key_hash, binding_id, scope, scope_id, key, value, size, updated_at) values ($1, $2, $3, $4, $5, $6::jsonb, $7, now())
-     on conflict (key_hash) do update set value = excluded.value, size = excluded.size, updated_at = now()`,
-    [stateKeyHash(opts), opts.bindingId, opts.scope, opts.scopeId, opts.key, json, Buffer.byteLength(json, "utf8")],
-  );
+  await upsertStateValue({ keyHash: stateKeyHash(opts), bindingId: opts.bindingId, scope: opts.scope, scopeId: opts.scopeId, key: opts.key, json });
 }
 
 export async function deleteState(opts: { bindingId: string; scope: StateScope; scopeId: string; key: string }): Promise<boolean> {
-  const { rowCount } = await getPool().query(`delete from runner_state where key_hash = $1`, [stateKeyHash(opts)]);
-  return (rowCount ?? 0) > 0;
+  return deleteStateValue({ keyHash: stateKeyHash(opts) });
 }
 
 /** The snapshot a run starts with: every key of this binding in the run's scopes, capped per scope. */
@@ -64,13 +59,11 @@ export async function loadStateSnapshot(opts: {
 }): Promise<Record<StateScope, Record<string, unknown>>> {
   const snapshot: Record<StateScope, Record<string, unknown>> = { conversation: {}, actor: {}, subject: {}, runner: {}, binding: {} };
   if (opts.scopes.length === 0) return snapshot;
-  const { rows } = await getPool().query<{ scope: StateScope; key: string; value: unknown }>(
-    `select scope, key, value from (
-       select scope, key, value, row_number() over (partition by scope order by updated_at desc) as n
-       from runner_state where binding_id = $1 and (scope, scope_id) in (select * from unnest($2::text[], $3::text[]))
-     ) s where n <= $4`,
-    [opts.bindingId, [...opts.scopes], opts.scopes.map((s) => opts.ids[s]), opts.maxKeysPerScope ?? 100],
-  );
+  const rows = await listStateValues({
+    bindingId: opts.bindingId,
+    scopes: opts.scopes.map((scope) => ({ scope, scopeId: opts.ids[scope] })),
+    maxPerScope: opts.maxKeysPerScope ?? 100,
+  });
   for (const r of rows) snapshot[r.scope][r.key] = r.value;
   return snapshot;
 }

@@ -1,7 +1,7 @@
 import "server-only";
+import { notify } from "../repositories/notifications";
 import { requestRunCancel, type RunRow } from "../repositories/runs";
 import { abortLocalRun, RUN_CANCEL_CHANNEL, type AbortReason } from "./execute";
-import { notify } from "./notifications";
 import { closeAbandonedRun } from "./recovery";
 import { TERMINAL_STATUSES } from "./types";
 

@@ -1,6 +1,6 @@
 import "server-only";
-import { getPool } from "../db";
 import { logger } from "../logger";
+import { findLastPersistedSeq, insertEventBatches, selectEventBatches, type EventBatchInsert } from "../repositories/run-events";
 import type { EventRecord } from "./types";
 
 // Group commit for run events: appends from every run on this instance queue up and one
@@ -9,27 +9,8 @@ import type { EventRecord } from "./types";
 // (pg_notify is delivered at commit), so their subscribers read what is durable. A failed
 // write keeps its rows, unchanged, and retries them: nothing is dropped or written twice.
 
-export const RUN_EVENTS_CHANNEL = "dispatch_run_events";
-
 type Pending = { runId: string; rec: EventRecord; at: number };
-type Row = { runId: string; firstSeq: number; lastSeq: number; types: string[]; events: string[]; at: number };
-
-const COLUMNS = 6;
-
-function insertSql(rows: number): string {
-  const values: string[] = [];
-  for (let i = 0; i < rows; i++) {
-    const p = i * COLUMNS;
-    values.push(`($${p + 1}::uuid, $${p + 2}::int, $${p + 3}::int, $${p + 4}, $${p + 5}, $${p + 6}::timestamptz)`);
-  }
-  return `with ins as (
-  insert into run_event_batches (run_id, first_seq, last_seq, types, events, created_at)
-  values ${values.join(", ")}
-  on conflict (run_id, first_seq) do nothing
-  returning run_id, last_seq
-)
-select pg_notify('${RUN_EVENTS_CHANNEL}', run_id::text || ':' || max(last_seq)) from ins group by run_id`;
-}
+type Row = EventBatchInsert;
 
 /** A run's queued events become one row per stretch of consecutive sequence numbers. */
 function toRows(pending: Pending[]): Row[] {
@@ -69,16 +50,6 @@ let lastWriteAt = Number.NEGATIVE_INFINITY;
 let timer: NodeJS.Timeout | null = null;
 let immediate = false;
 
-// Statements for up to this many rows are named, so each connection plans them once.
-const NAMED_UP_TO = 16;
-
-async function writeRows(rows: Row[]): Promise<void> {
-  const values: unknown[] = [];
-  for (const r of rows) values.push(r.runId, r.firstSeq, r.lastSeq, r.types.join(" "), r.events.join("\n"), new Date(r.at).toISOString());
-  const text = insertSql(rows.length);
-  await getPool().query(rows.length <= NAMED_UP_TO ? { name: `dispatch-run-events-${rows.length}`, text, values } : { text, values });
-}
-
 function fire(): void {
   timer = null;
   immediate = false;
@@ -108,7 +79,7 @@ async function drain(): Promise<void> {
   queue = [];
   unwritten = [];
   waiters = [];
-  inFlight = writeRows(rows).then(
+  inFlight = insertEventBatches(rows).then(
     () => {
       retryDelayMs = 0;
       for (const row of rows) {
@@ -169,11 +140,7 @@ export function flushEvents(): Promise<void> {
 
 /** Up to `limit` persisted events after `after`, in order. */
 export async function readEvents({ runId, after, limit }: { runId: string; after: number; limit: number }): Promise<EventRecord[]> {
-  const { rows } = await getPool().query<{ firstSeq: number; types: string; events: string }>(
-    `select first_seq as "firstSeq", types, events from run_event_batches
-     where run_id = $1 and last_seq > $2 and first_seq <= $2 + $3 order by first_seq`,
-    [runId, after, limit],
-  );
+  const rows = await selectEventBatches({ runId, after, limit });
   const out: EventRecord[] = [];
   for (const row of rows) {
     const types = row.types.split(" ");
@@ -187,6 +154,5 @@ export async function readEvents({ runId, after, limit }: { runId: string; after
 }
 
 export async function lastPersistedSeq(runId: string): Promise<number> {
-  const { rows } = await getPool().query<{ max: number | null }>("select max(last_seq) as max from run_event_batches where run_id = $1", [runId]);
-  return rows[0]?.max ?? 0;
+  return findLastPersistedSeq({ runId });
 }

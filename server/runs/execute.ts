@@ -6,11 +6,11 @@ import { createEventSequenceGuard, type RunCloseOutcome } from "../protocols/ag-
 import type { AgUiEvent } from "../protocols/ag-ui/events";
 import type { RunAgentInput } from "../protocols/ag-ui/run-input";
 import { serializeEvent } from "../protocols/ag-ui/sse";
+import { listen } from "../repositories/notifications";
 import { appendRunMessages, finishRun, type RunEnd, type RunMessage } from "../repositories/run-messages";
 import { heartbeatRuns, markRunStarted } from "../repositories/runs";
 import { discardUnwrittenEvents, flushEvents } from "./event-log";
 import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
-import { listen } from "./notifications";
 import { HEARTBEAT_MS, RunnerFailure, type EmitExtras, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerResult } from "./types";
 
 export const RUN_CANCEL_CHANNEL = "dispatch_run_cancel";

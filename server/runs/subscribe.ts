@@ -1,8 +1,9 @@
 import "server-only";
 import { AppError } from "../errors";
-import { lastPersistedSeq, readEvents, RUN_EVENTS_CHANNEL } from "./event-log";
+import { listen } from "../repositories/notifications";
+import { RUN_EVENTS_CHANNEL } from "../repositories/run-events";
+import { lastPersistedSeq, readEvents } from "./event-log";
 import { END_OF_RUN, getLiveRun } from "./live-runs";
-import { listen } from "./notifications";
 import { TERMINAL_EVENT_TYPES, type EventRecord } from "./types";
 
 const PAGE = 500;

@@ -1,7 +1,7 @@
 import "server-only";
-import { getDb } from "../db";
 import { isDatabaseUnavailable } from "../errors";
 import { logger } from "../logger";
+import { readServerVersion } from "../repositories/database";
 
 const startedAt = Date.now();
 
@@ -14,10 +14,10 @@ export type Health = {
 export async function checkHealth(): Promise<Health> {
   const t0 = performance.now();
   try {
-    const rows = await getDb().$queryRawUnsafe<{ version: string }[]>("select current_setting('server_version') as version");
+    const version = await readServerVersion();
     return {
       status: "ok",
-      database: { reachable: true, version: rows[0]?.version ?? null, latencyMs: Math.round(performance.now() - t0) },
+      database: { reachable: true, version, latencyMs: Math.round(performance.now() - t0) },
       uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
     };
   } catch (err) {

@@ -1,11 +1,11 @@
 import "server-only";
 import { AppError } from "../errors";
+import { listRunnerResults } from "../repositories/runner-audit";
 import { BUILTIN_MANIFEST, ensureBuiltinRunner } from "../runner-host/builtin";
 import { changeBinding, createBinding, maskedConfig } from "../runner-host/bindings";
 import { refreshRunnerEndpoint, registerRunnerEndpoint, type DiscoveryOutcome } from "../runner-host/discovery";
 import { dropBindingSnapshot } from "../runner-host/binding-snapshot";
 import { deleteBinding, deleteEndpoint, listBindings, listEndpoints, listRunners } from "../runner-host/repository";
-import { listRunnerResults } from "../runner-host/result-log";
 
 // Runner administration for the console and the admin CLI: endpoints and their discovered
 // runners, bindings, and a run's result log. Secrets never leave this layer.

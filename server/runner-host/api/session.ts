@@ -1,8 +1,7 @@
 import "server-only";
-import { getPool } from "../../db";
 import { CREDENTIAL_ERROR_STATUS } from "../../protocols/runner/host-api";
 import type { RunAuthorization } from "../policy";
-import { findEndpointBySecretHash } from "../repository";
+import { findEndpointBySecretHash, findEndpointRunRow, type EndpointRunRow } from "../repository";
 import { hashRunnerSecret } from "../secrets";
 import { HostApiFailure, refused } from "./failure";
 
@@ -38,36 +37,18 @@ export async function authenticateRunner(req: Request): Promise<{ endpointId: st
   return { endpointId: endpoint.id };
 }
 
-type SessionRow = {
-  id: string;
-  userId: string;
-  threadId: string;
-  runner: string;
-  status: string;
-  bindingId: string | null;
-  eventId: string | null;
-  authorization: RunAuthorization;
-  remainingMs: number;
-};
-
 /**
  * The run this endpoint was handed under `runId`, or null when there is none (unknown id,
  * another endpoint's run, a run without authorization). The row is returned whatever its
  * status, so refused calls on an ended run still land in that run's audit.
  */
-export async function findEndpointRun({ runId, endpointId }: { runId: string; endpointId: string }): Promise<SessionRow | null> {
+export async function findEndpointRun({ runId, endpointId }: { runId: string; endpointId: string }): Promise<EndpointRunRow | null> {
   if (!UUID.test(runId)) return null;
-  const { rows } = await getPool().query<SessionRow>(
-    `select id, user_id as "userId", thread_id as "threadId", runner, status, binding_id as "bindingId", event_id as "eventId", "authorization",
-       (extract(epoch from (deadline_at - now())) * 1000)::float8 as "remainingMs"
-     from runs where id = $1::uuid and "authorization"->>'endpoint_id' = $2`,
-    [runId, endpointId],
-  );
-  return rows[0] ?? null;
+  return findEndpointRunRow({ runId, endpointId });
 }
 
 /** The active session, or the failure that says why `row` opens nothing. */
-export function activeSession(row: SessionRow | null, opts: { runRef: string; endpointId: string }): RunSession {
+export function activeSession(row: EndpointRunRow | null, opts: { runRef: string; endpointId: string }): RunSession {
   if (!row) throw refused(`run_id ${opts.runRef} does not name a run of this runner`);
   if (row.status !== "queued" && row.status !== "running") throw refused(`Run ${row.id} has ended (${row.status}); its run_id opens nothing`, { status: row.status });
   if (row.remainingMs <= 0) throw new HostApiFailure("deadline_exceeded", `Run ${row.id} is past its deadline`);

@@ -4,11 +4,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
+import type pg from "pg";
 import { z } from "zod";
-import { requireDatabaseUrl } from "@/server/env";
 import { isDatabaseUnavailable } from "@/server/errors";
 import { logger } from "@/server/logger";
+import { openToolPool } from "@/server/repositories/tool-pool";
 import { toolCredentialKey, verifyToolCredential } from "./credential";
 import { ToolError } from "./errors";
 import { timeZoneField } from "./fields";
@@ -79,18 +79,7 @@ function listen(): Promise<string> {
 }
 
 function pool(): pg.Pool {
-  if (!gateway.pool) {
-    gateway.pool = new pg.Pool({
-      connectionString: requireDatabaseUrl(),
-      max: POOL_MAX,
-      statement_timeout: STATEMENT_TIMEOUT_MS,
-      application_name: "project-cli",
-      connectionTimeoutMillis: 10_000,
-      idleTimeoutMillis: 30_000,
-      allowExitOnIdle: true,
-    });
-    gateway.pool.on("error", (err: Error & { code?: string }) => logger.warn({ code: err.code, reason: err.message }, "idle tool gateway connection lost"));
-  }
+  gateway.pool ??= openToolPool({ max: POOL_MAX, statementTimeoutMs: STATEMENT_TIMEOUT_MS });
   return gateway.pool;
 }
 

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { listRunApiCalls } from "../../runner-host/api/audit";
+import { listRunApiCalls } from "../../repositories/runner-audit";
 import { adminProcedure, createTRPCRouter } from "../init";
 
 // The host API audit for the admin run page.

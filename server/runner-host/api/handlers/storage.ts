@@ -1,6 +1,6 @@
 import "server-only";
-import { getPool } from "../../../db";
 import { MAX_STORAGE_VALUE_BYTES, type StorageArea } from "../../../protocols/runner/host-api";
+import { deleteStoredValue, findStoredValue, listStoredKeys, upsertStoredValue } from "../../../repositories/runner-storage";
 import type { JsonHandler } from "../call";
 import { HostApiFailure } from "../failure";
 import type { RunSession } from "../session";
@@ -20,18 +20,12 @@ function owner(session: RunSession, area: StorageArea): string {
   }
 }
 
-type StoredRow = { value: Buffer; size: number; updatedAt: Date };
-
 export const getStored: JsonHandler<"storage/get"> = async ({ params, session }) => {
-  const { rows } = await getPool().query<StoredRow>(
-    `select value, size, updated_at as "updatedAt" from runner_storage where area = $1 and owner_key = $2 and key = $3`,
-    [params.area, owner(session, params.area), params.key],
-  );
-  const row = rows[0];
+  const row = await findStoredValue({ area: params.area, ownerKey: owner(session, params.area), key: params.key });
   return {
     area: params.area,
     key: params.key,
-    found: row !== undefined,
+    found: row !== null,
     value_base64: row ? row.value.toString("base64") : null,
     size: row?.size ?? null,
     updated_at: row ? row.updatedAt.getTime() / 1000 : null,
@@ -45,29 +39,17 @@ export const setStored: JsonHandler<"storage/set"> = async ({ params, session })
       details: { limit_bytes: MAX_STORAGE_VALUE_BYTES },
     });
   }
-  await getPool().query(
-    `insert into runner_storage (area, owner_key, key, value, size, updated_at) values ($1, $2, $3, $4, $5, now())
-     on conflict (area, owner_key, key) do update set value = excluded.value, size = excluded.size, updated_at = now()`,
-    [params.area, owner(session, params.area), params.key, value, value.byteLength],
-  );
+  await upsertStoredValue({ area: params.area, ownerKey: owner(session, params.area), key: params.key, value });
   return { area: params.area, key: params.key, size: value.byteLength };
 };
 
 export const deleteStored: JsonHandler<"storage/delete"> = async ({ params, session }) => {
-  const { rowCount } = await getPool().query(`delete from runner_storage where area = $1 and owner_key = $2 and key = $3`, [
-    params.area,
-    owner(session, params.area),
-    params.key,
-  ]);
-  return { area: params.area, key: params.key, deleted: (rowCount ?? 0) > 0 };
+  const deleted = await deleteStoredValue({ area: params.area, ownerKey: owner(session, params.area), key: params.key });
+  return { area: params.area, key: params.key, deleted };
 };
 
 export const listStored: JsonHandler<"storage/list"> = async ({ params, session }) => {
-  const { rows } = await getPool().query<{ key: string; size: number; updatedAt: Date }>(
-    `select key, size, updated_at as "updatedAt" from runner_storage
-     where area = $1 and owner_key = $2 and ($3::text is null or starts_with(key, $3)) order by key limit $4`,
-    [params.area, owner(session, params.area), params.prefix ?? null, params.limit + 1],
-  );
+  const rows = await listStoredKeys({ area: params.area, ownerKey: owner(session, params.area), prefix: params.prefix ?? null, limit: params.limit + 1 });
   return {
     area: params.area,
     items: rows.slice(0, params.limit).map((r) => ({ key: r.key, size: r.size, updated_at: r.updatedAt.getTime() / 1000 })),

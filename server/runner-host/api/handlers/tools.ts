@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { resolveTimeZone } from "../../../lib/time";
-import { getPool } from "../../../db";
+import { findRunInput } from "../../../repositories/runs";
 import { PROJECT_CLI_TOOL_NAME, projectCliArgsSchema, projectCliToolDescription, runProjectCli } from "../../../tools/project-cli/tool";
 import type { JsonHandler } from "../call";
 import { HostApiFailure } from "../failure";
@@ -23,8 +23,8 @@ const runInputSchema = z
 
 /** The run's time zone, as the built-in agent would resolve it from the run's input. */
 async function runTimeZone(runId: string): Promise<string> {
-  const { rows } = await getPool().query<{ input: unknown }>(`select input from runs where id = $1`, [runId]);
-  return resolveTimeZone(runInputSchema.parse(rows[0]?.input ?? {}));
+  const run = await findRunInput({ id: runId });
+  return resolveTimeZone(runInputSchema.parse(run?.input ?? {}));
 }
 
 export const getToolDetail: JsonHandler<"tools/get_detail"> = async ({ params }) => {

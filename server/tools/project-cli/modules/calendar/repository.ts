@@ -1,25 +1,17 @@
 import "server-only";
 import type pg from "pg";
+import type { CalendarEventStatus, InviteStatus as InviteStatusEnum } from "@/server/generated/prisma/enums";
+import type { CalendarEventModel, UserModel } from "@/server/generated/prisma/models";
 
 // The only code that reads or writes calendar rows. Every query names the user it runs for:
 // events are visible to their owner and to users holding an invitation, writable by the owner.
 
-export type EventStatus = "confirmed" | "tentative" | "cancelled";
-export type InviteStatus = "pending" | "accepted" | "rejected";
+export type EventStatus = CalendarEventStatus;
+export type InviteStatus = InviteStatusEnum;
 
-export type EventRow = {
-  id: string;
-  ownerId: string;
-  ownerEmail: string;
-  ownerName: string | null;
-  title: string;
-  description: string | null;
-  location: string | null;
-  startAt: Date;
-  endAt: Date;
-  timeZone: string;
-  allDay: boolean;
-  status: EventStatus;
+export type EventRow = Pick<CalendarEventModel, "id" | "ownerId" | "title" | "description" | "location" | "startAt" | "endAt" | "timeZone" | "allDay" | "status"> & {
+  ownerEmail: UserModel["email"];
+  ownerName: UserModel["name"];
   /** The viewing user's own invitation, when they are not the owner. */
   inviteId: string | null;
   inviteStatus: InviteStatus | null;

@@ -1,17 +1,17 @@
 import "server-only";
 import type pg from "pg";
+import { getPool } from "@/server/db";
+import { likePattern } from "@/server/repositories/sql";
 import type { ContactData } from "./data";
 
 export type NewContact = Omit<ContactData, "id">;
-
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** The user's contacts whose name, email or company contains `query`, by name, and how many match in all. */
 export async function searchContacts(
   { ownerId, query, limit }: { ownerId: string; query: string | null; limit: number },
   db: pg.ClientBase,
 ): Promise<{ items: ContactData[]; total: number }> {
-  const pattern = query === null ? null : `%${escapeLike(query)}%`;
+  const pattern = query === null ? null : likePattern(query);
   const { rows } = await db.query<ContactData & { total: string }>(
     `select id, name, email, phone, company, job_title, notes, count(*) over () as total
      from contacts
@@ -22,8 +22,11 @@ export async function searchContacts(
   return { items: rows.map(({ total: _total, ...c }) => c), total: rows.length > 0 ? Number(rows[0]!.total) : 0 };
 }
 
-/** Adds the contacts the user does not have yet (by name); returns how many were added. */
-export async function insertMissingContacts({ ownerId, contacts }: { ownerId: string; contacts: NewContact[] }, db: pg.ClientBase | pg.Pool): Promise<number> {
+/** Adds the contacts the user does not have yet (by name); returns how many were added. `db`: the app's pool unless a tool call's connection is given. */
+export async function insertMissingContacts(
+  { ownerId, contacts }: { ownerId: string; contacts: NewContact[] },
+  db: pg.ClientBase | pg.Pool = getPool(),
+): Promise<number> {
   const { rowCount } = await db.query(
     `insert into contacts (id, owner_id, name, email, phone, company, job_title, notes, updated_at)
      select gen_random_uuid(), $1, c.name, c.email, c.phone, c.company, c.job_title, c.notes, now() at time zone 'utc'

@@ -1,9 +1,8 @@
 import "server-only";
-import { getPool } from "@/server/db";
 import { insertMissingContacts, type NewContact } from "./repository";
 
 // A small address book so a fresh account has someone to look up and invite. Kept apart from
-// the handlers: it uses the app's pool, not a tool call's connection.
+// the handlers: it writes through the app's pool, not a tool call's connection.
 
 const DEMO_CONTACTS: NewContact[] = [
   { name: "Ana Souza", email: "ana.souza@example.com", phone: "+55 11 91234-5678", company: "Lumen Labs", job_title: "Product Manager", notes: "Prefers morning meetings" },
@@ -16,5 +15,5 @@ const DEMO_CONTACTS: NewContact[] = [
 
 /** Gives the user the demo contacts they lack; safe to call repeatedly. Returns how many were added. */
 export function seedDemoContacts(userId: string): Promise<number> {
-  return insertMissingContacts({ ownerId: userId, contacts: DEMO_CONTACTS }, getPool());
+  return insertMissingContacts({ ownerId: userId, contacts: DEMO_CONTACTS });
 }

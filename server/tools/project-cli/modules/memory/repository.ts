@@ -1,7 +1,8 @@
 import "server-only";
 import type pg from "pg";
+import type { MemoryFactModel } from "@/server/generated/prisma/models";
 
-export type MemoryFactRow = { key: string; value: string; updatedAt: Date };
+export type MemoryFactRow = Pick<MemoryFactModel, "key" | "value" | "updatedAt">;
 
 // updated_at has no zone and holds UTC, as Prisma writes it.
 const FACT_COLUMNS = `key, value, updated_at at time zone 'utc' as "updatedAt"`;

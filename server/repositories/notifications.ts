@@ -1,8 +1,10 @@
 import "server-only";
 import pg from "pg";
+import { getPool } from "../db";
 import { requireDatabaseUrl } from "../env";
 import { logger } from "../logger";
 
+// PostgreSQL's LISTEN/NOTIFY, the database's side of the run engine's cross-instance signals.
 // One LISTEN connection per process carries every cross-instance signal: new events of a
 // run (so a client may follow a run from any instance) and cancel requests (so a cancel
 // reaches the instance that executes the run). Streams never hold a connection themselves.
@@ -64,6 +66,5 @@ export async function listen(channel: string, handler: Handler): Promise<() => v
 }
 
 export async function notify(channel: string, payload: string): Promise<void> {
-  const { getPool } = await import("../db");
   await getPool().query("select pg_notify($1, $2)", [channel, payload]);
 }

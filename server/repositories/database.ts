@@ -1,0 +1,14 @@
+import "server-only";
+import { closePool, getPool } from "../db";
+
+// The database as a whole: what the health check reads, and closing this process's pool.
+
+export async function readServerVersion(): Promise<string | null> {
+  const { rows } = await getPool().query<{ version: string }>("select current_setting('server_version') as version");
+  return rows[0]?.version ?? null;
+}
+
+/** Closes this process's pool (a CLI run ends, or hands the database to the server it starts). */
+export function closeDatabase(): Promise<void> {
+  return closePool();
+}
