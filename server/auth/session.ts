@@ -2,7 +2,7 @@ import "server-only";
 import { auth } from "./auth";
 import { AppError } from "../errors";
 import { findUserById } from "../repositories/users";
-import { authenticateApiKey, claimedApiKeyOwner } from "../services/api-keys";
+import { authenticateApiKey, claimedApiKeyOwner } from "./api-keys";
 
 export type Principal = { userId: string; email: string; role: "user" | "admin"; via: "session" | "api_key" };
 

@@ -1,7 +1,7 @@
 import "server-only";
 import { authenticateRequest, claimedApiKeyCaller, type ClaimedApiKey, type Principal } from "../auth/session";
 import { ApiKeyRefusedError, AppError } from "../errors";
-import { forgetApiKeyOwner } from "../services/api-keys";
+import { forgetApiKeyOwner } from "../auth/api-keys";
 
 /**
  * Runs a handler's work (checks, parsing, the service call) for the request's caller. A bearer
