@@ -30,8 +30,8 @@ describe("routes", () => {
     expect(imported, "one endpoint import").not.toBeNull();
     expect(exported, "one `export const METHOD = endpoint.handler`").not.toBeNull();
     expect(exported![2]).toBe(imported![1]);
-    const module = (await import(`@/${imported![2]}`)) as Record<string, Endpoint>;
-    const endpoint = module[imported![1]!]!;
+    const endpoints = (await import(`@/${imported![2]}`)) as Record<string, Endpoint>;
+    const endpoint = endpoints[imported![1]!]!;
     expect(endpoint.method).toBe(exported![1]);
     expect(endpoint.path).toBe(file.slice("app".length, -"/route.ts".length));
   });
