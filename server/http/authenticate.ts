@@ -1,8 +1,8 @@
 import "server-only";
-import { authenticateRequest, getSessionPrincipal, type ClaimedApiKey, type Principal } from "../auth/session";
-import { AppError } from "../errors";
+import { forgetApiKeyOwner } from "../auth/api-keys";
+import { authenticateRequest, claimedApiKeyCaller, getSessionPrincipal, type ClaimedApiKey, type Principal } from "../auth/session";
+import { ApiKeyRefusedError, AppError } from "../errors";
 import { authenticateRunner } from "../runner-host/api/session";
-import { withCaller } from "./caller";
 
 // The ways an endpoint knows who is calling, one per auth kind (endpoint.ts):
 // - none: the endpoint's own credential, if any, is in its input (a signed URL's token);
@@ -32,6 +32,33 @@ async function requireAdmin(req: Request): Promise<Principal> {
   if (!principal) throw new AppError("UNAUTHORIZED", "Sign in as an admin to upload documents");
   if (principal.role !== "admin") throw new AppError("FORBIDDEN", "Admins only");
   return principal;
+}
+
+/**
+ * Runs a handler's work (checks, parsing, the service call) for the request's caller. A bearer
+ * key seen in the last few minutes names its user without a database read: `claimedKey` then
+ * goes to the service, whose one statement checks the key in the same round trip (startRun's
+ * accepting statement, the /history page query), so the request makes one round trip instead of
+ * two. Any failure checks the key before it is reported, so a refused key is always answered
+ * 401, as when it is read up front.
+ */
+async function withCaller<T>(req: Request, work: (caller: { principal: Principal; claimedKey?: ClaimedApiKey }) => Promise<T>): Promise<T> {
+  const claimed = claimedApiKeyCaller(req);
+  if (!claimed) return work({ principal: await authenticateRequest(req) });
+  let verified = false;
+  const verify = async () => {
+    if (verified) return;
+    verified = true;
+    await authenticateRequest(req);
+  };
+  try {
+    return await work({ principal: claimed.principal, claimedKey: { hash: claimed.keyHash, verify } });
+  } catch (err) {
+    if (err instanceof ApiKeyRefusedError) forgetApiKeyOwner(err.keyHash);
+    await verify(); // throws the 401 that says what is wrong with the key
+    if (err instanceof ApiKeyRefusedError) throw new AppError("UNAUTHORIZED", "Invalid API key");
+    throw err;
+  }
 }
 
 /**

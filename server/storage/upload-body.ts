@@ -171,23 +171,22 @@ export async function readLimitedBody(body: ReadableStream<Uint8Array> | null, o
   return new Uint8Array(Buffer.concat(chunks));
 }
 
-// Room for the multipart framing around the file: boundaries, part headers, small fields.
+// Room for the multipart framing around the file: boundaries, part headers, small fields (a title, a threadId).
 const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
 /**
- * The upload form of POST /api/v1/agent/attachments: its `file` part and optional
- * `threadId`. A declared Content-Length over the limit is refused before reading a byte.
+ * The `file` part of a multipart upload, and its small text fields. A declared Content-Length
+ * over the limit (plus room for the framing) is refused before a byte is read.
  */
-export async function readUploadForm(
+export async function readFormFile(
   upload: UploadStream,
-  opts: { maxFileBytes: number; tooLargeMessage: string },
-): Promise<{ file: UploadedPart; threadId: string | null }> {
+  opts: { maxFileBytes: number; tooLargeMessage: string; notMultipartMessage: string },
+): Promise<{ file: UploadedPart; fields: Record<string, string> }> {
   if (upload.declaredBytes > opts.maxFileBytes + MULTIPART_OVERHEAD_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", opts.tooLargeMessage);
   const boundary = multipartBoundary(upload.contentType);
-  if (!boundary) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send the image as multipart/form-data with a `file` field");
-  if (!upload.body) throw new AppError("BAD_REQUEST", "The form has no `file` field");
-  const form = await readMultipart(upload.body, { boundary, ...opts });
-  const file = form.files.find((f) => f.field === "file");
-  if (!file) throw new AppError("BAD_REQUEST", "The form has no `file` field");
-  return { file, threadId: form.fields.threadId?.trim() || null };
+  if (!boundary) throw new AppError("UNSUPPORTED_MEDIA_TYPE", opts.notMultipartMessage);
+  const form = upload.body ? await readMultipart(upload.body, { boundary, maxFileBytes: opts.maxFileBytes, tooLargeMessage: opts.tooLargeMessage }) : null;
+  const file = form?.files.find((f) => f.field === "file");
+  if (!form || !file) throw new AppError("BAD_REQUEST", "The form has no `file` field");
+  return { file, fields: form.fields };
 }

@@ -1,21 +1,30 @@
 import "server-only";
 import { PresignRequestSchema, presignAttachmentUpload, TOO_LARGE_MESSAGE, uploadAttachment } from "../../services/attachments";
 import { MAX_ATTACHMENT_BYTES } from "../../storage/image-type";
-import { readUploadForm } from "../../storage/upload-body";
+import { readFormFile, type UploadStream } from "../../storage/upload-body";
 import { jsonBody, upload } from "../bodies";
 import { endpoint } from "../endpoint";
 import { jsonResponse } from "../json";
+
+/** The upload form: its `file` part, and an optional `threadId`. */
+async function readImageForm(body: UploadStream) {
+  const { file, fields } = await readFormFile(body, {
+    maxFileBytes: MAX_ATTACHMENT_BYTES,
+    tooLargeMessage: TOO_LARGE_MESSAGE,
+    notMultipartMessage: "Send the image as multipart/form-data with a `file` field",
+  });
+  return { file: { data: file.data, declaredType: file.contentType }, threadId: fields.threadId?.trim() || null };
+}
 
 /** POST /api/v1/agent/attachments: upload one image (multipart `file`, optional `threadId`) → {bucket, path, mime_type, url}. */
 export const uploadAttachmentEndpoint = endpoint({
   method: "POST",
   path: "/api/v1/agent/attachments",
   auth: "caller",
-  body: upload((body) => readUploadForm(body, { maxFileBytes: MAX_ATTACHMENT_BYTES, tooLargeMessage: TOO_LARGE_MESSAGE })),
+  body: upload(readImageForm),
   upload: true,
-  async handle({ principal, body: form, origin }) {
-    const file = { data: form.file.data, declaredType: form.file.contentType };
-    return jsonResponse(await uploadAttachment({ userId: principal.userId, threadId: form.threadId, file, requestOrigin: origin() }), 201);
+  async handle({ principal, body: { file, threadId }, origin }) {
+    return jsonResponse(await uploadAttachment({ userId: principal.userId, threadId, file, requestOrigin: origin() }), 201);
   },
 });
 
