@@ -1,4 +1,5 @@
 import "server-only";
+import { firstIssue } from "./input-issues";
 import { logger } from "./logger";
 
 // One error type for the whole server. Services throw AppError; each edge (HTTP,
@@ -92,4 +93,11 @@ export interface ErrorBody {
 
 export function errorBody(err: AppError): ErrorBody {
   return { error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } };
+}
+
+/** 400 for input that failed its schema, naming the first problem (`field: message`) and its field. */
+export function invalidInput(issues: Parameters<typeof firstIssue>[0], fallback = "invalid request"): AppError {
+  const first = firstIssue(issues);
+  if (!first) return new AppError("BAD_REQUEST", fallback);
+  return new AppError("BAD_REQUEST", first.field ? `${first.field}: ${first.message}` : first.message, first.field ? { field: first.field } : undefined);
 }

@@ -12,29 +12,8 @@ export async function startUp(): Promise<void> {
   startRecoverySweeper();
 }
 
-/**
- * The protocol calls an API key makes most, which scripts/start-server.mjs serves without Next
- * (server/http/node-routes.ts): the route modules' own handlers, so both paths run the same code.
- */
+/** Hands scripts/start-server.mjs the endpoints it serves itself (server/http/endpoints/fast-path.ts). */
 async function publishNodeRoutes(): Promise<void> {
-  const [{ createNodeRouter, publishNodeRouter }, { MAX_CONVERSATION_PAYLOAD_BYTES }, runs, run, events, agentProcess, history, agUi] = await Promise.all([
-    import("./http/node-routes"),
-    import("./protocols/ag-ui/run-input-rules"),
-    import("@/app/api/v1/agent/runs/route"),
-    import("@/app/api/v1/agent/run/route"),
-    import("@/app/api/v1/agent/runs/[runId]/events/route"),
-    import("@/app/api/v1/agent/process/route"),
-    import("@/app/api/v1/agent/history/route"),
-    import("@/app/api/v1/ag-ui/route"),
-  ]);
-  publishNodeRouter(
-    createNodeRouter([
-      { method: "POST", path: "/api/v1/agent/runs", handler: runs.POST },
-      { method: "POST", path: "/api/v1/agent/run", handler: run.POST },
-      { method: "GET", path: "/api/v1/agent/runs/[runId]/events", handler: events.GET },
-      { method: "POST", path: "/api/v1/agent/process", handler: agentProcess.POST },
-      { method: "GET", path: "/api/v1/agent/history", handler: history.GET },
-      { method: "POST", path: "/api/v1/ag-ui", handler: agUi.POST, maxBodyBytes: MAX_CONVERSATION_PAYLOAD_BYTES },
-    ]),
-  );
+  const [{ createNodeRouter, publishNodeRouter }, { fastPathRoutes }] = await Promise.all([import("./http/node-routes"), import("./http/endpoints/fast-path")]);
+  publishNodeRouter(createNodeRouter(fastPathRoutes()));
 }

@@ -3,7 +3,7 @@ import NextAuth, { CredentialsSignin } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { env } from "../env";
 import { logger } from "../logger";
-import { verifyCredentials } from "../services/users";
+import { verifyCredentials } from "./credentials";
 
 class InvalidCredentials extends CredentialsSignin {
   code = "invalid_credentials";

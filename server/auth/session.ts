@@ -2,12 +2,12 @@ import "server-only";
 import { auth } from "./auth";
 import { AppError } from "../errors";
 import { findUserById } from "../repositories/users";
-import { authenticateApiKey, claimedApiKeyOwner } from "../services/api-keys";
+import { authenticateApiKey, claimedApiKeyOwner } from "./api-keys";
 
 export type Principal = { userId: string; email: string; role: "user" | "admin"; via: "session" | "api_key" };
 
 /**
- * A caller's API key taken on trust (see withCaller) until the one statement that does the work
+ * A caller's API key taken on trust (see withCaller, server/http/authenticate.ts) until the one statement that does the work
  * checks `hash` in the same round trip; `verify` checks it now.
  */
 export type ClaimedApiKey = { hash: string; verify: () => Promise<void> };
@@ -44,7 +44,7 @@ function bearerKey(header: string): string | null {
 
 /**
  * The caller a bearer key authenticated as a few minutes ago, unchecked, with the key's hash:
- * only for a handler whose one statement checks the key as it writes (see withCaller). Null when
+ * only for a handler whose one statement checks the key as it writes (see withCaller, server/http/authenticate.ts). Null when
  * the request has no such key: call authenticateRequest.
  */
 export function claimedApiKeyCaller(req: Request): { principal: Principal; keyHash: string } | null {

@@ -5,20 +5,20 @@ import { constants as zlibConstants, gzip as gzipCallback } from "node:zlib";
 import { errorBody, toAppError } from "../errors";
 import { isEventStreamContentType } from "../protocols/ag-ui/encoding";
 import { MAX_PAYLOAD_BYTES } from "../protocols/ag-ui/run-input-rules";
-import { jsonBodyOf } from "./route";
+import { jsonBodyOf } from "./json";
 import { ssePumpOf } from "./sse";
 
 // The protocol calls API keys make most (the run streams they start and follow, /history; the
-// list is in server/start-up.ts), served by the same route handlers Next.js calls, but
+// list is in endpoints/fast-path.ts), served by the same endpoint handlers Next.js calls, but
 // straight from node:http (scripts/start-server.mjs): Next's per-request work
-// (routing, request scopes, its web-stream piping) was ~40% of a run's server CPU. Everything
+// (routing, request scopes, its web-stream piping) is a large share of a run's server CPU. Everything
 // else, and anything these routes' handlers need Next for, stays with Next:
 // - requests without `Authorization`: a browser session is read through Auth.js, which needs
 //   Next's request scope;
 // - bodies that are chunked or declare more than the protocols accept, so the handlers'
 //   own size checks answer them exactly as before.
 // Whole answers are gzipped for clients that accept it, as Next does (a /history page is
-// ~200 KB of JSON).
+// a large JSON answer).
 
 const gzip = promisify(gzipCallback);
 // Below this, compressing saves too little to be worth a round through the thread pool.
@@ -188,7 +188,7 @@ async function serve(handler: RouteHandler, params: Record<string, string>, req:
     }
     res.end();
   } catch (err) {
-    // The handlers answer their own failures (apiRoute); this is the adapter's, mapped and logged the same way.
+    // The handlers answer their own failures (endpoint.ts); this is the adapter's, mapped and logged the same way.
     if (gone.signal.aborted) return;
     const error = toAppError(err, { method: req.method, path: req.url });
     if (res.headersSent) {

@@ -1,6 +1,17 @@
 import "server-only";
 import { AppError } from "../errors";
-import { negotiateEventEncoding, notAcceptableMessage, SSE_ENCODING, type EventEncoding, type EventFrame } from "../protocols/ag-ui/encoding";
+import {
+  JSON_MEDIA_TYPE,
+  negotiateEventEncoding,
+  notAcceptableMessage,
+  preferredMediaType,
+  PROTO_MEDIA_TYPE,
+  SSE_ENCODING,
+  SSE_MEDIA_TYPE,
+  wantsEventStream,
+  type EventEncoding,
+  type EventFrame,
+} from "../protocols/ag-ui/encoding";
 import { encodeSseFrame, EVENT_STREAM_HEADERS } from "../protocols/ag-ui/sse";
 import { logger } from "../logger";
 import type { EventRecord } from "../runs/types";
@@ -36,6 +47,14 @@ export function eventEncodingFor(accept: string | null, protocolVersion: string 
   const negotiated = negotiateEventEncoding({ accept, protocolVersion });
   if (!negotiated.ok) throw notAcceptable(negotiated.served, negotiated.message);
   return negotiated.encoding;
+}
+
+/** A run door's Accept header: a stream (its encoding chosen once the client's protocolVersion is known) or JSON; 406 when neither suits. */
+export function streamOrJson(req: Request): { accept: string | null; stream: boolean } {
+  const accept = req.headers.get("accept");
+  const stream = wantsEventStream(accept);
+  if (!stream && !preferredMediaType(accept, [JSON_MEDIA_TYPE])) throw notAcceptable([JSON_MEDIA_TYPE, SSE_MEDIA_TYPE, PROTO_MEDIA_TYPE]);
+  return { accept, stream };
 }
 
 // A batch goes out as one chunk: its frames joined, text or bytes as the encoding makes them.

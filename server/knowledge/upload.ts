@@ -1,41 +1,22 @@
 import "server-only";
-import { getSessionPrincipal, type Principal } from "../auth/session";
-import { AppError } from "../errors";
-import { multipartBoundary, readMultipart } from "../storage/upload-body";
+import { readFormFile, type UploadStream } from "../storage/upload-body";
 import { DOCUMENT_TOO_LARGE_MESSAGE, MAX_DOCUMENT_BYTES, resolveDocumentMimeType } from "./documents";
 
 // The admin console's document upload: multipart, so the browser sends the file as it is
 // (real upload progress, no base64/JSON re-encoding), the 5 MB limit is enforced while the
 // body streams in, and the service sees the raw bytes to check they are UTF-8.
 
-// Room for the multipart framing around the file: boundaries, part headers, the title field.
-const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 const MAX_TITLE_CHARS = 200;
-
-/**
- * The signed-in admin. Only the browser session counts (no API keys), and a cross-site
- * request is refused even with the session cookie: a form on another site must not be able
- * to add documents that runners will then read.
- */
-export async function requireAdminSession(req: Request): Promise<Principal> {
-  if (req.headers.get("sec-fetch-site") === "cross-site") throw new AppError("FORBIDDEN", "Cross-site uploads are not allowed");
-  const principal = await getSessionPrincipal();
-  if (!principal) throw new AppError("UNAUTHORIZED", "Sign in as an admin to upload documents");
-  if (principal.role !== "admin") throw new AppError("FORBIDDEN", "Admins only");
-  return principal;
-}
 
 export type DocumentUpload = { title: string; mimeType: string; bytes: Uint8Array };
 
 /** The form's `file` part (and optional `title`, else the file name). */
-export async function readDocumentUpload(req: Request): Promise<DocumentUpload> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > MAX_DOCUMENT_BYTES + MULTIPART_OVERHEAD_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", DOCUMENT_TOO_LARGE_MESSAGE);
-  const boundary = multipartBoundary(req.headers.get("content-type"));
-  if (!boundary || !req.body) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send the document as multipart/form-data with a `file` field");
-  const form = await readMultipart(req.body, { boundary, maxFileBytes: MAX_DOCUMENT_BYTES, tooLargeMessage: DOCUMENT_TOO_LARGE_MESSAGE });
-  const file = form.files.find((f) => f.field === "file");
-  if (!file) throw new AppError("BAD_REQUEST", "The form has no `file` field");
-  const title = (form.fields.title?.trim() || file.filename?.trim() || "").slice(0, MAX_TITLE_CHARS);
+export async function readDocumentUpload(upload: UploadStream): Promise<DocumentUpload> {
+  const { file, fields } = await readFormFile(upload, {
+    maxFileBytes: MAX_DOCUMENT_BYTES,
+    tooLargeMessage: DOCUMENT_TOO_LARGE_MESSAGE,
+    notMultipartMessage: "Send the document as multipart/form-data with a `file` field",
+  });
+  const title = (fields.title?.trim() || file.filename?.trim() || "").slice(0, MAX_TITLE_CHARS);
   return { title, mimeType: resolveDocumentMimeType({ declared: file.contentType, filename: file.filename }), bytes: file.data };
 }

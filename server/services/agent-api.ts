@@ -12,7 +12,7 @@ import { findRunByClientId, findRunById, type RunRow } from "../repositories/run
 import { followRun } from "../runs/subscribe";
 import { TERMINAL_EVENT_TYPES, type RunStatus } from "../runs/types";
 import type { ClaimedApiKey } from "../auth/session";
-import { cancelRunForUser, startRun } from "./runs";
+import { cancelRunForUser, startRun, type KeepAlive } from "./runs";
 
 // The Agent API over the run engine: a request is one run on the session's thread, and its
 // response stream is the run's event log encoded as Agent API objects. A client that goes
@@ -40,6 +40,7 @@ export async function startAgentResponse(opts: {
   userIndex: number;
   requestOrigin?: string | null;
   claimedKey?: ClaimedApiKey;
+  keepAlive?: KeepAlive;
 }): Promise<RunRow> {
   const { request, userIndex } = opts;
   // A response_id repeated without its session names the same response (a runId is one thread's).
@@ -68,6 +69,7 @@ export async function startAgentResponse(opts: {
     generation: generationParams(request),
     requestOrigin: opts.requestOrigin,
     claimedKey: opts.claimedKey,
+    keepAlive: opts.keepAlive,
   });
   return run;
 }

@@ -15,7 +15,7 @@ import { followRunBatches } from "../runs/subscribe";
 import { TERMINAL_EVENT_TYPES, TERMINAL_STATUSES, type EventRecord } from "../runs/types";
 import { compileToolUiSchema, PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
 import { reconcileConversation, toolMessageText } from "./conversation-reconcile";
-import { startRun } from "./runs";
+import { startRun, type KeepAlive } from "./runs";
 
 // POST /api/v1/ag-ui: runs for AG-UI clients that hold the conversation themselves (CopilotKit,
 // @ag-ui/client on default settings). Their `messages` is reconciled with the thread
@@ -46,6 +46,7 @@ export async function startConversationRun(opts: {
   via: "session" | "api_key";
   claimedKey?: ClaimedApiKey;
   requestOrigin: string | null;
+  keepAlive?: KeepAlive;
 }): Promise<ConversationStart> {
   const { input, userId } = opts;
   const ids = input.messages.filter((m) => m.role === "user" || m.role === "tool" || m.role === "assistant").map((m) => m.id);
@@ -72,7 +73,7 @@ export async function startConversationRun(opts: {
     context: [...input.context, ...instructions.map((m) => ({ description: `Instructions from the client application (${m.role} message)`, value: m.content }))],
   };
   const start = () =>
-    startRun({ userId, input: runInput, protocol: "ag-ui", requestOrigin: opts.requestOrigin, via: opts.via, claimedKey: opts.claimedKey, toolMessages });
+    startRun({ userId, input: runInput, protocol: "ag-ui", requestOrigin: opts.requestOrigin, via: opts.via, claimedKey: opts.claimedKey, toolMessages, keepAlive: opts.keepAlive });
   try {
     return { kind: "run", ...(await start()) };
   } catch (err) {

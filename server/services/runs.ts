@@ -1,6 +1,5 @@
 import "server-only";
 import type { ClaimedApiKey } from "../auth/session";
-import { after } from "next/server";
 import { AppError } from "../errors";
 import { logger } from "../logger";
 import { findRunByClientId, type RunRow, type RunToolMessage } from "../repositories/runs";
@@ -10,7 +9,6 @@ import { acceptRun, sameThread, StalePlanError } from "../runs/accept";
 import { cancelRun } from "../runs/cancel";
 import { executeRun } from "../runs/execute";
 import { defaultRunner } from "../runs/runners/registry";
-import { nodeRouterWanted } from "../http/node-routes";
 import { shareRunAttachments } from "../runner-host/artifact-store";
 import { createHttpRunner } from "../runner-host/http-runner";
 import { dropBindingSnapshot } from "../runner-host/binding-snapshot";
@@ -18,11 +16,14 @@ import { planRun } from "../runner-host/plan";
 import { startRecoverySweeper } from "../runs/recovery";
 import type { GenerationParams } from "../runs/types";
 
+/** Keeps background work a request started alive after its answer (the edge's, e.g. Next's `after`). */
+export type KeepAlive = (work: Promise<unknown>) => void;
+
 /**
  * Accepts a run for the user and starts executing it on this instance. Every protocol
  * comes through here, so image URLs get the same checks (ours, signed, unexpired, the
- * caller's) before anything is written. Background work is registered with Next's `after`,
- * so it outlives the response on serverless hosts too.
+ * caller's) before anything is written. The execution is handed to `keepAlive`, so it
+ * outlives the response on serverless hosts too.
  */
 export async function startRun(opts: {
   userId: string;
@@ -36,6 +37,8 @@ export async function startRun(opts: {
   claimedKey?: ClaimedApiKey;
   /** The client's answers to the thread's open frontend tool calls (POST /api/v1/ag-ui). */
   toolMessages?: RunToolMessage[];
+  /** Given the run's execution; without it (scripts, tests) the promise simply runs on. */
+  keepAlive?: KeepAlive;
 }): Promise<{ run: RunRow; created: boolean }> {
   startRecoverySweeper();
   const images = userMessageParts(opts.input).images;
@@ -110,15 +113,7 @@ export async function startRun(opts: {
       opts.generation,
       accepted.prefetched,
     ).catch((err: unknown) => logger.error({ err, runId: r.id }, "run execution crashed"));
-    // The Node server (scripts/start-server.mjs) outlives its responses, and the requests its
-    // node routes serve have no request scope for after(), which threw there once per run.
-    if (!nodeRouterWanted()) {
-      try {
-        after(execution);
-      } catch {
-        // Outside a request (scripts, tests) there is nothing to extend; the promise runs on.
-      }
-    }
+    opts.keepAlive?.(execution);
   }
   return accepted;
 }

@@ -1,11 +1,11 @@
 import "server-only";
 import { z } from "zod";
 import { AppError } from "../errors";
-import { dummyPasswordHash, hashPassword, verifyPassword } from "../auth/password";
-import { countUsers, findUserByEmail, insertUser } from "../repositories/users";
+import { emailSchema } from "../auth/credentials";
+import { hashPassword } from "../auth/password";
+import { countUsers, findUserByEmail, insertUser, listUsersPage, updateUserRole } from "../repositories/users";
 import type { UserRole } from "../generated/prisma/enums";
 
-export const emailSchema = z.string().trim().toLowerCase().email("Enter a valid email address").max(254);
 export const passwordSchema = z
   .string()
   .min(8, "Password must be at least 8 characters")
@@ -31,19 +31,17 @@ export async function createUser(raw: z.input<typeof createUserInput>) {
   });
 }
 
-/** Returns the user when email and password match; null otherwise, in constant-ish time. */
-export async function verifyCredentials({ email, password }: { email: string; password: string }) {
-  const parsedEmail = emailSchema.safeParse(email);
-  const user = parsedEmail.success ? await findUserByEmail({ email: parsedEmail.data }) : null;
-  if (!user?.passwordHash) {
-    await verifyPassword(password, await dummyPasswordHash());
-    return null;
-  }
-  if (!(await verifyPassword(password, user.passwordHash))) return null;
-  const { passwordHash: _omit, ...publicUser } = user;
-  return publicUser;
-}
-
 export async function hasAnyUser(): Promise<boolean> {
   return (await countUsers()) > 0;
+}
+
+/** One page of users for the admin console, newest first. */
+export function listUsers(page: { cursor?: string; limit: number }) {
+  return listUsersPage(page);
+}
+
+/** Changes a user's role. An admin cannot remove their own admin role, so the console always keeps the admin using it. */
+export async function setUserRole({ actorId, id, role }: { actorId: string; id: string; role: UserRole }) {
+  if (id === actorId && role !== "admin") throw new AppError("BAD_REQUEST", "You cannot remove your own admin role");
+  return updateUserRole({ id, role });
 }

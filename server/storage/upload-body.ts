@@ -1,11 +1,13 @@
 import "server-only";
-import { AppError, toAppError } from "../errors";
-import { errorResponse } from "../http/route";
+import { AppError } from "../errors";
 
 // Request bodies for uploads, read as streams with hard limits: a file larger than the
 // limit is refused as soon as its limit+1st byte arrives, so no upload can make the server
 // hold more than the limit of it in memory. `multipart/form-data` is parsed here rather
 // than with Request.formData(), which buffers the whole body before anyone can count it.
+
+/** An upload as it arrives: the declared type and length, and the body not read yet. */
+export type UploadStream = { contentType: string | null; declaredBytes: number; body: ReadableStream<Uint8Array> | null };
 
 export type UploadedPart = { field: string; filename: string | null; contentType: string | null; data: Uint8Array };
 export type MultipartBody = { fields: Record<string, string>; files: UploadedPart[] };
@@ -169,66 +171,22 @@ export async function readLimitedBody(body: ReadableStream<Uint8Array> | null, o
   return new Uint8Array(Buffer.concat(chunks));
 }
 
-// Room for the multipart framing around the file: boundaries, part headers, small fields.
+// Room for the multipart framing around the file: boundaries, part headers, small fields (a title, a threadId).
 const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
 /**
- * The upload form of POST /api/v1/agent/attachments: its `file` part and optional
- * `threadId`. A declared Content-Length over the limit is refused before reading a byte.
+ * The `file` part of a multipart upload, and its small text fields. A declared Content-Length
+ * over the limit (plus room for the framing) is refused before a byte is read.
  */
-export async function readUploadForm(req: Request, opts: { maxFileBytes: number; tooLargeMessage: string }): Promise<{ file: UploadedPart; threadId: string | null }> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > opts.maxFileBytes + MULTIPART_OVERHEAD_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", opts.tooLargeMessage);
-  const boundary = multipartBoundary(req.headers.get("content-type"));
-  if (!boundary) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send the image as multipart/form-data with a `file` field");
-  if (!req.body) throw new AppError("BAD_REQUEST", "The form has no `file` field");
-  const form = await readMultipart(req.body, { boundary, ...opts });
-  const file = form.files.find((f) => f.field === "file");
-  if (!file) throw new AppError("BAD_REQUEST", "The form has no `file` field");
-  return { file, threadId: form.fields.threadId?.trim() || null };
-}
-
-/**
- * Awaits work that reads a request body; a failure is answered (as apiRoute would) with
- * `Connection: close`, because a body left unread part-way makes the HTTP/1.1 connection
- * unusable for the client's next request.
- */
-export async function closingOnRefusal<T>(work: Promise<T>, body?: ReadableStream<Uint8Array> | null): Promise<T | Response> {
-  try {
-    return await work;
-  } catch (err) {
-    const appError = toAppError(err);
-    if (body && appError.code === "PAYLOAD_TOO_LARGE") await drainBriefly(body);
-    const response = errorResponse(appError);
-    response.headers.set("connection", "close");
-    return response;
-  }
-}
-
-const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
-const DRAIN_MAX_MS = 2_000;
-
-/**
- * Reads on (and discards) for a moment before a refusal is sent: closing a socket that still
- * has unread data resets it, and the reset can destroy the 413 on its way to a client that is
- * still sending. Bounded in bytes and time, so a huge upload is still cut off.
- */
-async function drainBriefly(body: ReadableStream<Uint8Array>): Promise<void> {
-  if (body.locked) return;
-  const reader = body.getReader();
-  const deadline = Date.now() + DRAIN_MAX_MS;
-  const timer = setTimeout(() => void reader.cancel().catch(() => {}), DRAIN_MAX_MS);
-  let drained = 0;
-  try {
-    while (drained < DRAIN_MAX_BYTES && Date.now() < deadline) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      drained += value.byteLength;
-    }
-  } catch {
-    // The client went away: nothing left to protect.
-  } finally {
-    clearTimeout(timer);
-    reader.releaseLock();
-  }
+export async function readFormFile(
+  upload: UploadStream,
+  opts: { maxFileBytes: number; tooLargeMessage: string; notMultipartMessage: string },
+): Promise<{ file: UploadedPart; fields: Record<string, string> }> {
+  if (upload.declaredBytes > opts.maxFileBytes + MULTIPART_OVERHEAD_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", opts.tooLargeMessage);
+  const boundary = multipartBoundary(upload.contentType);
+  if (!boundary) throw new AppError("UNSUPPORTED_MEDIA_TYPE", opts.notMultipartMessage);
+  const form = upload.body ? await readMultipart(upload.body, { boundary, maxFileBytes: opts.maxFileBytes, tooLargeMessage: opts.tooLargeMessage }) : null;
+  const file = form?.files.find((f) => f.field === "file");
+  if (!form || !file) throw new AppError("BAD_REQUEST", "The form has no `file` field");
+  return { file, fields: form.fields };
 }

@@ -4,6 +4,7 @@ import superjson from "superjson";
 import { ZodError } from "zod";
 import { AppError, toAppError, type ErrorCode } from "../errors";
 import { getSessionPrincipal, type Principal } from "../auth/session";
+import { inputIssues } from "../input-issues";
 
 export async function createTrpcContext(): Promise<{ principal: Principal | null }> {
   return { principal: await getSessionPrincipal() };
@@ -31,7 +32,7 @@ const trpcCodes: Record<ErrorCode, TrpcCode> = {
 const t = initTRPC.context<typeof createTrpcContext>().create({
   transformer: superjson,
   errorFormatter({ shape, error }) {
-    const zod = error.cause instanceof ZodError ? error.cause.issues.map((i) => ({ path: i.path.join("."), message: i.message })) : null;
+    const zod = error.cause instanceof ZodError ? inputIssues(error.cause.issues) : null;
     return { ...shape, data: { ...shape.data, stack: undefined, zodIssues: zod } };
   },
 });

@@ -1,3 +1,4 @@
+import { firstIssue } from "../../input-issues";
 import { EventType } from "@ag-ui/core";
 import { AgUiEventSchema, unknownEventFields, type AgUiEvent } from "./events";
 
@@ -98,8 +99,8 @@ export function createEventSequenceGuard(options: EventSequenceGuardOptions = {}
     };
     const parsed = AgUiEventSchema.safeParse(event);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      fail(`not a valid AG-UI 1.0 event (${issue?.path.map(String).join(".") || "event"}: ${issue?.message})`);
+      const issue = firstIssue(parsed.error.issues);
+      fail(`not a valid AG-UI 1.0 event (${issue?.field || "event"}: ${issue?.message})`);
     }
     const extra = unknownEventFields(event);
     if (extra.length > 0) fail(`unknown fields ${extra.join(", ")} would be dropped by AG-UI clients`);

@@ -1,3 +1,4 @@
+import { firstIssue } from "../../input-issues";
 import type { Event, EventType } from "@ag-ui/core";
 import { EventSchema } from "@ag-ui/core/schemas";
 
@@ -40,9 +41,8 @@ export class InvalidEventError extends Error {
 export function parseAgUiEvent(value: unknown): AgUiEvent {
   const parsed = EventSchema.safeParse(value);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const path = issue?.path.map(String).join(".") ?? "";
-    throw new InvalidEventError(`invalid AG-UI event${path ? ` at ${path}` : ""}: ${issue?.message ?? "unknown error"}`);
+    const issue = firstIssue(parsed.error.issues);
+    throw new InvalidEventError(`invalid AG-UI event${issue?.field ? ` at ${issue.field}` : ""}: ${issue?.message ?? "unknown error"}`);
   }
   const extra = unknownEventFields(value as { type: unknown });
   if (extra.length > 0) {

@@ -1,3 +1,4 @@
+import { firstIssue } from "../../input-issues";
 import { z } from "zod";
 import {
   MAX_CONVERSATION_MESSAGES,
@@ -214,14 +215,6 @@ export type RunAgentInput = z.infer<typeof RunAgentInputSchema>;
 
 export type ParseRunAgentInputResult = { ok: true; input: RunAgentInput } | RunInputFailure;
 
-function formatPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((out, key) => {
-    if (typeof key === "number") return `${out}[${key}]`;
-    const name = String(key);
-    return out === "" ? name : `${out}.${name}`;
-  }, "");
-}
-
 /**
  * Validates a POST /api/v1/agent/runs body: the size limit on the raw UTF-8 bytes, JSON,
  * the spec's table in order with its exact messages, then the full wire schema. A
@@ -248,8 +241,8 @@ export function parseRunAgentInput(rawBody: string, opts: { conversation?: boole
 
   const parsed = (opts.conversation ? ConversationInputSchema : RunAgentInputSchema).safeParse(body);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue ? formatPath(issue.path) : "";
+    const issue = firstIssue(parsed.error.issues, "indexed");
+    const field = issue?.field ?? "";
     const message = issue?.message ?? "invalid RunAgentInput";
     return field === ""
       ? { ok: false, status: 400, message }

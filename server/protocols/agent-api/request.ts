@@ -1,3 +1,4 @@
+import { issuePath } from "../../input-issues";
 import { z } from "zod";
 import { MAX_MESSAGES, MAX_PAYLOAD_BYTES, MAX_RUN_ID_CHARS, MAX_USER_TEXT_CHARS, UUID_PATTERN, countCodePoints, isDataUrl, isNonBlankString, utf8ByteLength } from "../ag-ui/run-input-rules";
 
@@ -141,10 +142,6 @@ export type AgentRequest = z.infer<typeof AgentRequestSchema>;
 export type AgentRequestFailure = { ok: false; status: 400 | 413; message: string; field?: string };
 export type ParseAgentRequestResult = { ok: true; request: AgentRequest; userIndex: number } | AgentRequestFailure;
 
-function formatPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : out === "" ? String(key) : `${out}.${String(key)}`), "");
-}
-
 const failure = (message: string, field?: string): AgentRequestFailure =>
   field === undefined ? { ok: false, status: 400, message } : { ok: false, status: 400, message: `${field}: ${message}`, field };
 
@@ -187,7 +184,7 @@ export function parseAgentRequest(rawBody: string): ParseAgentRequestResult {
   const parsed = AgentRequestSchema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const field = issue ? formatPath(issue.path) : "";
+    const field = issue ? issuePath(issue.path, "indexed") : "";
     // An unknown key is reported at its parent; name the key itself.
     const named = issue?.code === "unrecognized_keys" ? [field, issue.keys[0]].filter(Boolean).join(".") : field;
     return failure(issue?.message ?? "invalid AgentRequest", named || undefined);

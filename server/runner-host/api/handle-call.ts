@@ -1,4 +1,5 @@
 import "server-only";
+import { inputIssues } from "../../input-issues";
 import { describeIssues } from "../../protocols/runner/manifest";
 import { HOST_API_ACTIONS, isHostApiAction, type HostApiActionName } from "../../protocols/runner/host-api";
 import { MAX_API_PAYLOAD_BYTES } from "../policy";
@@ -10,7 +11,7 @@ import { HOST_API_HANDLERS } from "./handlers";
 import { runnerApiLimiter } from "./rate-limiter";
 import { readRequestBody, tooLarge } from "./request-body";
 import { failureResponse, ndjsonResponse, okResponse } from "./respond";
-import { activeSession, authenticateRunner, findEndpointRun } from "./session";
+import { activeSession, findEndpointRun } from "./session";
 
 // One host API call, checked in a fixed order, each check able to refuse before anything is
 // written: credential → run_id → the endpoint's active run → deadline → payload size → rate
@@ -22,8 +23,7 @@ import { activeSession, authenticateRunner, findEndpointRun } from "./session";
 
 type Authorized = { call: HostCall<HostApiActionName>; deadline: AbortSignal; hangUp: AbortController };
 
-async function authorizedCall(req: Request, action: HostApiActionName, audit: ApiCallRecord): Promise<Authorized> {
-  const { endpointId } = await authenticateRunner(req);
+async function authorizedCall(req: Request, endpointId: string, action: HostApiActionName, audit: ApiCallRecord): Promise<Authorized> {
   const body = await readRequestBody(req, MAX_API_PAYLOAD_BYTES);
   const runRef = body.json.run_id;
   if (typeof runRef !== "string" || runRef.length === 0) {
@@ -42,7 +42,7 @@ async function authorizedCall(req: Request, action: HostApiActionName, audit: Ap
   const parsed = HOST_API_ACTIONS[action].request.safeParse(body.json);
   if (!parsed.success) {
     throw new HostApiFailure("invalid_argument", describeIssues(parsed.error), {
-      details: { issues: parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.map(String).join("."), message: i.message })) },
+      details: { issues: inputIssues(parsed.error.issues, 20) },
     });
   }
   const deadline = AbortSignal.timeout(Math.max(1, Math.floor(session.remainingMs)));
@@ -65,16 +65,13 @@ function failureOf(err: unknown, stops: Stops | null, action: string, audit: Api
   return toHostApiFailure(err, { action, runId: audit.runId });
 }
 
-async function answer(req: Request, name: string, audit: ApiCallRecord, started: number): Promise<Response> {
+async function answer(req: Request, endpointId: string, name: string, audit: ApiCallRecord, started: number): Promise<Response> {
   let stops: Stops | null = null;
   const finish = (result: string) => apiCallAudit().record({ ...audit, result, latencyMs: performance.now() - started });
   const auditResult = (failure: HostApiFailure) => (failure.details.cancelled === true ? "cancelled" : failure.code);
   try {
-    if (!isHostApiAction(name)) {
-      await authenticateRunner(req);
-      throw new HostApiFailure("not_found", `${name} is not a host API action`);
-    }
-    const authorized = await authorizedCall(req, name, audit);
+    if (!isHostApiAction(name)) throw new HostApiFailure("not_found", `${name} is not a host API action`);
+    const authorized = await authorizedCall(req, endpointId, name, audit);
     stops = { deadline: authorized.deadline, hungUp: () => req.signal.aborted || authorized.hangUp.signal.aborted };
     const callStops = stops;
     if (HOST_API_ACTIONS[name].streaming) {
@@ -100,10 +97,27 @@ async function answer(req: Request, name: string, audit: ApiCallRecord, started:
   }
 }
 
-/** POST /api/v1/runner-api/{group}/{action}, from the route. */
-export async function handleHostApiCall(req: Request, params: { group: string; action: string }): Promise<Response> {
-  const started = performance.now();
-  const name = `${params.group}/${params.action}`;
-  const audit: ApiCallRecord = { runId: null, runRef: null, runnerId: null, action: name.slice(0, 100), resource: null, scope: null, result: "", latencyMs: 0 };
-  return answer(req, name, audit, started);
+type CallTarget = { group: string; action: string };
+
+const auditOf = (target: CallTarget): ApiCallRecord => ({
+  runId: null,
+  runRef: null,
+  runnerId: null,
+  action: `${target.group}/${target.action}`.slice(0, 100),
+  resource: null,
+  scope: null,
+  result: "",
+  latencyMs: 0,
+});
+
+/** POST /api/v1/runner-api/{group}/{action} from the runner endpoint the edge authenticated. */
+export async function handleHostApiCall(req: Request, endpointId: string, target: CallTarget): Promise<Response> {
+  return answer(req, endpointId, `${target.group}/${target.action}`, auditOf(target), performance.now());
+}
+
+/** The answer to a call refused before it reached the host API (its credential): audited like any other. */
+export async function refuseHostApiCall(err: unknown, target: CallTarget): Promise<Response> {
+  const failure = toHostApiFailure(err, { action: `${target.group}/${target.action}` });
+  void apiCallAudit().record({ ...auditOf(target), result: failure.code });
+  return failureResponse(failure);
 }

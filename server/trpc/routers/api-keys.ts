@@ -1,8 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { adminProcedure, createTRPCRouter } from "../init";
-import { createApiKey, revokeApiKey } from "../../services/api-keys";
-import { listApiKeysPage } from "../../repositories/api-keys";
+import { createApiKey, listApiKeyPage, revokeApiKey } from "../../services/api-keys";
 
 export const apiKeysRouter = createTRPCRouter({
   list: adminProcedure
@@ -13,7 +12,7 @@ export const apiKeysRouter = createTRPCRouter({
         limit: z.number().int().min(1).max(100).default(25),
       }),
     )
-    .query(({ input }) => listApiKeysPage(input)),
+    .query(({ input }) => listApiKeyPage(input)),
   // The key is returned once, here; only its hash is stored.
   create: adminProcedure
     .input(z.object({ userId: z.string().uuid(), name: z.string().trim().min(1).max(100).optional() }))

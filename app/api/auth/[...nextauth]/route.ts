@@ -1,3 +1,3 @@
-import { handlers } from "@/server/auth/auth";
+import { authJsEndpoints } from "@/server/http/endpoints/auth";
 
-export const { GET, POST } = handlers;
+export const { GET, POST } = authJsEndpoints;

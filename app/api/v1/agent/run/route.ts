@@ -1,7 +1,4 @@
-import { apiRoute } from "@/server/http/route";
-import { handleStartRun } from "@/server/http/agent-runs";
+import { startRunAliasEndpoint } from "@/server/http/endpoints/runs";
 
 export const dynamic = "force-dynamic";
-
-// POST /api/v1/agent/run: alias of POST /api/v1/agent/runs
-export const POST = apiRoute(handleStartRun);
+export const POST = startRunAliasEndpoint.handler;

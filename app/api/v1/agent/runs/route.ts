@@ -1,7 +1,4 @@
-import { apiRoute } from "@/server/http/route";
-import { handleStartRun } from "@/server/http/agent-runs";
+import { startRunEndpoint } from "@/server/http/endpoints/runs";
 
 export const dynamic = "force-dynamic";
-
-// POST /api/v1/agent/runs: start a run (SSE with Accept: text/event-stream, else 202)
-export const POST = apiRoute(handleStartRun);
+export const POST = startRunEndpoint.handler;

@@ -1,18 +1,18 @@
 import "server-only";
 import { EventType, type AgentCapabilities } from "@ag-ui/core";
 import { z } from "zod";
-import { AppError } from "../errors";
-import { MAX_CONVERSATION_PAYLOAD_BYTES, RUN_INPUT_ERRORS } from "../protocols/ag-ui/run-input-rules";
-import { parseRunAgentInput } from "../protocols/ag-ui/run-input";
-import { TERMINAL_EVENT_TYPES, type EventRecord } from "../runs/types";
-import { followConversationRun, snapshotRecord, startConversationRun, type ConversationStart } from "../services/conversation-runs";
-import { taskAccepted } from "../services/runs";
-import { projectCliArgsSchema, projectCliToolDescription, PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
-import { withCaller } from "./caller";
-import { jsonResponse } from "./route";
-import { JSON_MEDIA_TYPE, PROTO_MEDIA_TYPE, preferredMediaType, SSE_MEDIA_TYPE, wantsEventStream, type EventEncoding } from "../protocols/ag-ui/encoding";
-import { eventEncodingFor, notAcceptable, sseResponse } from "./sse";
-import { requestOrigin } from "./origin";
+import { AppError } from "../../errors";
+import type { EventEncoding } from "../../protocols/ag-ui/encoding";
+import { MAX_CONVERSATION_PAYLOAD_BYTES, RUN_INPUT_ERRORS } from "../../protocols/ag-ui/run-input-rules";
+import { parseRunAgentInput } from "../../protocols/ag-ui/run-input";
+import { TERMINAL_EVENT_TYPES, type EventRecord } from "../../runs/types";
+import { followConversationRun, snapshotRecord, startConversationRun, type ConversationStart } from "../../services/conversation-runs";
+import { taskAccepted } from "../../services/runs";
+import { projectCliArgsSchema, projectCliToolDescription, PROJECT_CLI_TOOL_NAME } from "../../tools/project-cli/tool";
+import { parsedText } from "../bodies";
+import { endpoint } from "../endpoint";
+import { jsonResponse } from "../json";
+import { eventEncodingFor, sseResponse, streamOrJson } from "../sse";
 
 // Records outside the run's log (a MESSAGES_SNAPSHOT, a snapshot answer's own start and end)
 // carry seq 0 and go out without an SSE id (see the encodings), so a client's Last-Event-ID stays a log position.
@@ -58,38 +58,30 @@ function streamOf(start: ConversationStart, ids: { threadId: string; runId: stri
   }
 }
 
-/** POST /api/v1/ag-ui: the AG-UI-native door, for clients that resend the conversation they hold. */
-export async function handleConversationRun(req: Request): Promise<Response> {
-  const accept = req.headers.get("accept");
-  const stream = wantsEventStream(accept);
-  // An Accept header no answer can suit is refused before the caller or the body is read.
-  if (!stream && !preferredMediaType(accept, [JSON_MEDIA_TYPE])) throw notAcceptable([JSON_MEDIA_TYPE, SSE_MEDIA_TYPE, PROTO_MEDIA_TYPE]);
-  const { start, input, encoding } = await withCaller(req, async ({ principal, claimedKey }) => {
-    const declared = Number(req.headers.get("content-length") ?? "0");
-    if (declared > MAX_CONVERSATION_PAYLOAD_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", RUN_INPUT_ERRORS.conversationTooLarge);
-    const parsed = parseRunAgentInput(await req.text(), { conversation: true });
-    if (!parsed.ok) {
-      throw new AppError(parsed.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", parsed.message, parsed.field ? { field: parsed.field } : undefined);
-    }
+/** POST /api/v1/ag-ui: the AG-UI-native door, for clients that resend the conversation they hold (SSE, else 202). */
+export const conversationRunEndpoint = endpoint({
+  method: "POST",
+  path: "/api/v1/ag-ui",
+  auth: "claimed-caller",
+  negotiate: streamOrJson,
+  body: parsedText({
+    maxBytes: MAX_CONVERSATION_PAYLOAD_BYTES,
+    tooLargeMessage: RUN_INPUT_ERRORS.conversationTooLarge,
+    parse: (text) => parseRunAgentInput(text, { conversation: true }),
+  }),
+  async handle({ principal, claimedKey, body: { input }, negotiated, origin, keepAlive }) {
     // Which stream a client can read depends on its protocol version: refused before anything starts.
-    const encoding = stream ? eventEncodingFor(accept, parsed.input.protocolVersion) : null;
-    const start = await startConversationRun({
-      userId: principal.userId,
-      input: parsed.input,
-      via: principal.via,
-      claimedKey,
-      requestOrigin: requestOrigin(req),
-    });
-    return { start, input: parsed.input, encoding };
-  });
-  if (encoding) return streamOf(start, input, encoding);
-  if (start.kind === "snapshot") {
-    throw new AppError("BAD_REQUEST", "messages brings nothing new for the agent (no new user message or tool answer) and the thread has no run in progress", {
-      field: "messages",
-    });
-  }
-  return jsonResponse(taskAccepted(start.run), 202);
-}
+    const encoding = negotiated.stream ? eventEncodingFor(negotiated.accept, input.protocolVersion) : null;
+    const start = await startConversationRun({ userId: principal.userId, input, via: principal.via, claimedKey, requestOrigin: origin(), keepAlive });
+    if (encoding) return streamOf(start, input, encoding);
+    if (start.kind === "snapshot") {
+      throw new AppError("BAD_REQUEST", "messages brings nothing new for the agent (no new user message or tool answer) and the thread has no run in progress", {
+        field: "messages",
+      });
+    }
+    return jsonResponse(taskAccepted(start.run), 202);
+  },
+});
 
 const CAPABILITIES: AgentCapabilities = {
   identity: {
@@ -112,6 +104,9 @@ const CAPABILITIES: AgentCapabilities = {
 };
 
 /** GET /api/v1/ag-ui/info: what the agent behind POST /api/v1/ag-ui can do (AG-UI 1.0 AgentCapabilities). */
-export async function handleConversationInfo(): Promise<Response> {
-  return jsonResponse({ agents: { dispatch: { name: "dispatch", description: CAPABILITIES.identity?.description, capabilities: CAPABILITIES } } });
-}
+export const conversationInfoEndpoint = endpoint({
+  method: "GET",
+  path: "/api/v1/ag-ui/info",
+  auth: "none",
+  handle: async () => jsonResponse({ agents: { dispatch: { name: "dispatch", description: CAPABILITIES.identity?.description, capabilities: CAPABILITIES } } }),
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jsonBodyOf, jsonBytes, jsonResponse } from "./route";
+import { jsonBodyOf, jsonBytes, jsonResponse } from "./json";
 
 describe("jsonBytes", () => {
   it("gives exactly JSON.stringify's text, as UTF-8", () => {

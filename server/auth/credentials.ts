@@ -1,0 +1,21 @@
+import "server-only";
+import { z } from "zod";
+import { findUserByEmail } from "../repositories/users";
+import { dummyPasswordHash, verifyPassword } from "./password";
+
+// Signing in with email and password (Auth.js's Credentials provider, auth.ts).
+
+export const emailSchema = z.string().trim().toLowerCase().email("Enter a valid email address").max(254);
+
+/** Returns the user when email and password match; null otherwise, in constant-ish time. */
+export async function verifyCredentials({ email, password }: { email: string; password: string }) {
+  const parsedEmail = emailSchema.safeParse(email);
+  const user = parsedEmail.success ? await findUserByEmail({ email: parsedEmail.data }) : null;
+  if (!user?.passwordHash) {
+    await verifyPassword(password, await dummyPasswordHash());
+    return null;
+  }
+  if (!(await verifyPassword(password, user.passwordHash))) return null;
+  const { passwordHash: _omit, ...publicUser } = user;
+  return publicUser;
+}

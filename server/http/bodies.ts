@@ -1,0 +1,58 @@
+import "server-only";
+import type { z } from "zod";
+import { AppError, invalidInput } from "../errors";
+import type { UploadStream } from "../storage/upload-body";
+
+// How an endpoint reads its body (endpoint.ts), each mapping its refusals to 400/413 here.
+
+export type BodyReader<B> = { read: (req: Request) => Promise<B> };
+
+/** What a protocol's own parser answers for a body it refuses. */
+export type ParseRefusal = { ok: false; status: 400 | 413; message: string; field?: string };
+
+const declaredBytes = (req: Request) => Number(req.headers.get("content-length") ?? "0");
+
+/**
+ * A text body for a protocol parser (RunAgentInput, AgentRequest): a declared length over
+ * `maxBytes` is refused before a byte is read; the parser's refusals become 400/413 with its message.
+ */
+export function parsedText<T extends { ok: true }>(opts: {
+  maxBytes: number;
+  tooLargeMessage: string;
+  parse: (text: string) => T | ParseRefusal;
+}): BodyReader<T> {
+  return {
+    read: async (req) => {
+      if (declaredBytes(req) > opts.maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", opts.tooLargeMessage);
+      const parsed = opts.parse(await req.text());
+      if (parsed.ok) return parsed;
+      throw new AppError(parsed.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", parsed.message, parsed.field ? { field: parsed.field } : undefined);
+    },
+  };
+}
+
+/** A JSON body checked against a schema: 400 when it is not JSON, or names the first field that is wrong. */
+export function jsonBody<S extends z.ZodType>(schema: S): BodyReader<z.output<S>> {
+  return {
+    read: async (req) => {
+      const parsed = schema.safeParse(await readJson(req));
+      if (!parsed.success) throw invalidInput(parsed.error.issues);
+      return parsed.data;
+    },
+  };
+}
+
+/** An upload, read by `read` as a stream under its own limits (the endpoint closes the connection on a refusal). */
+export function upload<B>(read: (upload: UploadStream) => Promise<B>): BodyReader<B> {
+  return { read: (req) => read({ contentType: req.headers.get("content-type"), declaredBytes: declaredBytes(req), body: req.body }) };
+}
+
+/** Reads a JSON body, answering 400 with a clear message when it is not JSON. */
+async function readJson(req: Request): Promise<unknown> {
+  const text = await req.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError("BAD_REQUEST", "Request body is not valid JSON");
+  }
+}

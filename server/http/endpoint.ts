@@ -1,0 +1,121 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { toAppError } from "../errors";
+import { logger } from "../logger";
+import type { KeepAlive } from "../services/runs";
+import { asCaller, type Authenticated, type AuthKind } from "./authenticate";
+import type { BodyReader } from "./bodies";
+import { keepAlive } from "./keep-alive";
+import { requestOrigin } from "./origin";
+import { errorResponse } from "./json";
+import { closeAfterRefusal } from "./refusal";
+
+// Every route under app/api (and app/storage) is one endpoint defined here: what it serves
+// (method, path), who may call it (auth), how its body is read, and its handler, which reads like
+// a sentence: parse, authenticate, call a service, encode. The wrapper maps anything thrown to
+// `{error:{code,message}}` with its status (or the endpoint's own protocol answer) and writes one
+// log line per request. The node fast path (endpoints/fast-path.ts) serves some of the same endpoints.
+
+export type RouteParams = Readonly<Record<string, string>>;
+type RouteContext = { params: Promise<Record<string, string | string[]>> };
+export type RouteHandler = (req: Request, ctx: RouteContext) => Promise<Response>;
+
+/** What a handler is given: the request, its path parameters, its caller, its read body, and what the edge offers services. */
+export type EdgeCall<K extends AuthKind, B, N> = Authenticated[K] & {
+  req: Request;
+  params: RouteParams;
+  body: B;
+  /** What `negotiate` chose from the request's headers before anything else. */
+  negotiated: N;
+  /** The origin the caller reached the app at, for absolute URLs handed back to it (origin.ts). */
+  origin: () => string;
+  /** Keeps background work the request started alive after its answer. */
+  keepAlive: KeepAlive;
+};
+
+type Method = "GET" | "POST" | "PUT";
+
+export type EndpointDefinition<M extends Method, K extends AuthKind, B, N> = {
+  method: M;
+  /** Next's segment syntax, as the route's folder: `/api/v1/agent/runs/[runId]/events`. */
+  path: string;
+  auth: K;
+  /** Runs before the caller or the body is read: an Accept header nothing can suit is refused (406) first. */
+  negotiate?: (req: Request) => N;
+  body?: BodyReader<B>;
+  handle: (call: EdgeCall<K, NoInfer<B>, NoInfer<N>>) => Promise<Response>;
+  /**
+   * The body is an upload that may be left unread part-way: a refusal before it has been read
+   * through (by `body`, else by the handler's service) closes the connection, and on 413 reads on
+   * briefly, so the client sees the answer rather than a reset.
+   */
+  upload?: true;
+  /** A protocol with its own error shape (the host API) answers failures itself. */
+  refuse?: (err: unknown, req: Request, params: RouteParams) => Promise<Response>;
+};
+
+export type Endpoint<M extends Method = Method> = {
+  method: M;
+  path: string;
+  handler: RouteHandler;
+};
+
+// A catch-all segment ([...path]) arrives as its parts; handlers take it as the path it was.
+async function paramsOf(ctx: RouteContext | undefined): Promise<RouteParams> {
+  const raw = (await ctx?.params) ?? {};
+  return Object.fromEntries(Object.entries(raw).map(([name, value]) => [name, Array.isArray(value) ? value.join("/") : value]));
+}
+
+export function logRequest(req: Request, path: string, status: number, started: number, requestId?: string): void {
+  logger.info({ method: req.method, path, status, ms: Math.round((performance.now() - started) * 10) / 10, requestId }, "request");
+}
+
+export function endpoint<M extends Method, K extends AuthKind, B = undefined, N = undefined>(def: EndpointDefinition<M, K, B, N>): Endpoint<M> {
+  // `read` notes when the body has been read through: an upload's refusal closes the connection before that.
+  const serve = async (req: Request, params: RouteParams, read: { done: boolean }): Promise<Response> => {
+    const negotiated = def.negotiate?.(req) as N;
+    return asCaller(def.auth, req, async (who) => {
+      const body = (def.body ? await def.body.read(req) : undefined) as B;
+      read.done = def.body !== undefined;
+      return def.handle({ ...who, req, params, body, negotiated, origin: () => requestOrigin(req), keepAlive });
+    });
+  };
+  const handler: RouteHandler = async (req, ctx) => {
+    const started = performance.now();
+    const requestId = req.headers.get("x-request-id") ?? randomUUID();
+    const path = new URL(req.url).pathname;
+    const params = await paramsOf(ctx);
+    const read = { done: false };
+    let response: Response;
+    try {
+      response = await serve(req, params, read);
+    } catch (err) {
+      if (def.refuse) response = await def.refuse(err, req, params);
+      else {
+        const error = toAppError(err, { path, requestId });
+        response = errorResponse(error, requestId);
+        if (def.upload && !read.done) await closeAfterRefusal(response, error, req.body);
+      }
+    }
+    logRequest(req, path, response.status, started, requestId);
+    return response;
+  };
+  return { method: def.method, path: def.path, handler };
+}
+
+/** For the adapters that answer for themselves (Auth.js, tRPC): the one log line, and anything they throw mapped as everywhere else. */
+export function adapterRoute(handle: (req: Request) => Promise<Response>): (req: Request) => Promise<Response> {
+  return async (req) => {
+    const started = performance.now();
+    const requestId = req.headers.get("x-request-id") ?? randomUUID();
+    const path = new URL(req.url).pathname;
+    let response: Response;
+    try {
+      response = await handle(req);
+    } catch (err) {
+      response = errorResponse(toAppError(err, { path, requestId }), requestId);
+    }
+    logRequest(req, path, response.status, started, requestId);
+    return response;
+  };
+}

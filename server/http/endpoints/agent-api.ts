@@ -1,0 +1,37 @@
+import "server-only";
+import { MAX_PAYLOAD_BYTES } from "../../protocols/ag-ui/run-input-rules";
+import { AGENT_REQUEST_ERRORS, parseAgentRequest } from "../../protocols/agent-api/request";
+import { agentResponseResult, agentResponseStream, cancelAgentResponse, startAgentResponse } from "../../services/agent-api";
+import { parsedText } from "../bodies";
+import { endpoint } from "../endpoint";
+import { jsonResponse } from "../json";
+import { sseResponse } from "../sse";
+
+/** POST /api/v1/agent/process: run the agent for an AgentRequest; an SSE object stream, or one AgentResponse when stream is false. */
+export const agentProcessEndpoint = endpoint({
+  method: "POST",
+  path: "/api/v1/agent/process",
+  auth: "claimed-caller",
+  body: parsedText({ maxBytes: MAX_PAYLOAD_BYTES, tooLargeMessage: AGENT_REQUEST_ERRORS.payloadTooLarge, parse: parseAgentRequest }),
+  async handle({ req, principal, claimedKey, body: { request, userIndex }, origin, keepAlive }) {
+    const run = await startAgentResponse({ userId: principal.userId, request, userIndex, requestOrigin: origin(), claimedKey, keepAlive });
+    const headers = { "x-session-id": run.threadId, "x-response-id": run.runId };
+    if (!request.stream) return jsonResponse(await agentResponseResult({ run, signal: req.signal }), 200, headers);
+    return sseResponse(
+      async function* (signal) {
+        for await (const object of agentResponseStream({ run, signal })) {
+          yield { seq: object.sequence_number ?? 0, type: object.object, json: JSON.stringify(object) };
+        }
+      },
+      { withIds: false, headers },
+    );
+  },
+});
+
+/** POST /api/v1/agent/process/{responseId}/cancel: stop the response's run (idempotent); its stream ends with status canceled. */
+export const cancelAgentResponseEndpoint = endpoint({
+  method: "POST",
+  path: "/api/v1/agent/process/[responseId]/cancel",
+  auth: "caller",
+  handle: async ({ principal, params }) => jsonResponse(await cancelAgentResponse({ userId: principal.userId, responseId: params.responseId! }), 202),
+});

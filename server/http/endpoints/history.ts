@@ -1,0 +1,20 @@
+import "server-only";
+import { AppError } from "../../errors";
+import { UUID_PATTERN } from "../../protocols/ag-ui/run-input-rules";
+import { getHistoryDayJson, parseHistoryDate } from "../../services/history";
+import { endpoint } from "../endpoint";
+import { jsonBytesResponse } from "../json";
+
+/** GET /api/v1/agent/history?threadId=&before=YYYY-MM-DD: one day of a thread's messages. */
+export const historyEndpoint = endpoint({
+  method: "GET",
+  path: "/api/v1/agent/history",
+  auth: "claimed-caller",
+  async handle({ req, principal, claimedKey, origin }) {
+    const url = new URL(req.url);
+    const threadId = url.searchParams.get("threadId") || null;
+    if (threadId && !UUID_PATTERN.test(threadId)) throw new AppError("BAD_REQUEST", "threadId must be a valid UUID", { field: "threadId" });
+    const before = parseHistoryDate(url.searchParams.get("before"));
+    return jsonBytesResponse(await getHistoryDayJson({ userId: principal.userId, threadId, before, requestOrigin: origin(), claimedKey }));
+  },
+});

@@ -1,0 +1,51 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import { MAX_CONVERSATION_PAYLOAD_BYTES } from "../../protocols/ag-ui/run-input-rules";
+import type { Endpoint } from "../endpoint";
+import { fastPathRoutes } from "./fast-path";
+
+// Auth.js cannot load outside Next; nothing here authenticates.
+vi.mock("../../auth/session", () => ({}));
+
+const root = path.resolve(__dirname, "../../..");
+// Auth.js's and tRPC's adapters answer for themselves (adapterRoute).
+const ADAPTERS = new Set(["app/api/auth/[...nextauth]/route.ts", "app/api/trpc/[trpc]/route.ts"]);
+
+function routeFiles(dir: string): string[] {
+  return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const rel = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return routeFiles(rel);
+    return entry.name === "route.ts" ? [rel] : [];
+  });
+}
+
+describe("routes", () => {
+  const files = [...routeFiles("app/api"), ...routeFiles("app/storage")].filter((f) => !ADAPTERS.has(f));
+
+  it.each(files)("%s exports the handler of an endpoint served at its own path and method", async (file) => {
+    const source = readFileSync(path.join(root, file), "utf8");
+    const imported = /^import \{ (\w+) \} from "@\/(server\/http\/endpoints\/[\w-]+)";$/m.exec(source);
+    const exported = /^export const (GET|POST|PUT) = (\w+)\.handler;$/m.exec(source);
+    expect(imported, "one endpoint import").not.toBeNull();
+    expect(exported, "one `export const METHOD = endpoint.handler`").not.toBeNull();
+    expect(exported![2]).toBe(imported![1]);
+    const endpoints = (await import(`@/${imported![2]}`)) as Record<string, Endpoint>;
+    const endpoint = endpoints[imported![1]!]!;
+    expect(endpoint.method).toBe(exported![1]);
+    expect(endpoint.path).toBe(file.slice("app".length, -"/route.ts".length));
+  });
+});
+
+describe("the node fast path", () => {
+  it("serves the protocol calls API keys make most, with the conversation door's larger body limit", () => {
+    expect(fastPathRoutes().map(({ method, path, maxBodyBytes }) => ({ method, path, maxBodyBytes }))).toEqual([
+      { method: "POST", path: "/api/v1/agent/runs", maxBodyBytes: undefined },
+      { method: "POST", path: "/api/v1/agent/run", maxBodyBytes: undefined },
+      { method: "GET", path: "/api/v1/agent/runs/[runId]/events", maxBodyBytes: undefined },
+      { method: "POST", path: "/api/v1/agent/process", maxBodyBytes: undefined },
+      { method: "GET", path: "/api/v1/agent/history", maxBodyBytes: undefined },
+      { method: "POST", path: "/api/v1/ag-ui", maxBodyBytes: MAX_CONVERSATION_PAYLOAD_BYTES },
+    ]);
+  });
+});
