@@ -9,7 +9,7 @@ import type { StepStreamer } from "../models/step-stream";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import { AGENT_RUNNER_ID } from "../runs/runners/builtin-id";
 import type { PrefetchedContext, RunHandle, Runner, RunnerInput, RunnerResult } from "../runs/types";
-import { loadAttachmentBytes } from "../services/attachments";
+import { loadAttachmentBytes } from "../storage/attachment-bytes";
 import { findAgentContext, findPreviousRunToolEvents, findRunUserAttachments, type AttachmentRef, type ThreadMessage, type ToolEventRow } from "./agent-repository";
 import { HISTORY_MESSAGE_LIMIT, MAX_AGENT_STEPS, MEMORY_FACT_LIMIT } from "./constants";
 import { buildConversation, clientToolResults, openClientToolCalls } from "./conversation";

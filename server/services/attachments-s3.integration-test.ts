@@ -18,7 +18,8 @@ const { getPool } = await import("@/server/db");
 const { getStorage } = await import("@/server/storage/driver");
 const { parseRunAgentInput, userMessageParts } = await import("@/server/protocols/ag-ui/run-input");
 const { acceptRun } = await import("@/server/runs/accept");
-const { loadAttachmentBytes, presignAttachmentUpload, resolveRunAttachments, uploadAttachment } = await import("./attachments");
+const { presignAttachmentUpload, resolveRunAttachments, uploadAttachment } = await import("./attachments");
+const { loadAttachmentBytes } = await import("../storage/attachment-bytes");
 const { getHistoryDay } = await import("./history");
 
 const [alice, bob] = await Promise.all([createTestUser(), createTestUser()]);

@@ -14,6 +14,7 @@ import {
   markAttachmentVerified,
   type AttachmentRow,
 } from "../repositories/attachments";
+import { ATTACHMENT_NOT_FOUND } from "../storage/attachment-bytes";
 import { getStorage, type ObjectRef } from "../storage/driver";
 import { ALLOWED_IMAGES_TEXT, MAX_ATTACHMENT_BYTES, normalizeImageType, sniffImageType, type ImageMimeType } from "../storage/image-type";
 import { newAttachmentKey } from "../storage/object-key";
@@ -39,7 +40,7 @@ const URL_ERRORS = {
   foreign: "binary content url must be a signed URL issued by /api/v1/agent/attachments",
   signature: "binary content url signature is invalid",
   expired: "binary content url has expired",
-  notFound: "Attachment not found",
+  notFound: ATTACHMENT_NOT_FOUND,
 } as const;
 
 // The origins this instance signed URLs for (each request's, when PUBLIC_URL is unset), newest
@@ -220,14 +221,6 @@ export async function attachmentLinks(opts: { metadata: Record<string, unknown>;
   // An attachment kept by a storage this server no longer uses has no URL to give.
   const reachable = refs.filter((ref) => ref.bucket === storage.bucket);
   return Promise.all(reachable.map(async (ref) => ({ ...ref, url: await storage.signGetUrl({ bucket: ref.bucket, path: ref.path, expiresAt, origin }) })));
-}
-
-/** An attachment's bytes, fetched server-side (for giving the image to a model). */
-export async function loadAttachmentBytes(ref: ObjectRef): Promise<{ mimeType: string; data: Uint8Array }> {
-  const row = await findAttachment(ref);
-  const stored = row ? await getStorage().getObject(ref) : null;
-  if (!row || !stored) throw new AppError("NOT_FOUND", URL_ERRORS.notFound);
-  return { mimeType: row.mimeType, data: stored.data };
 }
 
 // The local driver's own signed URLs, served by the app (S3 serves its own).

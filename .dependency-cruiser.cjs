@@ -1,0 +1,106 @@
+// The layering ARCHITECTURE.md draws, checked by `npm run lint` (depcruise). Arrows point down:
+//   edge (app/, server/http, server/trpc) → protocols → services
+//     → engine (runs), agent, runner-host, tools, knowledge, storage, ui-schema
+//     → repositories → database
+// A rule names the arrow it forbids and why. Type-only imports are allowed across layers where a
+// rule says so: they vanish at run time and let a lower layer name a shape it returns.
+// Tests and their fixtures set up what they test (a database row, a server): they may reach anywhere.
+const TEST_CODE = "(\\.(integration-)?test\\.tsx?$|^test/|/test-(support|fixtures)\\.ts$)";
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "database-only-in-repositories",
+      comment: "Only repositories talk to the database: server/db.ts is imported by server/repositories/** and files named repository.ts or *-repository.ts.",
+      severity: "error",
+      from: { pathNot: ["^server/repositories/", "repository\\.ts$", "^server/db\\.ts$", TEST_CODE] },
+      to: { path: "^server/db\\.ts$" },
+    },
+    {
+      name: "pg-only-in-repositories",
+      comment: "The pg driver is used as a value only by repositories and server/db.ts (types may be named anywhere).",
+      severity: "error",
+      from: { path: "^(server|app|components)/", pathNot: ["^server/repositories/", "repository\\.ts$", "^server/db\\.ts$", TEST_CODE] },
+      to: { path: "node_modules/pg/", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "no-prisma-runtime",
+      comment: "One data-access style (pg). Prisma is the schema and its generated model types, never a client at run time.",
+      severity: "error",
+      from: { path: "^(server|app|components|scripts)/" },
+      to: { path: ["^server/generated/prisma/client\\.ts$", "node_modules/@prisma/(client|adapter-pg)/"], dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "server-never-imports-app",
+      comment: "app/ is the edge's thin shell over server/; the reverse arrow runs up.",
+      severity: "error",
+      from: { path: "^server/" },
+      to: { path: "^app/" },
+    },
+    {
+      name: "no-ui-in-server",
+      comment: "The server does not import React components.",
+      severity: "error",
+      from: { path: "^server/" },
+      to: { path: "^components/" },
+    },
+    {
+      name: "below-the-edge-knows-no-http",
+      comment: "Services, the engine, the agent, runner host, tools, storage, knowledge and repositories know nothing of Next, tRPC or the HTTP edge: the edge passes them what they need.",
+      severity: "error",
+      from: { path: "^server/(services|runs|agent|runner-host|tools|storage|knowledge|ui-schema|repositories|protocols)/", pathNot: TEST_CODE },
+      to: { path: ["^server/(http|trpc)/", "node_modules/next/", "node_modules/@trpc/"] },
+    },
+    {
+      name: "protocols-are-pure",
+      comment: "server/protocols holds wire schemas, validators and encoders: no services, engine, storage or database.",
+      severity: "error",
+      from: { path: "^server/protocols/", pathNot: TEST_CODE },
+      to: { path: "^server/(services|runs|agent|runner-host|tools|storage|knowledge|repositories|auth|models|db\\.ts)", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "below-services-never-call-services",
+      comment: "Services orchestrate the layers below them; a lower layer calling a service runs back up.",
+      severity: "error",
+      from: { path: "^server/(runs|agent|runner-host|tools|storage|knowledge|ui-schema|repositories)/", pathNot: TEST_CODE },
+      to: { path: "^server/services/" },
+    },
+    {
+      name: "repositories-are-the-bottom",
+      comment: "Repositories depend on the database and shared types only.",
+      severity: "error",
+      from: { path: "^server/repositories/", pathNot: TEST_CODE },
+      to: { path: "^server/(auth|runs|agent|runner-host|tools|knowledge|storage|ui-schema)/", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "tools-stand-alone",
+      comment: "project_cli is used by the agent and the runner host; it imports neither.",
+      severity: "error",
+      from: { path: "^server/tools/", pathNot: TEST_CODE },
+      to: { path: "^server/(agent|runner-host|runs)/" },
+    },
+    {
+      name: "agent-and-runner-host-are-siblings",
+      comment: "The built-in agent and the runner host are two kinds of runner; shared helpers live below both.",
+      severity: "error",
+      from: { path: "^server/(agent|runner-host)/", pathNot: TEST_CODE },
+      to: { path: "^server/(agent|runner-host)/", pathNot: "^server/$1/" },
+    },
+    {
+      name: "no-circular",
+      comment: "A cycle makes two modules one; break it by moving the shared part down.",
+      severity: "error",
+      from: { path: "^server/" },
+      // A cycle closed only by a type import costs nothing at run time.
+      to: { circular: true, viaOnly: { dependencyTypesNot: ["type-only"] } },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: ["^server/generated/", "^\\.next", "node_modules"] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default", "types"] },
+  },
+};

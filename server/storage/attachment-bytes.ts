@@ -1,0 +1,14 @@
+import "server-only";
+import { AppError } from "../errors";
+import { findAttachment } from "../repositories/attachments";
+import { getStorage, type ObjectRef } from "./driver";
+
+export const ATTACHMENT_NOT_FOUND = "Attachment not found";
+
+/** An attachment's bytes, fetched server-side (for giving the image to a model). */
+export async function loadAttachmentBytes(ref: ObjectRef): Promise<{ mimeType: string; data: Uint8Array }> {
+  const row = await findAttachment(ref);
+  const stored = row ? await getStorage().getObject(ref) : null;
+  if (!row || !stored) throw new AppError("NOT_FOUND", ATTACHMENT_NOT_FOUND);
+  return { mimeType: row.mimeType, data: stored.data };
+}
