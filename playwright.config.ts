@@ -54,6 +54,8 @@ export default defineConfig({
       DATABASE_URL: "",
       PORT: String(port),
       DATA_DIR: process.env.E2E_DATA_DIR,
+      // The example runner e2e/runners.e2e.ts registers listens on loopback.
+      RUNNER_ALLOWED_HOSTS: "127.0.0.1",
       DISPATCH_ADMIN_EMAIL: e2eAdmin.email,
       DISPATCH_ADMIN_PASSWORD: e2eAdmin.password,
       LOG_LEVEL: "warn",

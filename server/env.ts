@@ -45,6 +45,12 @@ const envSchema = z.object({
   // A reverse proxy in front of the app sets X-Forwarded-Host/-Proto: believe them (they are
   // ignored otherwise, since any client can send them).
   TRUST_PROXY: bool,
+  // Hosts a runner endpoint may be registered on although they are not public addresses
+  // (loopback, private networks: local development), comma-separated as URLs spell them.
+  RUNNER_ALLOWED_HOSTS: z
+    .string()
+    .default("")
+    .transform((list) => list.split(",").map((host) => host.trim()).filter(Boolean)),
   // project_cli: modules a run may use unless the caller narrows them (comma-separated).
   PROJECT_CLI_MODULES: z.string().default("calendar,contacts,memory"),
   // Read by the start scripts only: the first admin's credentials and the embedded database's port.
