@@ -62,7 +62,11 @@ export async function ensureFirstAdmin(baseUrl: string): Promise<void> {
   log(`  (also saved in ${credentialsFile}; more users: npm run admin -- user:create --email E --password P [--admin])`);
 }
 
+/** Ends this process's database connections, so a CLI exits once its work is done. */
 export async function closeAppDb(): Promise<void> {
-  const { getDb } = await import("../../server/db");
+  const { getDb, getPool } = await import("../../server/db");
   await getDb().$disconnect();
+  // The Prisma adapter does not own the pool it was handed: its idle connections would keep
+  // the process alive until they time out.
+  await getPool().end();
 }
