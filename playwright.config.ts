@@ -42,7 +42,7 @@ export default defineConfig({
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
   webServer: {
-    command: "npx tsx --conditions=react-server scripts/serve.ts start",
+    command: "node --conditions=react-server --import tsx scripts/serve.ts start",
     url: `${baseURL}/api/health`,
     timeout: 120_000,
     reuseExistingServer: false,

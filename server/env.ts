@@ -17,6 +17,9 @@ const envSchema = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
   AUTH_SECRET: optionalString,
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  // Read by the start scripts only: the address `npm start` / `npm run dev` listen on (their
+  // --hostname flag wins). Unset: every interface, as `next start` does.
+  HOSTNAME: optionalString,
   DATA_DIR: z.string().default(".data"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   RUN_DEADLINE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),

