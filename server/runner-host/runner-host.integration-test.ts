@@ -136,7 +136,7 @@ describe("discovery", () => {
     try {
       refused = await answer(listening.url);
       expect(refused).toMatch(/could not be reached/);
-      for (const url of [`http://localhost:${port}`, `http://0.0.0.0:${port}`, `http://[::1]:${port}`, `http://[::]:${port}`, "http://169.254.169.254", "http://10.0.0.1", "http://[::ffff:127.0.0.1]:" + port]) {
+      for (const url of [`http://localhost:${port}`, `http://0.0.0.0:${port}`, `http://[::1]:${port}`, `http://[::]:${port}`, "http://169.254.169.254", "http://10.0.0.1", `http://[::ffff:7f00:1]:${port}`]) {
         expect(await answer(url), url).toBe(refused);
       }
     } finally {
