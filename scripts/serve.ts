@@ -6,7 +6,7 @@
 // on, which would leave this process and everything it started running.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
-import { constants } from "node:os";
+import os, { constants } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { env } from "../server/env";
@@ -34,8 +34,12 @@ function listenAddress(): { hostname?: string; port: number } {
   }
   const port = values.port === undefined ? env.PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 1 || port > 65535) fail(`The port must be a whole number from 1 to 65535, not ${values.port}.`);
-  const hostname = values.hostname?.trim() || env.HOSTNAME;
-  return { hostname, port };
+  if (values.hostname?.trim()) return { hostname: values.hostname.trim(), port };
+  // Docker, and the login profile of some distributions, export HOSTNAME as this machine's own
+  // name: that is not a choice of address, and binding to it would shut out localhost.
+  if (env.HOSTNAME && env.HOSTNAME !== os.hostname()) return { hostname: env.HOSTNAME, port };
+  if (env.HOSTNAME) log(`HOSTNAME is this machine's name (${env.HOSTNAME}), not an address to listen on: listening on every interface (use --hostname to bind to it)`);
+  return { port };
 }
 
 /** The URL to print: the address listened on, or localhost when that is every interface. */
