@@ -67,7 +67,8 @@ function requestStop(signal: NodeJS.Signals): void {
   if (stopSignal) return;
   stopSignal = signal;
   if (!server) return; // still starting: main() stops at its next step
-  server.kill(signal);
+  // Both servers (ours and `next dev`) stop gracefully on SIGTERM, whatever asked this one to stop.
+  server.kill("SIGTERM");
   setTimeout(() => server?.kill("SIGKILL"), SERVER_STOP_TIMEOUT_MS).unref();
 }
 
@@ -116,7 +117,8 @@ async function main(): Promise<void> {
     void exitAfterDatabase(1);
   });
   server.once("exit", (code, signal) => {
-    if (code === null && stopSignal && signal === stopSignal) code = 0;
+    // Stopped as asked (a terminal's Ctrl-C may reach it directly): a clean stop; killed: not.
+    if (code === null && stopSignal && signal !== "SIGKILL") code = 0;
     void exitAfterDatabase(code ?? 128 + (signal ? constants.signals[signal] : 0));
   });
 }
