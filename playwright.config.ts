@@ -42,7 +42,7 @@ export default defineConfig({
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
   webServer: {
-    command: "npx tsx --conditions=react-server scripts/serve.ts start",
+    command: "node --conditions=react-server --import tsx scripts/serve.ts start",
     url: `${baseURL}/api/health`,
     timeout: 120_000,
     reuseExistingServer: false,
@@ -54,6 +54,8 @@ export default defineConfig({
       DATABASE_URL: "",
       PORT: String(port),
       DATA_DIR: process.env.E2E_DATA_DIR,
+      // The example runner e2e/runners.e2e.ts registers listens on loopback.
+      RUNNER_ALLOWED_HOSTS: "127.0.0.1",
       DISPATCH_ADMIN_EMAIL: e2eAdmin.email,
       DISPATCH_ADMIN_PASSWORD: e2eAdmin.password,
       LOG_LEVEL: "warn",

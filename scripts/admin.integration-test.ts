@@ -1,5 +1,5 @@
-import { execFile } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
@@ -8,8 +8,14 @@ import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { defineRunner } from "@/sdk/runner/define-runner";
 import { completed, runCompleted } from "@/sdk/runner/results";
 import { startRunners } from "@/examples/runners/start";
+import { freePort } from "./lib/embedded-postgres";
 
 const root = path.resolve(import.meta.dirname, "..");
+
+// Every command must exit on its own once its work is done: its result (on stdout) is the last
+// thing it prints, so one still running this long after that is held open by something it left
+// behind (the bound only turns a hang into a failure; an idle pool would hold it for 30 s).
+const EXIT_AFTER_OUTPUT_MS = 20_000;
 
 // Asynchronous on purpose: a synchronous spawn would block this worker's event loop, and its
 // pooled keep-alive connections to the server would go stale unnoticed.
@@ -18,13 +24,33 @@ function admin(...args: string[]): Promise<{ status: number; stdout: string; std
 }
 
 function adminWithEnv(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [path.join(root, "node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "scripts/admin.ts", ...args],
-      { cwd: root, encoding: "utf8", timeout: 90_000, env: { ...env, LOG_LEVEL: "silent" } },
-      (err, stdout, stderr) => resolve({ status: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
-    );
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, "node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "scripts/admin.ts", ...args], {
+      cwd: root,
+      env: { ...env, LOG_LEVEL: "silent" },
+    });
+    let [stdout, stderr] = ["", ""];
+    let lingering: NodeJS.Timeout | undefined;
+    // Start-up on a busy machine is bounded loosely; the time after the result is what matters.
+    const startUp = setTimeout(() => child.kill("SIGKILL"), 90_000);
+    const resultSeen = () => {
+      clearTimeout(startUp);
+      clearTimeout(lingering);
+      lingering = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`admin ${args[0]} was still running ${EXIT_AFTER_OUTPUT_MS} ms after its result:\n${stdout}${stderr}`));
+      }, EXIT_AFTER_OUTPUT_MS);
+    };
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      resultSeen();
+    });
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once("close", (code) => {
+      clearTimeout(startUp);
+      clearTimeout(lingering);
+      resolve({ status: code ?? 1, stdout, stderr });
+    });
   });
 }
 
@@ -49,6 +75,20 @@ describe("npm run admin", () => {
     const id = row!.split(/\s+/)[0]!;
     expect((await admin("apikey:revoke", "--id", id)).status).toBe(0);
     expect((await fetch(`${baseUrl()}/api/v1/me`, { headers: bearer(lastLine) })).status).toBe(401);
+  });
+
+  it("exits on its own with the embedded database too, and leaves no PostgreSQL running", { timeout: 180_000 }, async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "dispatch-cli-embedded-"));
+    try {
+      const { DATABASE_URL: _external, ...withoutDatabase } = process.env;
+      const env = { ...withoutDatabase, DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()) };
+      const created = await adminWithEnv(env, "user:create", "--email", email, "--password", "cli-password-1");
+      expect(created.status).toBe(0);
+      expect(created.stdout).toContain(`Created user ${email}`);
+      expect(existsSync(path.join(dataDir, "pg", "postmaster.pid"))).toBe(false);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it("explains bad input and exits non-zero", { timeout: 180_000 }, async () => {

@@ -44,12 +44,18 @@ server.listen(port, hostname, () => {
   console.log(`[dispatch] Ready on http://${hostname ?? "localhost"}:${port}`);
 });
 
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.once(signal, () => {
-    // Like `next start`: no new connections, then exit; a stream still open ends with the process.
-    server.close();
-    server.closeIdleConnections();
-    setTimeout(() => process.exit(0), 5_000).unref();
-    void app.close().finally(() => process.exit(0));
-  });
+// Stopping: no new connections; requests in flight get DRAIN_MS to finish, then whatever is still
+// open (a followed event stream, which resumes elsewhere from its Last-Event-ID) is closed. A
+// terminal's Ctrl-C and scripts/serve.ts may both signal: the first one counts.
+const DRAIN_MS = 5_000;
+let stopping = false;
+function stop() {
+  if (stopping) return;
+  stopping = true;
+  const drained = new Promise((resolve) => server.close(resolve));
+  server.closeIdleConnections();
+  setTimeout(() => server.closeAllConnections(), DRAIN_MS).unref();
+  setTimeout(() => process.exit(0), DRAIN_MS + 2_000).unref();
+  void drained.then(() => app.close()).finally(() => process.exit(0));
 }
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, stop);

@@ -17,6 +17,9 @@ const envSchema = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
   AUTH_SECRET: optionalString,
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  // Read by the start scripts only: the address `npm start` / `npm run dev` listen on (their
+  // --hostname flag wins). Unset: every interface, as `next start` does.
+  HOSTNAME: optionalString,
   DATA_DIR: z.string().default(".data"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   RUN_DEADLINE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
@@ -45,6 +48,12 @@ const envSchema = z.object({
   // A reverse proxy in front of the app sets X-Forwarded-Host/-Proto: believe them (they are
   // ignored otherwise, since any client can send them).
   TRUST_PROXY: bool,
+  // Hosts a runner endpoint may be registered on although they are not public addresses
+  // (loopback, private networks: local development), comma-separated as URLs spell them.
+  RUNNER_ALLOWED_HOSTS: z
+    .string()
+    .default("")
+    .transform((list) => list.split(",").map((host) => host.trim()).filter(Boolean)),
   // project_cli: modules a run may use unless the caller narrows them (comma-separated).
   // Unset: every registered module (server/tools/project-cli/allow-list.ts checks the names).
   PROJECT_CLI_MODULES: optionalString,

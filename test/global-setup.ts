@@ -78,6 +78,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
         LOG_LEVEL: process.env.TEST_SERVER_LOG_LEVEL ?? "error",
         NEXT_TELEMETRY_DISABLED: "1",
         PUBLIC_URL: baseUrl,
+        RUNNER_ALLOWED_HOSTS: "127.0.0.1",
         LLM_BASE_URL: llm.baseUrl,
         LLM_API_KEY: llm.apiKey,
         LLM_MODEL: llm.model,

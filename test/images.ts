@@ -37,21 +37,32 @@ export function pngBytes(seed = 0): Uint8Array {
   );
 }
 
-/** The start of a JPEG file: enough for its magic bytes. */
-export function jpegBytes(): Uint8Array {
-  return new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0xff, 0xd9]);
-}
+// Real 2×3 images, encoded by sharp (libvips) and checked to decode with it; base64 keeps them
+// exact. Each answers a fresh copy, so a test may change its bytes.
+const real = (base64: string) => () => new Uint8Array(Buffer.from(base64, "base64"));
 
-export function gifBytes(): Uint8Array {
-  return new Uint8Array(Buffer.concat([Buffer.from("GIF89a", "ascii"), Buffer.from([1, 0, 1, 0, 0, 0, 0, 0x3b])]));
-}
+/** A baseline JPEG (no JFIF segment: its first segment is a quantisation table). */
+export const jpegBytes = real(
+  "/9j/2wBDABALDA4MChAODQ4SERATGCgaGBYWGDEjJR0oOjM9PDkzODdASFxOQERXRTc4UG1RV19iZ2hnPk1xeXBkeFxlZ2P/2wBDARESEhgVGC8aGi9jQjhCY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2P/wAARCAADAAIDASIAAhEBAxEB/8QAFQABAQAAAAAAAAAAAAAAAAAAAAX/xAAUEAEAAAAAAAAAAAAAAAAAAAAA/8QAFQEBAQAAAAAAAAAAAAAAAAAAAwb/xAAUEQEAAAAAAAAAAAAAAAAAAAAA/9oADAMBAAIRAxEAPwCSABTv/9k=",
+);
 
-export function webpBytes(): Uint8Array {
-  const body = Buffer.from("WEBPVP8 ", "ascii");
-  const size = Buffer.alloc(4);
-  size.writeUInt32LE(body.length);
-  return new Uint8Array(Buffer.concat([Buffer.from("RIFF", "ascii"), size, body]));
-}
+/** A progressive JPEG (its frame is SOF2). */
+export const progressiveJpegBytes = real(
+  "/9j/2wBDABALDA4MChAODQ4SERATGCgaGBYWGDEjJR0oOjM9PDkzODdASFxOQERXRTc4UG1RV19iZ2hnPk1xeXBkeFxlZ2P/2wBDARESEhgVGC8aGi9jQjhCY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2P/wgARCAADAAIDASIAAhEBAxEB/8QAFQABAQAAAAAAAAAAAAAAAAAAAAT/xAAVAQEBAAAAAAAAAAAAAAAAAAADBf/aAAwDAQACEAMQAAABkB0//8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABBQJ//8QAFBEBAAAAAAAAAAAAAAAAAAAAAP/aAAgBAwEBPwF//8QAFBEBAAAAAAAAAAAAAAAAAAAAAP/aAAgBAgEBPwF//8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQAGPwJ//8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPyF//9oADAMBAAIAAwAAABAP/8QAFBEBAAAAAAAAAAAAAAAAAAAAAP/aAAgBAwEBPxB//8QAFBEBAAAAAAAAAAAAAAAAAAAAAP/aAAgBAgEBPxB//8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxB//9k=",
+);
+
+export const gifBytes = real("R0lGODlhAgADAIAAAExpccgePCH5BAUAAAAALAAAAAACAAMAAAICjF8AOw==");
+
+/** A lossy WebP (a VP8 chunk). */
+export const webpBytes = real("UklGRjQAAABXRUJQVlA4ICgAAABwAQCdASoCAAMAAsBMJaACdAFAAAD+7L2IwmknR/89M/9gf/JHwsAA");
+
+/** A lossless WebP (a VP8L chunk). */
+export const losslessWebpBytes = real("UklGRh4AAABXRUJQVlA4TBEAAAAvAYAAAAdQjyKXp/+BiOh/AAA=");
+
+/** A WebP with transparency (a VP8X chunk, then ALPH and VP8). */
+export const alphaWebpBytes = real(
+  "UklGRlYAAABXRUJQVlA4WAoAAAAQAAAAAQAAAgAAQUxQSAcAAAAAgICAgICAAFZQOCAoAAAAcAEAnQEqAgADAALATCWgAnQBQAAA/uy9iMJpJ0f/PTP/YH/yR8LAAA==",
+);
 
 /** Text that claims nothing: what a renamed non-image upload looks like. */
 export function textBytes(): Uint8Array {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { env } from "../../server/env";
 import { checkExternalDatabase, startEmbeddedPostgres, type RunningDatabase } from "./embedded-postgres";
@@ -56,12 +56,17 @@ export async function ensureFirstAdmin(baseUrl: string): Promise<void> {
   await seedDemoContacts(admin.id);
   mkdirSync(env.DATA_DIR, { recursive: true });
   writeFileSync(credentialsFile, `email: ${email}\npassword: ${password}\n`, { mode: 0o600 });
+  chmodSync(credentialsFile, 0o600); // a file left from an earlier database keeps its mode otherwise
   log(`Created the first admin. Sign in at ${baseUrl}/sign-in with`);
   log(`  email:    ${email}`);
-  log(`  password: ${env.DISPATCH_ADMIN_PASSWORD ? "(from DISPATCH_ADMIN_PASSWORD)" : password}`);
-  log(`  (also saved in ${credentialsFile}; more users: npm run admin -- user:create --email E --password P [--admin])`);
+  // The password goes to the file and to a person at a terminal, never to a log: stderr, or a
+  // stdout that is not a terminal, is where a service manager collects the server's log.
+  if (env.DISPATCH_ADMIN_PASSWORD) log("  password: (from DISPATCH_ADMIN_PASSWORD)");
+  else if (process.stdout.isTTY) process.stdout.write(`[dispatch]   password: ${password}\n`);
+  log(`  (${env.DISPATCH_ADMIN_PASSWORD ? "" : "the password is "}saved in ${credentialsFile}; more users: npm run admin -- user:create --email E --password P [--admin])`);
 }
 
+/** Ends this process's database connections, so a CLI exits once its work is done. */
 export async function closeAppDb(): Promise<void> {
   const { closeDatabase } = await import("../../server/repositories/database");
   await closeDatabase();

