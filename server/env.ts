@@ -12,8 +12,7 @@ const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   DATABASE_URL: z.string().url().optional(),
   // Connections per process. A query holds its connection until the event loop reads the
-  // answer, so under load a small pool queues requests behind busy ones: at 50 concurrent runs,
-  // 20 cut time to first event by about a fifth against 10 (bench, 2 cores).
+  // answer, so under load a small pool queues requests behind busy ones (bench/RESULTS.md).
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
   AUTH_SECRET: optionalString,
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),

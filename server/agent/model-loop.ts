@@ -16,10 +16,9 @@ import {
 import { sdkStepStreamer, type StepStreamer } from "../models/step-stream";
 
 // The agent's tool loop, driven on the provider's own stream (a StepStreamer: the model's
-// doStream, or the lean OpenAI-compatible reader) rather than through streamText. Measured
-// on the benchmark's 200-token answers, streamText cost ~26 ms of CPU per run against ~6 ms
-// for reading the provider's stream directly: its chain of web streams and per-part
-// promises was most of a run's cost, so parts are pushed to the loop, not awaited one by one.
+// doStream, or the lean OpenAI-compatible reader) rather than through streamText, whose chain
+// of web streams and per-part promises was most of a run's CPU (bench/RESULTS.md), so parts
+// are pushed to the loop, not awaited one by one.
 // The pieces that carry meaning are the SDK's own (prompt conversion, tool preparation,
 // tool-call parsing and its errors, tool output for the model, retries, usage), so the
 // model sees exactly what streamText would have sent it.

@@ -26,7 +26,7 @@ const ROLE = [
 
 // Building an Intl formatter costs more than the rest of the prompt; one per zone is kept.
 const dateFormatters = new Map<string, Intl.DateTimeFormat>();
-// Formatting with one still cost ~80 µs a run (formatToParts and format), for a line that
+// Formatting with one still costs more than a run's other prompt work, for a line that
 // changes once a minute: each zone keeps its line for the minute it was made in.
 const localLines = new Map<string, { minute: number; line: string }>();
 

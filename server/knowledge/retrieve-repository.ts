@@ -33,7 +33,7 @@ export type ChunkSearch = {
 // Hybrid ranking: cosine similarity carries most of the weight (it finds paraphrases), the
 // text rank breaks ties toward chunks that share the query's words; a loose (any-term) text
 // match counts half a strict one. Without pgvector, a dot product over double precision[]
-// costs up to ~1 ms per 1536-d vector in SQL (measured on a busy 2-core machine), so
+// in SQL is slow enough per vector that
 // similarity is computed for a bounded pool:
 // every chunk in scope when there are at most FULL_SCAN_MAX_CHUNKS of them (paraphrases with
 // no shared word are found there), else the TEXT_CANDIDATES best any-term text matches.

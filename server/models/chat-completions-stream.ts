@@ -15,8 +15,8 @@ import type { StepStream, StepStreamer } from "./step-stream";
 // deltas are tracked by the AI SDK's own openai-compatible pieces, so the server sees what
 // the SDK provider would send and tool calls are assembled the same way; what this replaces
 // is the provider's response chain (fetch body -> TextDecoderStream -> event-source parser ->
-// zod validation of every chunk -> TransformStream), which cost ~6 ms of CPU per
-// 200-token answer against well under 1 ms here. Chunks are still checked: a chunk that is
+// zod validation of every chunk -> TransformStream), several times the CPU of this reader per
+// answer (bench/RESULTS.md). Chunks are still checked: a chunk that is
 // not JSON or not shaped like a completion chunk is a stream error, as with the SDK.
 
 export type ChatCompletionsConfig = { baseURL: string; apiKey?: string; modelId: string };

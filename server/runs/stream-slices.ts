@@ -12,8 +12,8 @@ import { logger } from "../logger";
 // order, for at most SLICE_MS per turn; the rest waits for the next turn, after the loop has
 // polled for requests and database answers. Nothing is dropped or reordered within a stream,
 // and a reader pauses its source until its queued work has run, so a stream holds at most
-// one unprocessed network read. Lab, C=50 zero-delay runs on 2 cores: TTFE p50 118 -> 32 ms,
-// p99 ~200 -> ~70 ms, with the same throughput.
+// one unprocessed network read. Without this, fast model streams delayed new runs' first
+// events (bench/RESULTS.md, "Model output is worked through in slices").
 
 const SLICE_MS = 2;
 

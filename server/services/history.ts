@@ -94,8 +94,8 @@ export async function getHistoryDay(opts: HistoryDayOptions): Promise<HistorySna
  * The same page as getHistoryDay, as the UTF-8 bytes of its JSON: the texts the database rendered
  * go out as they came, without being parsed into objects and serialized again. They are encoded
  * straight into one buffer of the page's size: a buffer per text and then their concatenation
- * made ~0.5 MB of buffers a page, memory outside V8's heap that still drives its collections
- * (a server that had idled into a small heap ran a full collection every ~30 pages).
+ * doubled the memory a page takes outside V8's heap, which still drives its collections
+ * (bench/RESULTS.md has the measurements).
  */
 export async function getHistoryDayJson(opts: HistoryDayOptions): Promise<Buffer> {
   const { header, texts } = await readHistoryDay(opts);
