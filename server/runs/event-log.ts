@@ -111,7 +111,9 @@ export function onEventsDurable(listener: (runId: string, lastSeq: number) => vo
 /** Queues one event for persistence. */
 export function persistEvent(runId: string, rec: EventRecord): void {
   queue.push({ runId, rec, at: Date.now() });
-  schedule();
+  // Followers see an event once it is durable: a run's first event does not wait for the
+  // gathering window, so a client's time to first event is one commit, not a window and a commit.
+  schedule(rec.seq === 1);
 }
 
 /** Drops a run's events that are not written yet (never published to anyone): its executor gave up on the database. */
