@@ -235,11 +235,12 @@ export async function executeRun(
   }
 
   if (controller.signal.reason === "closed_elsewhere") {
-    // Its log ends with the terminal event that closed it: nothing of this executor's follows it.
-    // Followers here see their streams close; a resume reads the log.
+    // Its log ends with the terminal event that closed it: nothing of this executor's follows it,
+    // in the log or the thread. Followers here see their streams close; a resume reads the log.
     discardUnwrittenEvents(run.id);
     controllers.delete(run.id);
     closeLiveRun(run.id);
+    await recorder.unwritten();
     return;
   }
 
