@@ -25,6 +25,12 @@ const envSchema = z.object({
   // POST /api/v1/ag-ui: how long a streaming run whose requester went away (AG-UI's Stop) waits
   // for someone to re-attach before it is cancelled.
   AG_UI_STOP_GRACE_MS: z.coerce.number().int().min(0).max(60_000).default(1_500),
+  // Streams following runs on this instance: per run, and per user (all their API keys and sessions), so one caller
+  // cannot hold every connection (each follower costs a socket and a share of the fan-out).
+  RUN_FOLLOWERS_PER_RUN: z.coerce.number().int().min(1).max(100_000).default(500),
+  RUN_FOLLOWERS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(200),
+  // Host API audit rows (runner_api_calls) older than this are deleted by a periodic sweep.
+  RUNNER_API_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
   LLM_BASE_URL: z.string().url().optional(),
   LLM_API_KEY: optionalString,
   LLM_MODEL: optionalString,

@@ -8,8 +8,9 @@ export async function startUp(): Promise<void> {
   const { nodeRouterWanted } = await import("./http/node-routes");
   if (nodeRouterWanted()) await publishNodeRoutes();
   if (!env.DATABASE_URL) return;
-  const { startRecoverySweeper } = await import("./runs/recovery");
+  const [{ startRecoverySweeper }, { startApiCallRetention }] = await Promise.all([import("./runs/recovery"), import("./runner-host/api/audit-retention")]);
   startRecoverySweeper();
+  startApiCallRetention();
 }
 
 /** Hands scripts/start-server.mjs the endpoints it serves itself (server/http/endpoints/fast-path.ts). */

@@ -28,27 +28,37 @@ function insertSql(rows: number): string {
     const p = i * COLUMNS;
     values.push(`($${p + 1}::uuid, $${p + 2}::int, $${p + 3}::int, $${p + 4}, $${p + 5}, $${p + 6}::timestamptz)`);
   }
-  return `with ins as (
+  // A run closed meanwhile (by recovery on another instance, after missed heartbeats) takes no
+  // more events: its log ends with the terminal event that closed it. Such runs come back as
+  // `closed` rows, the others' commits as notifications.
+  return `with v (run_id, first_seq, last_seq, types, events, created_at) as (values ${values.join(", ")}),
+ins as (
   insert into run_event_batches (run_id, first_seq, last_seq, types, events, created_at)
-  values ${values.join(", ")}
+  select v.* from v join runs r on r.id = v.run_id where r.status in ('queued', 'running')
   on conflict (run_id, first_seq) do nothing
   returning run_id, last_seq
 )
-select pg_notify('${RUN_EVENTS_CHANNEL}', run_id::text || ':' || max(last_seq)) from ins group by run_id`;
+select null as closed, pg_notify('${RUN_EVENTS_CHANNEL}', run_id::text || ':' || max(last_seq))::text as notified from ins group by run_id
+union all
+select distinct v.run_id::text, null from v where not exists (select 1 from runs r where r.id = v.run_id and r.status in ('queued', 'running'))`;
 }
 
 // Statements for up to this many rows are named, so each connection plans them once.
 const NAMED_UP_TO = 16;
 
 /**
- * Writes the batches in one statement that also notifies other instances; a batch whose
- * (run, first seq) is already stored is skipped, so a retried write never duplicates.
+ * Writes the batches of open runs in one statement that also notifies other instances; a batch
+ * whose (run, first seq) is already stored is skipped, so a retried write never duplicates.
+ * Returns the runs whose batches were refused because the run is closed (or gone).
  */
-export async function insertEventBatches(rows: EventBatchInsert[]): Promise<void> {
+export async function insertEventBatches(rows: EventBatchInsert[]): Promise<{ closedRunIds: string[] }> {
   const values: unknown[] = [];
   for (const r of rows) values.push(r.runId, r.firstSeq, r.lastSeq, r.types.join(" "), r.events.join("\n"), new Date(r.at).toISOString());
   const text = insertSql(rows.length);
-  await getPool().query(rows.length <= NAMED_UP_TO ? { name: `dispatch-run-events-${rows.length}`, text, values } : { text, values });
+  const { rows: answer } = await getPool().query<{ closed: string | null }>(
+    rows.length <= NAMED_UP_TO ? { name: `dispatch-run-events-${rows.length}`, text, values } : { text, values },
+  );
+  return { closedRunIds: answer.flatMap((a) => (a.closed === null ? [] : [a.closed])) };
 }
 
 /** The run's batches that hold events after `after`, up to `after + limit`, in order. */

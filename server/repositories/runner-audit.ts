@@ -26,6 +26,16 @@ export async function insertApiCalls(records: ApiCallInsert[]): Promise<void> {
   );
 }
 
+/** Deletes up to `limit` of the oldest calls recorded before `before`; returns how many went. */
+export async function deleteApiCallsBefore({ before, limit }: { before: Date; limit: number }): Promise<number> {
+  const { rowCount } = await getPool().query({
+    name: "dispatch-runner-api-calls-expire",
+    text: `delete from runner_api_calls where id in (select id from runner_api_calls where created_at < $1 order by created_at limit $2)`,
+    values: [before, limit],
+  });
+  return rowCount ?? 0;
+}
+
 /** The id is a bigint, given as text. */
 export type ApiCallRow = Omit<RunnerApiCallModel, "id" | "runId"> & { id: string };
 

@@ -165,9 +165,11 @@ export async function markRunStarted({ id }: { id: string }): Promise<void> {
   await getPool().query(`update runs set status = 'running', started_at = now(), heartbeat_at = now() where id = $1 and status = 'queued'`, [id]);
 }
 
-export async function heartbeatRuns({ ids }: { ids: string[] }): Promise<void> {
-  if (ids.length === 0) return;
-  await getPool().query(`update runs set heartbeat_at = now() where id = any($1::uuid[]) and status in ('queued', 'running')`, [ids]);
+/** Marks these runs alive; returns those still open (a run missing from the answer was closed elsewhere). */
+export async function heartbeatRuns({ ids }: { ids: string[] }): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await getPool().query<{ id: string }>(`update runs set heartbeat_at = now() where id = any($1::uuid[]) and status in ('queued', 'running') returning id`, [ids]);
+  return rows.map((r) => r.id);
 }
 
 export async function requestRunCancel({ id }: { id: string }): Promise<void> {

@@ -5,7 +5,7 @@ import { createTestUser } from "@/test/helpers";
 import { runInput } from "@/test/runs";
 import { parseRunAgentInput } from "@/server/protocols/ag-ui/run-input";
 import { acceptRun } from "./accept";
-import { flushEvents, lastPersistedSeq, persistEvent, readEvents } from "./event-log";
+import { flushEvents, lastPersistedSeq, onEventsDurable, onRunClosedElsewhere, persistEvent, readEvents } from "./event-log";
 
 // The event log stores a run's events in batches (a row per group commit); readers must see
 // exactly the events, in order, with their text unchanged, wherever the batches split.
@@ -62,5 +62,30 @@ describe("run event log", () => {
     // The SQL view of the log (admin, thread deletion) expands the same events.
     const sql = await getPool().query<{ seq: number; type: string; payload: string }>(`select seq, type, payload from ${RUN_EVENTS_SQL} e where run_id = $1 order by seq`, [a]);
     expect(sql.rows.map((r) => ({ seq: r.seq, type: r.type, json: r.payload }))).toEqual(expected);
+  });
+
+  it("takes no more events for a run once it is closed, and names the run to its executor", async () => {
+    const [open, closed] = [await newRun(), await newRun()];
+    const durable: string[] = [];
+    const refused: string[] = [];
+    onEventsDurable((runId) => durable.push(runId));
+    onRunClosedElsewhere((runId) => refused.push(runId));
+    for (const seq of [1, 2]) {
+      persistEvent(open, event(open, seq));
+      persistEvent(closed, event(closed, seq));
+    }
+    await flushEvents();
+    // Closed behind this instance's back, as recovery elsewhere does.
+    await getPool().query("update runs set status = 'failed', finished_at = now() where id = $1", [closed]);
+    durable.length = 0;
+    for (const seq of [3, 4]) {
+      persistEvent(open, event(open, seq));
+      persistEvent(closed, event(closed, seq));
+    }
+    await flushEvents();
+    expect(refused).toEqual([closed]);
+    expect(durable).toEqual([open]);
+    expect((await readEvents({ runId: open, after: 0, limit: 10 })).map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+    expect((await readEvents({ runId: closed, after: 0, limit: 10 })).map((r) => r.seq)).toEqual([1, 2]);
   });
 });

@@ -8,6 +8,7 @@ import type { EventRecord } from "./types";
 // consecutive events (run_event_batches). The same statement notifies other instances
 // (pg_notify is delivered at commit), so their subscribers read what is durable. A failed
 // write keeps its rows, unchanged, and retries them: nothing is dropped or written twice.
+// Only open runs take events: a run closed elsewhere has its events dropped and its executor told.
 
 type Pending = { runId: string; rec: EventRecord; at: number };
 type Row = EventBatchInsert;
@@ -33,6 +34,7 @@ function toRows(pending: Pending[]): Row[] {
 
 let queue: Pending[] = [];
 let durableListener: (runId: string, lastSeq: number) => void = () => {};
+let closedListener: (runId: string) => void = () => {};
 // Rows whose write failed, retried as they were (their first_seq makes the retry idempotent).
 let unwritten: Row[] = [];
 let waiters: (() => void)[] = [];
@@ -80,9 +82,20 @@ async function drain(): Promise<void> {
   unwritten = [];
   waiters = [];
   inFlight = insertEventBatches(rows).then(
-    () => {
+    ({ closedRunIds }) => {
       retryDelayMs = 0;
+      const closed = new Set(closedRunIds);
+      for (const runId of closed) {
+        // Its events were refused, and so will the rest be: nobody sees them.
+        discardUnwrittenEvents(runId);
+        try {
+          closedListener(runId);
+        } catch (err) {
+          logger.error({ err, runId }, "stopping a run closed elsewhere failed");
+        }
+      }
       for (const row of rows) {
+        if (closed.has(row.runId)) continue;
         try {
           durableListener(row.runId, row.lastSeq);
         } catch (err) {
@@ -106,6 +119,11 @@ async function drain(): Promise<void> {
 /** Tells `listener` after each group commit which events of a run it made durable (rows in order, per run). */
 export function onEventsDurable(listener: (runId: string, lastSeq: number) => void): void {
   durableListener = listener;
+}
+
+/** Tells `listener` of a run whose events the log refused: it was closed elsewhere (recovery on another instance). */
+export function onRunClosedElsewhere(listener: (runId: string) => void): void {
+  closedListener = listener;
 }
 
 /** Queues one event for persistence. */

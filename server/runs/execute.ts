@@ -9,14 +9,17 @@ import { serializeEvent } from "../protocols/ag-ui/sse";
 import { listen } from "../repositories/notifications";
 import { appendRunMessages, finishRun, type RunEnd, type RunMessage } from "../repositories/run-messages";
 import { heartbeatRuns, markRunStarted } from "../repositories/runs";
-import { discardUnwrittenEvents, flushEvents } from "./event-log";
+import { discardUnwrittenEvents, flushEvents, onRunClosedElsewhere } from "./event-log";
 import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
 import { HEARTBEAT_MS, RunnerFailure, type EmitExtras, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerResult } from "./types";
 
 export const RUN_CANCEL_CHANNEL = "dispatch_run_cancel";
 
-/** Why a run was stopped: a cancel request, its deadline, or its requester leaving (AG-UI's Stop). */
-export type AbortReason = "cancelled" | "deadline" | "requester_gone";
+/**
+ * Why a run was stopped: a cancel request, its deadline, its requester leaving (AG-UI's Stop), or
+ * the database saying it is closed already (recovery on another instance took it for abandoned).
+ */
+export type AbortReason = "cancelled" | "deadline" | "requester_gone" | "closed_elsewhere";
 const ABORT_REASONS: ReadonlySet<string> = new Set<AbortReason>(["cancelled", "deadline", "requester_gone"]);
 const controllers = new Map<string, AbortController>();
 
@@ -25,7 +28,14 @@ let cancelListener: Promise<unknown> | null = null;
 
 function startBackgroundDuties(): void {
   heartbeat ??= setInterval(() => {
-    heartbeatRuns({ ids: [...controllers.keys()] }).catch((err: unknown) => logger.warn({ err }, "run heartbeat failed"));
+    const ids = [...controllers.keys()];
+    heartbeatRuns({ ids }).then(
+      (open) => {
+        const stillOpen = new Set(open);
+        for (const id of ids) if (!stillOpen.has(id)) stopRunClosedElsewhere(id);
+      },
+      (err: unknown) => logger.warn({ err }, "run heartbeat failed"),
+    );
   }, HEARTBEAT_MS);
   heartbeat.unref();
   // The payload is the run's id, then its reason after a space when it is not a plain cancel.
@@ -37,6 +47,13 @@ function startBackgroundDuties(): void {
     logger.warn({ err }, "could not listen for cancel requests");
   });
 }
+
+/** A run executing here that the database says is closed stops spending model tokens on a log that takes no more events. */
+function stopRunClosedElsewhere(id: string): void {
+  if (abortLocalRun(id, "closed_elsewhere")) logger.warn({ runId: id }, "a run executing here was closed elsewhere; stopping it");
+}
+
+onRunClosedElsewhere(stopRunClosedElsewhere);
 
 /** Aborts a run executing on this instance; false when it is not here. */
 export function abortLocalRun(id: string, reason: AbortReason): boolean {
@@ -217,6 +234,16 @@ export async function executeRun(
     clearTimeout(deadline);
   }
 
+  if (controller.signal.reason === "closed_elsewhere") {
+    // Its log ends with the terminal event that closed it: nothing of this executor's follows it,
+    // in the log or the thread. Followers here see their streams close; a resume reads the log.
+    discardUnwrittenEvents(run.id);
+    controllers.delete(run.id);
+    closeLiveRun(run.id);
+    await recorder.unwritten();
+    return;
+  }
+
   try {
     const outcome: RunCloseOutcome = failure?.outcome ?? { type: "success", ...(result.result !== undefined ? { result: result.result } : {}) };
     const closing = guard.close(outcome);
@@ -233,17 +260,19 @@ export async function executeRun(
     // The closing events go in the statement that closes the run, after everything before them
     // is durable: the run's status and its log agree, whenever the process stops.
     const messages = await recorder.unwritten();
+    let closedHere = false;
     await withFinalWriteRetries(run.id, async () => {
       await flushEvents();
-      await finishRun({
+      ({ closed: closedHere } = await finishRun({
         threadId: run.threadId,
         runId: run.id,
         messages,
         end,
         closing: { firstSeq: records[0]!.seq, types: records.map((r) => r.type), events: records.map((r) => r.json) },
-      });
+      }));
     });
-    live.publish(live.lastSeq);
+    // Closed elsewhere meanwhile: the log ends with that close, so these closing events go to nobody.
+    if (closedHere) live.publish(live.lastSeq);
   } catch (err) {
     discardUnwrittenEvents(run.id);
     logger.error({ err, runId: run.id }, "could not close a run: the database did not take its end in time; recovery will close it");

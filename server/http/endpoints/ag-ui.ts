@@ -5,6 +5,7 @@ import { AppError } from "../../errors";
 import type { EventEncoding } from "../../protocols/ag-ui/encoding";
 import { MAX_CONVERSATION_PAYLOAD_BYTES, RUN_INPUT_ERRORS } from "../../protocols/ag-ui/run-input-rules";
 import { parseRunAgentInput } from "../../protocols/ag-ui/run-input";
+import { admitFollower, releasingOnError, type FollowerSlot } from "../../runs/follower-caps";
 import { TERMINAL_EVENT_TYPES, type EventRecord } from "../../runs/types";
 import { followConversationRun, snapshotRecord, startConversationRun, type ConversationStart } from "../../services/conversation-runs";
 import { taskAccepted } from "../../services/runs";
@@ -29,23 +30,24 @@ async function* joined(events: AsyncIterable<EventRecord[]>, snapshot: EventReco
   }
 }
 
-function streamOf(start: ConversationStart, ids: { threadId: string; runId: string }, encoding: EventEncoding): Response {
+function streamOf(start: ConversationStart, ids: { threadId: string; runId: string }, encoding: EventEncoding, slot: FollowerSlot): Response {
   switch (start.kind) {
     case "run":
-      return sseResponse((signal) => followConversationRun({ run: start.run, after: 0, signal, requester: start.created }), {
+      return sseResponse(slot.forRun(start.run.id).holding((signal) => followConversationRun({ run: start.run, after: 0, signal, requester: start.created })), {
         headers: { "x-task-id": start.run.id },
         encoding,
         final: TERMINAL_EVENT_TYPES,
       });
     case "attach": {
       const snapshot = snapshotRecord(start.snapshot);
-      return sseResponse((signal) => joined(followConversationRun({ run: start.run, after: 0, signal, requester: false }), snapshot), {
+      return sseResponse(slot.forRun(start.run.id).holding((signal) => joined(followConversationRun({ run: start.run, after: 0, signal, requester: false }), snapshot)), {
         headers: { "x-task-id": start.run.id },
         encoding,
         final: TERMINAL_EVENT_TYPES,
       });
     }
     case "snapshot": {
+      slot.release();
       const records = [
         record({ type: EventType.RUN_STARTED, threadId: ids.threadId, runId: ids.runId }),
         snapshotRecord(start.snapshot),
@@ -72,8 +74,10 @@ export const conversationRunEndpoint = endpoint({
   async handle({ principal, claimedKey, body: { input }, negotiated, origin, keepAlive }) {
     // Which stream a client can read depends on its protocol version: refused before anything starts.
     const encoding = negotiated.stream ? eventEncodingFor(negotiated.accept, input.protocolVersion) : null;
-    const start = await startConversationRun({ userId: principal.userId, input, via: principal.via, claimedKey, requestOrigin: origin(), keepAlive });
-    if (encoding) return streamOf(start, input, encoding);
+    // A stream past the follower caps is refused before its run starts.
+    const slot = encoding ? admitFollower({ userId: principal.userId }) : null;
+    const start = await releasingOnError(slot, () => startConversationRun({ userId: principal.userId, input, via: principal.via, claimedKey, requestOrigin: origin(), keepAlive }));
+    if (encoding && slot) return streamOf(start, input, encoding, slot);
     if (start.kind === "snapshot") {
       throw new AppError("BAD_REQUEST", "messages brings nothing new for the agent (no new user message or tool answer) and the thread has no run in progress", {
         field: "messages",

@@ -2,6 +2,7 @@ import "server-only";
 import { MAX_PAYLOAD_BYTES } from "../../protocols/ag-ui/run-input-rules";
 import { AGENT_REQUEST_ERRORS, parseAgentRequest } from "../../protocols/agent-api/request";
 import { agentResponseResult, agentResponseStream, cancelAgentResponse, startAgentResponse } from "../../services/agent-api";
+import { admitFollower, releasingOnError } from "../../runs/follower-caps";
 import { parsedText } from "../bodies";
 import { endpoint } from "../endpoint";
 import { jsonResponse } from "../json";
@@ -14,15 +15,17 @@ export const agentProcessEndpoint = endpoint({
   auth: "claimed-caller",
   body: parsedText({ maxBytes: MAX_PAYLOAD_BYTES, tooLargeMessage: AGENT_REQUEST_ERRORS.payloadTooLarge, parse: parseAgentRequest }),
   async handle({ req, principal, claimedKey, body: { request, userIndex }, origin, keepAlive }) {
-    const run = await startAgentResponse({ userId: principal.userId, request, userIndex, requestOrigin: origin(), claimedKey, keepAlive });
+    // A stream past the follower caps is refused before its run starts.
+    const slot = request.stream ? admitFollower({ userId: principal.userId }) : null;
+    const run = await releasingOnError(slot, () => startAgentResponse({ userId: principal.userId, request, userIndex, requestOrigin: origin(), claimedKey, keepAlive }));
     const headers = { "x-session-id": run.threadId, "x-response-id": run.runId };
-    if (!request.stream) return jsonResponse(await agentResponseResult({ run, signal: req.signal }), 200, headers);
+    if (!slot) return jsonResponse(await agentResponseResult({ run, signal: req.signal }), 200, headers);
     return sseResponse(
-      async function* (signal) {
+      slot.forRun(run.id).holding(async function* (signal) {
         for await (const object of agentResponseStream({ run, signal })) {
           yield { seq: object.sequence_number ?? 0, type: object.object, json: JSON.stringify(object) };
         }
-      },
+      }),
       { withIds: false, headers },
     );
   },

@@ -4,6 +4,7 @@ import { AppError } from "../../errors";
 import { MAX_PAYLOAD_BYTES, RUN_INPUT_ERRORS } from "../../protocols/ag-ui/run-input-rules";
 import { parseRunAgentInput } from "../../protocols/ag-ui/run-input";
 import { LastEventIdError, parseLastEventId } from "../../protocols/ag-ui/sse";
+import { admitFollower, releasingOnError } from "../../runs/follower-caps";
 import { checkResumePoint, followRunBatches } from "../../runs/subscribe";
 import { TERMINAL_EVENT_TYPES } from "../../runs/types";
 import { cancelRunForUser, getRunForUser, runView, startRun, taskAccepted } from "../../services/runs";
@@ -26,9 +27,12 @@ export const startRunEndpoint = endpoint({
     // Which stream a client can read depends on its protocol version (protobuf only from AG-UI
     // 1.0): a client that asked only for what its version cannot have is refused before its run starts.
     const encoding = negotiated.stream ? eventEncodingFor(negotiated.accept, input.protocolVersion) : null;
-    const { run } = await startRun({ userId: principal.userId, input, protocol: "ag-ui", requestOrigin: origin(), via: principal.via, claimedKey, keepAlive });
-    if (!encoding) return jsonResponse(taskAccepted(run), 202);
-    return sseResponse((signal) => followRunBatches({ runId: run.id, after: 0, signal }), { encoding, headers: { "x-task-id": run.id }, final: TERMINAL_EVENT_TYPES });
+    // A stream past the follower caps is refused before its run starts.
+    const slot = encoding ? admitFollower({ userId: principal.userId }) : null;
+    const { run } = await releasingOnError(slot, () => startRun({ userId: principal.userId, input, protocol: "ag-ui", requestOrigin: origin(), via: principal.via, claimedKey, keepAlive }));
+    if (!encoding || !slot) return jsonResponse(taskAccepted(run), 202);
+    const follow = slot.forRun(run.id).holding((signal) => followRunBatches({ runId: run.id, after: 0, signal }));
+    return sseResponse(follow, { encoding, headers: { "x-task-id": run.id }, final: TERMINAL_EVENT_TYPES });
   },
 });
 
@@ -68,7 +72,8 @@ export const runEventsEndpoint = endpoint({
     const after = resumePoint(req);
     const run = await getRunForUser({ userId: principal.userId, runId: params.runId! });
     await checkResumePoint({ runId: run.id, clientRunId: run.runId, after });
-    return sseResponse((signal) => followRunBatches({ runId: run.id, after, signal }), { encoding, final: TERMINAL_EVENT_TYPES });
+    const follow = admitFollower({ userId: principal.userId }).forRun(run.id).holding((signal) => followRunBatches({ runId: run.id, after, signal }));
+    return sseResponse(follow, { encoding, final: TERMINAL_EVENT_TYPES });
   },
 });
 

@@ -9,6 +9,7 @@ import type { HostCall, JsonHandler, StreamHandler } from "./call";
 import { HostApiFailure, toHostApiFailure } from "./failure";
 import { HOST_API_HANDLERS } from "./handlers";
 import { runnerApiLimiter } from "./rate-limiter";
+import { countRefusedCall } from "./refusals";
 import { readRequestBody, tooLarge } from "./request-body";
 import { failureResponse, ndjsonResponse, okResponse } from "./respond";
 import { activeSession, findEndpointRun } from "./session";
@@ -16,7 +17,7 @@ import { activeSession, findEndpointRun } from "./session";
 // One host API call, checked in a fixed order, each check able to refuse before anything is
 // written: credential → run_id → the endpoint's active run → deadline → payload size → rate
 // limit → operation → resource → parameters. Then the action's handler, and one audit row
-// whatever happened.
+// whatever happened (a call whose credential was refused is counted instead: refusals.ts).
 //
 // A body larger than the host-wide cap (MAX_API_PAYLOAD_BYTES) is refused while it is being
 // read, before its run_id can be known; every smaller body is judged against its run's limit.
@@ -115,9 +116,12 @@ export async function handleHostApiCall(req: Request, endpointId: string, target
   return answer(req, endpointId, `${target.group}/${target.action}`, auditOf(target), performance.now());
 }
 
-/** The answer to a call refused before it reached the host API (its credential): audited like any other. */
+/**
+ * The answer to a call refused before it reached the host API (its credential): counted, not
+ * audited, since nobody it could be attributed to made it (refusals.ts).
+ */
 export async function refuseHostApiCall(err: unknown, target: CallTarget): Promise<Response> {
   const failure = toHostApiFailure(err, { action: `${target.group}/${target.action}` });
-  void apiCallAudit().record({ ...auditOf(target), result: failure.code });
+  countRefusedCall(failure.code);
   return failureResponse(failure);
 }
