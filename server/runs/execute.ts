@@ -115,9 +115,11 @@ class MessageRecorder {
     this.pending = [];
     if (batch.length === 0) return;
     this.chain = this.chain.then(() =>
-      appendRunMessages({ threadId: this.run.threadId, runId: this.run.id, messages: batch }).catch((err: unknown) =>
-        logger.error({ err, runId: this.run.id }, "could not persist run messages"),
-      ),
+      appendRunMessages({ threadId: this.run.threadId, runId: this.run.id, messages: batch }).catch((err: unknown) => {
+        // Kept for the run's closing statement, which retries while the database is away.
+        this.pending = batch.concat(this.pending);
+        logger.warn({ err, runId: this.run.id }, "could not persist run messages yet; they go with the run's end");
+      }),
     );
   }
 
