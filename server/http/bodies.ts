@@ -1,6 +1,7 @@
 import "server-only";
 import type { z } from "zod";
 import { AppError, invalidInput } from "../errors";
+import { checkJsonText, decodeUtf8, NOT_UTF8, type TextRefusal } from "../input-text";
 import type { UploadStream } from "../storage/upload-body";
 
 // How an endpoint reads its body (endpoint.ts), each mapping its refusals to 400/413 here.
@@ -24,7 +25,7 @@ export function parsedText<T extends { ok: true }>(opts: {
   return {
     read: async (req) => {
       if (declaredBytes(req) > opts.maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", opts.tooLargeMessage);
-      const parsed = opts.parse(await req.text());
+      const parsed = opts.parse(await readCheckedText(req));
       if (parsed.ok) return parsed;
       throw new AppError(parsed.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", parsed.message, parsed.field ? { field: parsed.field } : undefined);
     },
@@ -47,9 +48,23 @@ export function upload<B>(read: (upload: UploadStream) => Promise<B>): BodyReade
   return { read: (req) => read({ contentType: req.headers.get("content-type"), declaredBytes: declaredBytes(req), body: req.body }) };
 }
 
+const refuse = (refusal: TextRefusal) => new AppError("BAD_REQUEST", refusal.message, refusal.field ? { field: refusal.field } : undefined);
+
+/**
+ * A JSON body's text: 400 when its bytes are not UTF-8, it nests deeper than any protocol needs,
+ * or a string in it holds what PostgreSQL refuses (NUL, a lone surrogate), before it is parsed.
+ */
+async function readCheckedText(req: Request): Promise<string> {
+  const text = decodeUtf8(new Uint8Array(await req.arrayBuffer()));
+  if (text === null) throw refuse(NOT_UTF8);
+  const refusal = checkJsonText(text);
+  if (refusal) throw refuse(refusal);
+  return text;
+}
+
 /** Reads a JSON body, answering 400 with a clear message when it is not JSON. */
 async function readJson(req: Request): Promise<unknown> {
-  const text = await req.text();
+  const text = await readCheckedText(req);
   try {
     return JSON.parse(text);
   } catch {
