@@ -105,6 +105,13 @@ async function expectOutageAnswers(): Promise<void> {
   const text = await trpc.text();
   expect(text).toContain("SERVICE_UNAVAILABLE");
   expect(text).not.toMatch(/ECONN|\.s\.PGSQL|Query read timeout|timeout exceeded|node_modules|\.js:\d/i);
+
+  // A signed-in page: the error reaches the browser as a digest only (app/error.tsx renders the
+  // friendly page from it), never as a stack or a driver message.
+  const page = await call("/chat", { headers: { cookie } });
+  const html = await page.text();
+  expect(html).toMatch(/digest\W+\d+/);
+  expect(html).not.toMatch(/ECONN|\.s\.PGSQL|Query read timeout|timeout exceeded|node_modules|database system|at async/i);
 }
 
 async function expectServing(): Promise<void> {
