@@ -168,7 +168,10 @@ export function generateRequest(r: () => number, endpoints: Endpoint[], procedur
   if (hostile) {
     const how = r();
     if (how < 0.3 && endpoint.path.includes("[")) return { method: endpoint.method, path: fillPath(endpoint.path, r, true), headers, body: endpoint.method === "GET" ? undefined : JSON.stringify(base), hostile, label: "hostile path" };
-    if (how < 0.4) return { method: endpoint.method, path: `${fillPath(endpoint.path, r, false)}?q=${pick(r, ["%00", "a%00", "%00%ZZ"])}`, headers, hostile, label: "hostile query" };
+    // A GET has no body to carry it: its path, else its query.
+    if (how < 0.4 || (endpoint.method === "GET" && !endpoint.path.includes("["))) {
+      return { method: endpoint.method, path: `${fillPath(endpoint.path, r, false)}?q=${pick(r, ["%00", "a%00", "%00%ZZ"])}`, headers, body: endpoint.method === "GET" ? undefined : JSON.stringify(base), hostile, label: "hostile query" };
+    }
     if (endpoint.method === "GET") return { method: "GET", path: fillPath(endpoint.path, r, true), headers, hostile, label: "hostile path" };
     const mutated = hostileBody(base, r);
     return { method: endpoint.method, path: fillPath(endpoint.path, r, false), headers, body: mutated.body, hostile, label: mutated.label };
