@@ -1,6 +1,7 @@
 import "server-only";
 import pg from "pg";
 import { env, requireDatabaseUrl } from "./env";
+import { isDatabaseUnavailable } from "./errors";
 import { logger } from "./logger";
 
 // One pool per process, used only by repositories; kept on globalThis so dev hot reloads do
@@ -8,12 +9,22 @@ import { logger } from "./logger";
 // named queries: each pooled connection parses and plans them once instead of on every call.
 const globalForDb = globalThis as unknown as { dispatchPool?: pg.Pool };
 
+// The client gives up a little after PostgreSQL would have cancelled the statement, so a
+// healthy server's own cancellation (57014) is what callers normally see.
+const QUERY_TIMEOUT_MARGIN_MS = 2_000;
+
 export function getPool(): pg.Pool {
   if (!globalForDb.dispatchPool) {
     const pool = new pg.Pool({
       connectionString: requireDatabaseUrl(),
       max: env.DATABASE_POOL_MAX,
-      connectionTimeoutMillis: 5_000,
+      // Outages answer 503 within bounds: waiting for (or opening) a connection, and each
+      // statement. statement_timeout is PostgreSQL's own; query_timeout is the client's, for a
+      // server that never answers at all (frozen, or cut off without a reset). pg-pool closes a
+      // connection whose query failed rather than reuse it, so a timed-out one is not handed out again.
+      connectionTimeoutMillis: env.DATABASE_CONNECT_TIMEOUT_MS,
+      statement_timeout: env.DATABASE_STATEMENT_TIMEOUT_MS,
+      query_timeout: env.DATABASE_STATEMENT_TIMEOUT_MS + QUERY_TIMEOUT_MARGIN_MS,
       idleTimeoutMillis: 30_000,
       // No JIT compilation: every statement here reads a few rows by index, but some (a history
       // page, whose day the planner cannot know in advance) are estimated near jit_above_cost,
@@ -41,11 +52,17 @@ export async function withTransaction<T>(fn: (client: pg.PoolClient) => Promise<
     await client.query("begin");
     const result = await fn(client);
     await client.query("commit");
+    client.release();
     return result;
   } catch (err) {
-    await client.query("rollback").catch(() => {});
+    // A connection that timed out or was cut may still owe an answer: closed, never reused
+    // (a rollback there would only wait out another timeout).
+    if (isDatabaseUnavailable(err)) {
+      client.release(err as Error);
+      throw err;
+    }
+    const rollbackFailed = await client.query("rollback").then(() => undefined, (e: Error) => e);
+    client.release(rollbackFailed);
     throw err;
-  } finally {
-    client.release();
   }
 }

@@ -14,6 +14,13 @@ const envSchema = z.object({
   // Connections per process. A query holds its connection until the event loop reads the
   // answer, so under load a small pool queues requests behind busy ones (bench/RESULTS.md).
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
+  // How long a request waits for a pooled connection (including opening one) before it answers 503.
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
+  // The longest one statement may run: PostgreSQL cancels it (statement_timeout), and the app
+  // gives up on its answer a little later, for a server that cannot even cancel (frozen, cut off).
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+  // How long /api/health waits for the database before it reports it unreachable.
+  HEALTH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   AUTH_SECRET: optionalString,
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   // Read by the start scripts only: the address `npm start` / `npm run dev` listen on (their

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AppError, errorBody, isDatabaseUnavailable, toAppError } from "./errors";
+import { AppError, errorBody, isDatabaseUnavailable, retryAfter, toAppError } from "./errors";
 
 describe("toAppError", () => {
   it("keeps AppErrors and their status", () => {
@@ -24,6 +24,24 @@ describe("toAppError", () => {
     const missingFile = Object.assign(new Error("ENOENT: no such file or directory, open 'x'"), { code: "ENOENT", syscall: "open" });
     expect(isDatabaseUnavailable(missingFile)).toBe(false);
     expect(toAppError(missingFile).status).toBe(500);
+  });
+
+  it.each([
+    ["a pool that gave up waiting for a connection", new Error("timeout exceeded when trying to connect")],
+    ["a statement the client gave up on (a frozen server)", new Error("Query read timeout")],
+    ["a statement PostgreSQL cancelled on its timeout", Object.assign(new Error("canceling statement due to statement timeout"), { code: "57014" })],
+    ["a server starting up", Object.assign(new Error("the database system is starting up"), { code: "57P03" })],
+    ["a connection failure", Object.assign(new Error("connection failure"), { code: "08006" })],
+    ["too many connections", Object.assign(new Error("sorry, too many clients already"), { code: "53300" })],
+  ])("reports %s as 503 with a Retry-After and no driver text", (_name, err) => {
+    const mapped = toAppError(err);
+    expect(mapped.status).toBe(503);
+    expect(mapped.message).toBe("The database is unavailable. Try again shortly.");
+    expect(retryAfter(mapped)).toEqual({ "retry-after": expect.stringMatching(/^\d+$/) });
+  });
+
+  it.each(["22021", "22P05", "22P02", "54001"])("reports input PostgreSQL refused (%s) as the caller's 400", (code) => {
+    expect(toAppError(Object.assign(new Error("invalid byte sequence"), { code })).status).toBe(400);
   });
 
   it("hides unknown faults behind a 500 without their message", () => {

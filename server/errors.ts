@@ -52,21 +52,43 @@ export class ApiKeyRefusedError extends Error {
   }
 }
 
-const DB_UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "57P01", "57P03", "08001", "08006", "08003"]);
+// SQLSTATEs that mean the database cannot serve us right now: connection exceptions (class 08),
+// operator intervention (57P01 shutdown, 57P02 crash, 57P03 starting up or shutting down, 57014 a
+// statement cancelled by statement_timeout), too many connections, out of resources; and the
+// socket errors of a server that is gone.
+const DB_UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EPIPE", "EHOSTUNREACH", "57014", "53300", "53200", "53100"]);
+const DB_UNAVAILABLE_CLASSES = ["08", "57P"];
+// The driver's own words for a connection it lost or never got, or a statement it gave up on.
+const DB_UNAVAILABLE_MESSAGES =
+  /(ECONNREFUSED|ECONNRESET|Connection terminated|connect ETIMEDOUT|timeout exceeded when trying to connect|^timeout expired$|Query read timeout|is not queryable|the database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|Can't reach database)/i;
 
 /** True for errors that mean the database cannot be reached right now. */
 export function isDatabaseUnavailable(err: unknown): boolean {
   let cur: unknown = err;
   for (let depth = 0; cur && depth < 6; depth++) {
     const e = cur as { code?: unknown; message?: unknown; cause?: unknown; name?: unknown };
-    if (typeof e.code === "string" && DB_UNAVAILABLE_CODES.has(e.code)) return true;
+    if (typeof e.code === "string" && (DB_UNAVAILABLE_CODES.has(e.code) || DB_UNAVAILABLE_CLASSES.some((c) => (e.code as string).startsWith(c)))) return true;
     // A Unix socket (the embedded database's) is a missing file while its server is down.
     if (e.code === "ENOENT" && (e as { syscall?: unknown }).syscall === "connect") return true;
-    if (typeof e.name === "string" && e.name === "DriverAdapterError" && typeof e.message === "string" && /connect|terminat|ECONN/i.test(e.message)) return true;
-    if (typeof e.message === "string" && /(ECONNREFUSED|Connection terminated|connect ETIMEDOUT|the database system is (starting|shutting) up|Can't reach database)/i.test(e.message)) return true;
+    if (typeof e.message === "string" && DB_UNAVAILABLE_MESSAGES.test(e.message)) return true;
     cur = e.cause;
   }
   return false;
+}
+
+// Input PostgreSQL refuses as text: a NUL (22021 in text, 22P05 in jsonb), a lone surrogate or
+// other invalid text representation (22P02), nesting past its stack depth (54001). The edges
+// refuse these before they reach the database; this is the last line of defence, the caller's fault.
+const DB_INPUT_CODES: Record<string, string> = {
+  "22021": "The request contains a character the database cannot store (NUL)",
+  "22P05": "The request contains a character the database cannot store (NUL)",
+  "22P02": "The request contains a value the database cannot read (for example a lone surrogate)",
+  "54001": "The request is nested too deeply",
+};
+
+function databaseInputRefusal(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? DB_INPUT_CODES[code] : undefined;
 }
 
 /**
@@ -83,12 +105,24 @@ export function toAppError(err: unknown, context?: Record<string, unknown>): App
     logger.error({ err, ...context }, "database unavailable");
     return new AppError("SERVICE_UNAVAILABLE", "The database is unavailable. Try again shortly.");
   }
+  const refusal = databaseInputRefusal(err);
+  if (refusal) {
+    logger.warn({ err, ...context }, "input refused by the database");
+    return new AppError("BAD_REQUEST", refusal);
+  }
   logger.error({ err, ...context }, "unhandled error");
   return new AppError("INTERNAL", "Internal server error");
 }
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; details?: Record<string, unknown> };
+}
+
+/** Seconds a client should wait before retrying an answer with this status (503), else undefined. */
+export const RETRY_AFTER_SECONDS = 5;
+
+export function retryAfter(err: AppError): Record<string, string> | undefined {
+  return err.code === "SERVICE_UNAVAILABLE" ? { "retry-after": String(RETRY_AFTER_SECONDS) } : undefined;
 }
 
 export function errorBody(err: AppError): ErrorBody {

@@ -5,11 +5,11 @@ function cookiesFrom(res: Response): string[] {
 }
 
 /** Signs in through Auth.js's credentials endpoint, as the browser does; returns the Cookie header. */
-export async function signInOverHttp(email: string, password: string): Promise<string | null> {
-  const csrfRes = await fetch(`${baseUrl()}/api/auth/csrf`);
+export async function signInOverHttp(email: string, password: string, base = baseUrl()): Promise<string | null> {
+  const csrfRes = await fetch(`${base}/api/auth/csrf`);
   const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };
   const jar = cookiesFrom(csrfRes);
-  const res = await fetch(`${baseUrl()}/api/auth/callback/credentials`, {
+  const res = await fetch(`${base}/api/auth/callback/credentials`, {
     method: "POST",
     redirect: "manual",
     headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.join("; ") },

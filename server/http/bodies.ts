@@ -1,6 +1,7 @@
 import "server-only";
 import type { z } from "zod";
 import { AppError, invalidInput } from "../errors";
+import { checkJsonText, decodeUtf8, NOT_UTF8, type TextRefusal } from "../input-text";
 import type { UploadStream } from "../storage/upload-body";
 
 // How an endpoint reads its body (endpoint.ts), each mapping its refusals to 400/413 here.
@@ -14,7 +15,8 @@ const declaredBytes = (req: Request) => Number(req.headers.get("content-length")
 
 /**
  * A text body for a protocol parser (RunAgentInput, AgentRequest): a declared length over
- * `maxBytes` is refused before a byte is read; the parser's refusals become 400/413 with its message.
+ * `maxBytes` is refused before a byte is read, a body that passes it while being read as soon as
+ * it does; the parser's refusals become 400/413 with its message.
  */
 export function parsedText<T extends { ok: true }>(opts: {
   maxBytes: number;
@@ -23,13 +25,15 @@ export function parsedText<T extends { ok: true }>(opts: {
 }): BodyReader<T> {
   return {
     read: async (req) => {
-      if (declaredBytes(req) > opts.maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", opts.tooLargeMessage);
-      const parsed = opts.parse(await req.text());
+      const parsed = opts.parse(await readCheckedText(req, opts.maxBytes, opts.tooLargeMessage));
       if (parsed.ok) return parsed;
       throw new AppError(parsed.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", parsed.message, parsed.field ? { field: parsed.field } : undefined);
     },
   };
 }
+
+// A small JSON request (a presign): far more than any needs, far less than memory.
+const JSON_BODY_MAX_BYTES = 64 * 1024;
 
 /** A JSON body checked against a schema: 400 when it is not JSON, or names the first field that is wrong. */
 export function jsonBody<S extends z.ZodType>(schema: S): BodyReader<z.output<S>> {
@@ -47,9 +51,46 @@ export function upload<B>(read: (upload: UploadStream) => Promise<B>): BodyReade
   return { read: (req) => read({ contentType: req.headers.get("content-type"), declaredBytes: declaredBytes(req), body: req.body }) };
 }
 
+/**
+ * The body's bytes, refused (413) once they pass `maxBytes`, whether its length was declared,
+ * chunked or a lie: an oversize body is never held whole.
+ */
+async function readCapped(req: Request, maxBytes: number, tooLargeMessage: string): Promise<Uint8Array> {
+  if (declaredBytes(req) > maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", tooLargeMessage);
+  if (!req.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new AppError("PAYLOAD_TOO_LARGE", tooLargeMessage);
+    }
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+const refuse = (refusal: TextRefusal) => new AppError("BAD_REQUEST", refusal.message, refusal.field ? { field: refusal.field } : undefined);
+
+/**
+ * A JSON body's text: 400 when its bytes are not UTF-8, it nests deeper than any protocol needs,
+ * or a string in it holds what PostgreSQL refuses (NUL, a lone surrogate), before it is parsed.
+ */
+async function readCheckedText(req: Request, maxBytes: number, tooLargeMessage: string): Promise<string> {
+  const text = decodeUtf8(await readCapped(req, maxBytes, tooLargeMessage));
+  if (text === null) throw refuse(NOT_UTF8);
+  const refusal = checkJsonText(text);
+  if (refusal) throw refuse(refusal);
+  return text;
+}
+
 /** Reads a JSON body, answering 400 with a clear message when it is not JSON. */
 async function readJson(req: Request): Promise<unknown> {
-  const text = await req.text();
+  const text = await readCheckedText(req, JSON_BODY_MAX_BYTES, `The request body is larger than ${JSON_BODY_MAX_BYTES} bytes`);
   try {
     return JSON.parse(text);
   } catch {

@@ -1,6 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { toAppError } from "../errors";
+import { AppError, RETRY_AFTER_SECONDS, toAppError } from "../errors";
+import { stringProblem } from "../input-text";
 import { logger } from "../logger";
 import type { KeepAlive } from "../services/runs";
 import { asCaller, type Authenticated, type AuthKind } from "./authenticate";
@@ -66,6 +67,18 @@ async function paramsOf(ctx: RouteContext | undefined): Promise<RouteParams> {
   return Object.fromEntries(Object.entries(raw).map(([name, value]) => [name, Array.isArray(value) ? value.join("/") : value]));
 }
 
+/** 400 for a path parameter or query parameter no handler could store or look up (a NUL, a lone surrogate). */
+function refuseHostileUrl(url: URL, params: RouteParams): void {
+  for (const [name, value] of Object.entries(params)) {
+    const problem = stringProblem(value);
+    if (problem) throw new AppError("BAD_REQUEST", `The path segment ${name} ${problem}`, { field: name });
+  }
+  for (const [name, value] of url.searchParams) {
+    const problem = stringProblem(name) ?? stringProblem(value);
+    if (problem) throw new AppError("BAD_REQUEST", `The query parameter ${name} ${problem}`, { field: name });
+  }
+}
+
 export function logRequest(req: Request, path: string, status: number, started: number, requestId?: string): void {
   logger.info({ method: req.method, path, status, ms: Math.round((performance.now() - started) * 10) / 10, requestId }, "request");
 }
@@ -73,6 +86,7 @@ export function logRequest(req: Request, path: string, status: number, started: 
 export function endpoint<M extends Method, K extends AuthKind, B = undefined, N = undefined>(def: EndpointDefinition<M, K, B, N>): Endpoint<M> {
   // `read` notes when the body has been read through: an upload's refusal closes the connection before that.
   const serve = async (req: Request, params: RouteParams, read: { done: boolean }): Promise<Response> => {
+    refuseHostileUrl(new URL(req.url), params);
     const negotiated = def.negotiate?.(req) as N;
     return asCaller(def.auth, req, async (who) => {
       const body = (def.body ? await def.body.read(req) : undefined) as B;
@@ -103,6 +117,14 @@ export function endpoint<M extends Method, K extends AuthKind, B = undefined, N 
   return { method: def.method, path: def.path, handler };
 }
 
+/** An adapter's 503 (tRPC's mapped outage) says when to retry, as the endpoints' do. */
+function withRetryAfter(response: Response): Response {
+  if (response.status !== 503 || response.headers.has("retry-after")) return response;
+  const headers = new Headers(response.headers);
+  headers.set("retry-after", String(RETRY_AFTER_SECONDS));
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
 /** For the adapters that answer for themselves (Auth.js, tRPC): the one log line, and anything they throw mapped as everywhere else. */
 export function adapterRoute(handle: (req: Request) => Promise<Response>): (req: Request) => Promise<Response> {
   return async (req) => {
@@ -111,7 +133,7 @@ export function adapterRoute(handle: (req: Request) => Promise<Response>): (req:
     const path = new URL(req.url).pathname;
     let response: Response;
     try {
-      response = await handle(req);
+      response = withRetryAfter(await handle(req));
     } catch (err) {
       response = errorResponse(toAppError(err, { path, requestId }), requestId);
     }

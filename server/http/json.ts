@@ -1,5 +1,5 @@
 import "server-only";
-import { errorBody, type AppError } from "../errors";
+import { errorBody, retryAfter, type AppError } from "../errors";
 
 // Serialized in pieces well below V8's large-object size (~128 KB): a large string is born in
 // the old generation and only a full collection frees it, so a ~200 KB answer as one string per
@@ -77,5 +77,5 @@ export function jsonBodyOf(response: Response): Buffer | undefined {
 }
 
 export function errorResponse(err: AppError, requestId?: string): Response {
-  return jsonResponse(errorBody(err), err.status, requestId ? { "x-request-id": requestId } : undefined);
+  return jsonResponse(errorBody(err), err.status, { ...retryAfter(err), ...(requestId ? { "x-request-id": requestId } : {}) });
 }

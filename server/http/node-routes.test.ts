@@ -262,12 +262,23 @@ describe("node routes", () => {
     ["a body over the protocols' limit", { method: "POST", path: "/api/v1/agent/runs", headers: bearer, body: "x".repeat(MAX_PAYLOAD_BYTES + 1) }],
     ["another path", { method: "POST", path: "/api/v1/agent/runs/", headers: bearer, body: "{}" }],
     ["another method", { method: "GET", path: "/api/v1/agent/runs", headers: bearer }],
-    ["a malformed escape in a parameter", { method: "GET", path: "/api/v1/agent/runs/%E0%A4%A/events", headers: bearer }],
   ] as [string, RawRequest][])("leaves %s to Next, body unread", async (_name, opts) => {
     seen.length = 0;
     const res = await request(opts);
     expect(res.status).toBe(299);
     expect(res.body).toBe(String(Buffer.byteLength(opts.body ?? "")));
+    expect(seen).toHaveLength(0);
+  });
+
+  it.each([
+    ["a truncated escape, with an API key", { method: "GET", path: "/api/v1/agent/runs/%E0%A4%A/events", headers: bearer }],
+    ["a non-hex escape, without one", { method: "GET", path: "/api/v1/agent/runs/%ZZ" }],
+    ["an escape of bytes that are not UTF-8, on a POST", { method: "POST", path: "/api/v1/agent/process/%ED%A0%80/cancel", body: "{}" }],
+  ] as [string, RawRequest][])("answers a path with %s 400 itself, before Next or a handler sees it", async (_name, opts) => {
+    seen.length = 0;
+    const res = await request(opts);
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toEqual({ error: { code: "BAD_REQUEST", message: expect.stringContaining("malformed percent-escape") } });
     expect(seen).toHaveLength(0);
   });
 

@@ -2,7 +2,7 @@ import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { promisify } from "node:util";
 import { constants as zlibConstants, gzip as gzipCallback } from "node:zlib";
-import { errorBody, toAppError } from "../errors";
+import { AppError, errorBody, retryAfter, toAppError } from "../errors";
 import { isEventStreamContentType } from "../protocols/ag-ui/encoding";
 import { MAX_PAYLOAD_BYTES } from "../protocols/ag-ui/run-input-rules";
 import { jsonBodyOf } from "./json";
@@ -73,20 +73,20 @@ function compile(route: NodeRoute): CompiledRoute {
 export function createNodeRouter(routes: NodeRoute[]): NodeRouter {
   const compiled = routes.map(compile);
   return (req, res) => {
-    if (req.headers.authorization === undefined) return false;
     const url = req.url ?? "/";
     const query = url.indexOf("?");
     const pathname = query < 0 ? url : url.slice(0, query);
+    if (!decodablePath(pathname)) {
+      refuseMalformedPath(req, res);
+      return true;
+    }
+    if (req.headers.authorization === undefined) return false;
     for (const route of compiled) {
       if (route.method !== req.method) continue;
       const match = route.pattern.exec(pathname);
       if (!match) continue;
       const params: Record<string, string> = {};
-      try {
-        route.names.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1]!)));
-      } catch {
-        return false; // malformed escapes: Next answers them
-      }
+      route.names.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1]!)));
       if (req.method === "POST") {
         const declared = req.headers["content-length"];
         if (declared === undefined || !(Number(declared) <= (route.maxBodyBytes ?? MAX_PAYLOAD_BYTES))) return false;
@@ -96,6 +96,28 @@ export function createNodeRouter(routes: NodeRoute[]): NodeRouter {
     }
     return false;
   };
+}
+
+/** False for a path with a malformed percent-escape (`%ZZ`, or bytes that are not UTF-8), which Next answers with a plain-text 500. */
+function decodablePath(pathname: string): boolean {
+  if (!pathname.includes("%")) return true;
+  try {
+    decodeURIComponent(pathname);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// Answered here, for every request and before anything is read: no route could take this path.
+function refuseMalformedPath(req: IncomingMessage, res: ServerResponse): void {
+  const body = Buffer.from(JSON.stringify(errorBody(new AppError("BAD_REQUEST", "The request path has a malformed percent-escape (each % must start a UTF-8 escape such as %2F)"))));
+  res.statusCode = 400;
+  res.setHeader("content-type", "application/json; charset=utf-8");
+  res.setHeader("content-length", body.length);
+  // An unread body must not be taken for the next request on this connection.
+  if (req.method !== "GET" && req.method !== "HEAD") res.setHeader("connection", "close");
+  res.end(body);
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -196,6 +218,7 @@ async function serve(handler: RouteHandler, params: Record<string, string>, req:
       return;
     }
     res.statusCode = error.status;
+    for (const [name, value] of Object.entries(retryAfter(error) ?? {})) res.setHeader(name, value);
     res.setHeader("content-type", "application/json; charset=utf-8");
     res.end(JSON.stringify(errorBody(error)));
   }

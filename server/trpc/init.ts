@@ -1,5 +1,6 @@
 import "server-only";
 import { initTRPC, TRPCError } from "@trpc/server";
+import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import { AppError, toAppError, type ErrorCode } from "../errors";
@@ -31,9 +32,19 @@ const trpcCodes: Record<ErrorCode, TrpcCode> = {
 
 const t = initTRPC.context<typeof createTrpcContext>().create({
   transformer: superjson,
-  errorFormatter({ shape, error }) {
+  errorFormatter({ shape, error, path }) {
+    // No stack, ever: what a client needs is the code and the message.
+    const { stack: _stack, ...data } = shape.data;
     const zod = error.cause instanceof ZodError ? inputIssues(error.cause.issues) : null;
-    return { ...shape, data: { ...shape.data, stack: undefined, zodIssues: zod } };
+    // A fault errorMapping never saw (thrown while the context was built, e.g. reading the
+    // session during a database outage) is mapped here, so no driver message, socket path or
+    // stack reaches the client, and an outage is a 503 like everywhere else.
+    if (error.code === "INTERNAL_SERVER_ERROR" && !(error.cause instanceof AppError) && !zod) {
+      const app = toAppError(error.cause ?? error, { trpcPath: path });
+      const code = trpcCodes[app.code];
+      return { ...shape, message: app.message, code: TRPC_ERROR_CODES_BY_KEY[code], data: { ...data, code, httpStatus: app.status, zodIssues: null } };
+    }
+    return { ...shape, data: { ...data, zodIssues: zod } };
   },
 });
 

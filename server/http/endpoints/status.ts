@@ -1,5 +1,6 @@
 import "server-only";
 import { currentModelInfo } from "../../models/provider";
+import { RETRY_AFTER_SECONDS } from "../../errors";
 import { checkHealth } from "../../services/health";
 import { endpoint } from "../endpoint";
 import { jsonResponse } from "../json";
@@ -13,7 +14,7 @@ export const healthEndpoint = endpoint({
   auth: "none",
   async handle() {
     const health = await checkHealth();
-    return jsonResponse(health, health.database.reachable ? 200 : 503);
+    return health.database.reachable ? jsonResponse(health) : jsonResponse(health, 503, { "retry-after": String(RETRY_AFTER_SECONDS) });
   },
 });
 

@@ -1,4 +1,5 @@
 import "server-only";
+import { checkJsonText, decodeUtf8, NOT_UTF8 } from "../../input-text";
 import { HostApiFailure } from "./failure";
 
 // A runner's request body, read with a hard cap: a body larger than the cap is never held in
@@ -36,9 +37,13 @@ export async function readRequestBody(req: Request, capBytes: number): Promise<R
       chunks.push(value);
     }
   }
+  const text = decodeUtf8(Buffer.concat(chunks));
+  if (text === null) throw new HostApiFailure("invalid_argument", NOT_UTF8.message);
+  const refusal = checkJsonText(text);
+  if (refusal) throw new HostApiFailure("invalid_argument", refusal.message, refusal.field ? { details: { field: refusal.field } } : {});
   let json: unknown;
   try {
-    json = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    json = JSON.parse(text);
   } catch {
     throw new HostApiFailure("invalid_argument", "The request body must be JSON: {run_id, ...parameters}");
   }

@@ -1,4 +1,5 @@
 import "server-only";
+import { RETRY_AFTER_SECONDS } from "../../errors";
 import { NDJSON_CONTENT_TYPE } from "../../protocols/runner/host-api";
 import type { HostApiFailure } from "./failure";
 
@@ -14,6 +15,8 @@ export function failureResponse(failure: HostApiFailure): Response {
   const headers: Record<string, string> = { ...HEADERS, "content-type": "application/json; charset=utf-8" };
   const retryAfterMs = failure.details.retry_after_ms;
   if (failure.code === "rate_limited" && typeof retryAfterMs === "number") headers["retry-after"] = String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
+  // An outage (the database) says when to retry, as every other edge does.
+  if (failure.status === 503) headers["retry-after"] = String(RETRY_AFTER_SECONDS);
   if (failure.status === 401) headers["www-authenticate"] = 'Bearer realm="runner-api"';
   // The rest of an oversize body was never read, so this connection cannot carry another request.
   if (failure.code === "payload_too_large") headers.connection = "close";
