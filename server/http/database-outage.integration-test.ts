@@ -1,14 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
-import { startEmbeddedPostgres, type RunningDatabase } from "@/scripts/lib/embedded-postgres";
-import { migrate } from "@/scripts/lib/migrator";
 import { startExtraServer, type ExtraServer } from "@/test/extra-server";
 import { bearer, createTestUser } from "@/test/helpers";
 import { signInOverHttp } from "@/test/http-session";
+import { startOwnedDatabase, type OwnedDatabase } from "@/test/owned-database";
 import { runInput } from "@/test/runs";
 import { waitFor } from "@/test/wait";
 
@@ -21,62 +15,11 @@ import { waitFor } from "@/test/wait";
 // Every answer must come well within this: a hang fails the request, not the test run.
 const ANSWER_BOUND_MS = 15_000;
 
-let scratch: string;
-let db: RunningDatabase;
+let db: OwnedDatabase;
 let server: ExtraServer;
 let apiKey: string;
 let cookie: string;
-
-const pgDir = () => path.join(scratch, "pg");
-const postmasterPid = () => Number(readFileSync(path.join(pgDir(), "postmaster.pid"), "utf8").split("\n")[0]);
-
-/** The postmaster and its backends (its children), from /proc. */
-function clusterPids(): number[] {
-  const root = postmasterPid();
-  const children = readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === root;
-      } catch {
-        return false; // gone meanwhile
-      }
-    })
-    .map(Number);
-  return [root, ...children];
-}
-
-function signalCluster(signal: NodeJS.Signals): void {
-  for (const pid of clusterPids()) process.kill(pid, signal);
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-/** The user and API key the test made on the shared database, copied into this file's own. */
-async function copyUser(userId: string): Promise<void> {
-  const from = new pg.Client({ connectionString: inject("databaseUrl") });
-  const to = new pg.Client({ connectionString: db.url });
-  await Promise.all([from.connect(), to.connect()]);
-  try {
-    for (const [table, column] of [
-      ["users", "id"],
-      ["api_keys", "user_id"],
-    ] as const) {
-      const { rows } = await from.query(`select row_to_json(t) as row from ${table} t where ${column} = $1`, [userId]);
-      for (const { row } of rows) await to.query(`insert into ${table} select * from json_populate_record(null::${table}, $1)`, [row]);
-    }
-  } finally {
-    await Promise.all([from.end(), to.end()]);
-  }
-}
+let frozen = false;
 
 const call = (pathname: string, init: RequestInit = {}) => fetch(`${server.url}${pathname}`, { ...init, signal: AbortSignal.timeout(ANSWER_BOUND_MS) });
 
@@ -121,11 +64,9 @@ async function expectServing(): Promise<void> {
 }
 
 beforeAll(async () => {
-  scratch = mkdtempSync(path.join(os.tmpdir(), "dispatch-outage-"));
-  db = await startEmbeddedPostgres({ dataDir: scratch, database: "dispatch" });
-  await migrate({ connectionString: db.url });
+  db = await startOwnedDatabase();
   const user = await createTestUser({ role: "admin" });
-  await copyUser(user.id);
+  await db.copyUser(user.id);
   apiKey = user.apiKey;
   // Short timeouts, so each outage answer comes in seconds.
   server = await startExtraServer({
@@ -140,33 +81,32 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (db && existsSync(path.join(pgDir(), "postmaster.pid")) && alive(postmasterPid())) signalCluster("SIGCONT");
+  if (frozen) db.signal("SIGCONT");
   server?.child.kill("SIGKILL");
-  await db?.stop();
-  rmSync(scratch, { recursive: true, force: true });
+  await db?.close();
 });
 
 describe("a database outage", () => {
   it("frozen (SIGSTOP): 503 with Retry-After everywhere, then serving again after SIGCONT", async () => {
     await expectServing();
-    signalCluster("SIGSTOP");
+    db.signal("SIGSTOP");
+    frozen = true;
     try {
       await expectOutageAnswers();
       // A second round: connections that timed out were closed, not handed out again.
       await expectOutageAnswers();
     } finally {
-      signalCluster("SIGCONT");
+      db.signal("SIGCONT");
+      frozen = false;
     }
     await expectServing();
   });
 
   it("stopped: 503 with Retry-After everywhere, then serving again once it is restarted", async () => {
     await expectServing();
-    const pid = postmasterPid();
-    process.kill(pid, "SIGINT"); // PostgreSQL's fast shutdown: backends end their connections
-    await waitFor(() => !alive(pid), ANSWER_BOUND_MS);
+    await db.stop(); // PostgreSQL's fast shutdown: backends end their connections
     await expectOutageAnswers();
-    db = await startEmbeddedPostgres({ dataDir: scratch, database: "dispatch" });
+    await db.restart();
     await expectServing();
   });
 });
