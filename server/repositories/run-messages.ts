@@ -43,8 +43,11 @@ export type ClosingEvents = { firstSeq: number; types: string[]; events: string[
  * Writes the run's last messages and closes the run, in one statement. With `closing`, the
  * closing events go in the same statement, so a closed run always has its terminal event. A run
  * closed already (by an earlier attempt of the same write, or by recovery) gets nothing: no
- * messages twice, no second terminal event, and `closed: false`. Followers on other instances
- * are notified at commit.
+ * messages twice, no second terminal event, and `closed: false`. Closing events whose place in
+ * the log was taken meanwhile (an executor's late batch, committed after the closer read the log)
+ * fail the whole statement with a unique violation, so the run stays open and its closer reads the
+ * log again: a closed run never lacks its terminal event. Followers on other instances are
+ * notified at commit.
  */
 export async function finishRun({ threadId, runId, messages, end, closing }: { threadId: string; runId: string; messages: RunMessage[]; end: RunEnd; closing?: ClosingEvents }): Promise<{ closed: boolean }> {
   const { rows } = await getPool().query<{ closed: boolean }>({
@@ -55,7 +58,7 @@ export async function finishRun({ threadId, runId, messages, end, closing }: { t
      ${insertMessages("closed")},
      ev as (insert into run_event_batches (run_id, first_seq, last_seq, types, events, created_at)
        select closed.id, $9::int, $10::int, $11, $12, now() from closed where $9::int is not null
-       on conflict (run_id, first_seq) do nothing returning run_id, last_seq)
+       returning run_id, last_seq)
      select true as closed from closed
      union all
      select pg_notify('${RUN_EVENTS_CHANNEL}', run_id::text || ':' || last_seq)::text is null from ev`,

@@ -7,7 +7,8 @@ import { parseRunAgentInput } from "@/server/protocols/ag-ui/run-input";
 import { acceptRun } from "./accept";
 import { flushEvents, lastPersistedSeq, readEvents } from "./event-log";
 import { executeRun } from "./execute";
-import { recoverAbandonedRuns } from "./recovery";
+import { finishRun } from "@/server/repositories/run-messages";
+import { closeAbandonedRun, EXECUTOR_LOST, recoverAbandonedRuns } from "./recovery";
 import { followRunBatches } from "./subscribe";
 import type { Runner } from "./types";
 
@@ -114,6 +115,32 @@ describe("run lifecycle", () => {
     const events = await eventTypes(run.id);
     expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_END", "RUN_ERROR"]);
     expect(events.at(-1)).toMatchObject({ code: "EXECUTOR_LOST" });
+    expect(await status(run.id)).toEqual({ status: "failed", error_code: "EXECUTOR_LOST" });
+  });
+
+  it("never closes a run without its terminal event when a late batch takes the closing events' place", async () => {
+    const { run } = await accept();
+    const started = { type: "RUN_STARTED", threadId: run.threadId, runId: run.runId };
+    const batch = (first: number, events: object[]) =>
+      getPool().query(`insert into run_event_batches (run_id, first_seq, last_seq, types, events) values ($1, $2, $3, $4, $5)`, [
+        run.id,
+        first,
+        first + events.length - 1,
+        events.map((e) => (e as { type: string }).type).join(" "),
+        events.map((e) => JSON.stringify(e)).join("\n"),
+      ]);
+    await batch(1, [started]);
+    await getPool().query(`update runs set status = 'running' where id = $1`, [run.id]);
+    // A closer read the log up to 1; the executor's next batch commits at 2 before the closer writes.
+    await batch(2, [{ type: "TEXT_MESSAGE_START", messageId: "m-late", role: "assistant" }]);
+    const terminal = { type: "RUN_ERROR", message: "stale", code: "EXECUTOR_LOST" };
+    await expect(
+      finishRun({ threadId: run.threadId, runId: run.id, messages: [], end: { status: "failed", errorCode: "EXECUTOR_LOST" }, closing: { firstSeq: 2, types: ["RUN_ERROR"], events: [JSON.stringify(terminal)] } }),
+    ).rejects.toMatchObject({ code: "23505" });
+    expect((await status(run.id)).status).toBe("running");
+    // Read again, the log closes after its real end.
+    await closeAbandonedRun(run, EXECUTOR_LOST);
+    expect((await eventTypes(run.id)).map((e) => e.type)).toEqual(["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_END", "RUN_ERROR"]);
     expect(await status(run.id)).toEqual({ status: "failed", error_code: "EXECUTOR_LOST" });
   });
 });
