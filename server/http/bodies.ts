@@ -1,4 +1,5 @@
 import "server-only";
+import { readCapped } from "../lib/read-capped";
 import type { z } from "zod";
 import { AppError, invalidInput } from "../errors";
 import { checkJsonText, decodeUtf8, NOT_UTF8, type TextRefusal } from "../input-text";
@@ -55,23 +56,9 @@ export function upload<B>(read: (upload: UploadStream) => Promise<B>): BodyReade
  * The body's bytes, refused (413) once they pass `maxBytes`, whether its length was declared,
  * chunked or a lie: an oversize body is never held whole.
  */
-async function readCapped(req: Request, maxBytes: number, tooLargeMessage: string): Promise<Uint8Array> {
+async function readBodyCapped(req: Request, maxBytes: number, tooLargeMessage: string): Promise<Uint8Array> {
   if (declaredBytes(req) > maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", tooLargeMessage);
-  if (!req.body) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = req.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new AppError("PAYLOAD_TOO_LARGE", tooLargeMessage);
-    }
-    chunks.push(value);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  return readCapped(req.body, maxBytes, () => new AppError("PAYLOAD_TOO_LARGE", tooLargeMessage));
 }
 
 const refuse = (refusal: TextRefusal) => new AppError("BAD_REQUEST", refusal.message, refusal.field ? { field: refusal.field } : undefined);
@@ -81,7 +68,7 @@ const refuse = (refusal: TextRefusal) => new AppError("BAD_REQUEST", refusal.mes
  * or a string in it holds what PostgreSQL refuses (NUL, a lone surrogate), before it is parsed.
  */
 async function readCheckedText(req: Request, maxBytes: number, tooLargeMessage: string): Promise<string> {
-  const text = decodeUtf8(await readCapped(req, maxBytes, tooLargeMessage));
+  const text = decodeUtf8(await readBodyCapped(req, maxBytes, tooLargeMessage));
   if (text === null) throw refuse(NOT_UTF8);
   const refusal = checkJsonText(text);
   if (refusal) throw refuse(refusal);

@@ -1,4 +1,5 @@
 import "server-only";
+import { readCapped } from "../../lib/read-capped";
 import { checkJsonText, decodeUtf8, NOT_UTF8 } from "../../input-text";
 import { HostApiFailure } from "./failure";
 
@@ -22,22 +23,9 @@ function declaredLength(req: Request): number | null {
 export async function readRequestBody(req: Request, capBytes: number): Promise<RequestBody> {
   const declaredBytes = declaredLength(req);
   if (declaredBytes !== null && declaredBytes > capBytes) throw tooLarge(declaredBytes, capBytes);
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  if (req.body) {
-    const reader = req.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      bytes += value.byteLength;
-      if (bytes > capBytes) {
-        await reader.cancel().catch(() => {});
-        throw tooLarge(null, capBytes);
-      }
-      chunks.push(value);
-    }
-  }
-  const text = decodeUtf8(Buffer.concat(chunks));
+  const raw = await readCapped(req.body, capBytes, () => tooLarge(null, capBytes));
+  const bytes = raw.byteLength;
+  const text = decodeUtf8(raw);
   if (text === null) throw new HostApiFailure("invalid_argument", NOT_UTF8.message);
   const refusal = checkJsonText(text);
   if (refusal) throw new HostApiFailure("invalid_argument", refusal.message, refusal.field ? { details: { field: refusal.field } } : {});
