@@ -53,6 +53,13 @@ module.exports = {
       to: { path: ["^server/(http|trpc)/", "node_modules/next/", "node_modules/@trpc/"] },
     },
     {
+      name: "the-edge-goes-through-services",
+      comment: "Routes, endpoints and tRPC procedures call services; they never query repositories themselves.",
+      severity: "error",
+      from: { path: "^(app|server/http|server/trpc)/", pathNot: TEST_CODE },
+      to: { path: ["^server/repositories/", "repository\\.ts$", "^server/db\\.ts$"] },
+    },
+    {
       name: "protocols-are-pure",
       comment: "server/protocols holds wire schemas, validators and encoders: no services, engine, storage or database.",
       severity: "error",

@@ -1,6 +1,7 @@
 import "server-only";
 import { AppError } from "../errors";
-import { listRunnerResults } from "../repositories/runner-audit";
+import { listRunApiCalls, listRunnerResults } from "../repositories/runner-audit";
+import { refusedCallCounts } from "../runner-host/api/refusals";
 import { BUILTIN_MANIFEST, ensureBuiltinRunner } from "../runner-host/builtin";
 import { changeBinding, createBinding, maskedConfig } from "../runner-host/bindings";
 import { refreshRunnerEndpoint, registerRunnerEndpoint, type DiscoveryOutcome } from "../runner-host/discovery";
@@ -91,4 +92,14 @@ export async function removeRunnerBinding({ id }: { id: string }) {
 
 export async function runResults({ runId }: { runId: string }) {
   return listRunnerResults({ runId });
+}
+
+/** The host API calls a run's runner made (the audit), for the admin run page. */
+export async function runApiCalls(opts: { runId: string; limit: number }) {
+  return listRunApiCalls(opts);
+}
+
+/** This instance's count of host API calls refused before authentication, by reason (never stored one row each). */
+export function refusedApiCalls() {
+  return { byReason: refusedCallCounts() };
 }
