@@ -15,7 +15,6 @@ export class LiveRun {
   private readonly listeners = new Set<Listener>();
   /** The highest sequence number subscribers have been given (everything up to it is durable). */
   private published = 0;
-  ended = false;
 
   constructor(readonly runId: string) {}
 
@@ -58,9 +57,8 @@ export class LiveRun {
     return () => this.listeners.delete(listener);
   }
 
-  /** Ends the run here: subscribers are told by `ended` (their streams close) when its end could not be written. */
+  /** Ends the run here: subscribers still listening (its terminal event was never published) get END_OF_RUN and close. */
   end(): void {
-    this.ended = true;
     for (const l of this.listeners) l(END_OF_RUN);
     this.listeners.clear();
   }
