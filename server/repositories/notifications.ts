@@ -60,7 +60,12 @@ export async function listen(channel: string, handler: Handler): Promise<() => v
     handlers.set(channel, set);
   }
   set.add(handler);
-  await ensureConnected();
+  try {
+    await ensureConnected();
+  } catch (err) {
+    set.delete(handler);
+    throw err;
+  }
   if (isNewChannel && client) await client.query(`listen ${channel}`);
   return () => {
     set.delete(handler);
