@@ -64,6 +64,9 @@ beforeAll(async () => {
       LLM_API_KEY: llm.apiKey,
       LLM_MODEL: llm.model,
       LOG_LEVEL: process.env.TEST_SERVER_LOG_LEVEL ?? "error",
+      // A document near the 5 MB limit is a few thousand chunks, written in one statement that can
+      // outlast the default 10 s on a busy machine (the same through the direct upload).
+      DATABASE_STATEMENT_TIMEOUT_MS: "60000",
       ...s3.env,
     },
   });
@@ -147,6 +150,26 @@ describe("a Vercel deployment", () => {
     expect(res.status).toBe(200);
     const list = events(await collect(res));
     expect(list.at(-1)).toMatchObject({ type: "RUN_FINISHED" });
+  });
+
+  it("adds a knowledge document above the platform's body limit through a presigned upload to S3", async () => {
+    const created = await fetch(`${platform.url}/api/trpc/knowledge.create`, {
+      method: "POST",
+      headers: headers({ "content-type": "application/json" }),
+      body: JSON.stringify({ json: { name: `handbook-${randomUUID().slice(0, 8)}` } }),
+    });
+    expect(created.status).toBe(200);
+    const kbId = ((await created.json()) as { result: { data: { json: { id: string } } } }).result.data.json.id;
+    const paragraph = "The on-call engineer restarts the ingest worker when the queue backs up. ".repeat(12);
+    const doc = Buffer.from(Array.from({ length: Math.ceil((4.6 * 1024 * 1024) / (paragraph.length + 20)) }, (_, i) => `## Step ${i}\n\n${paragraph}\n\n`).join(""));
+    const base = `${platform.url}/api/v1/admin/knowledge/${kbId}/documents`;
+    const presign = await fetch(`${base}/presign`, { method: "POST", headers: headers({ "content-type": "application/json" }), body: JSON.stringify({ mime_type: "text/markdown", size: doc.byteLength }) });
+    expect(presign.status).toBe(201);
+    const { key, upload } = (await presign.json()) as { key: string; upload: { url: string; headers: Record<string, string> } };
+    expect((await fetch(upload.url, { method: "PUT", headers: upload.headers, body: doc })).status).toBe(200);
+    const added = await fetch(`${base}/uploaded`, { method: "POST", headers: headers({ "content-type": "application/json" }), body: JSON.stringify({ key, title: "Runbook", mime_type: "text/markdown" }) });
+    expect(added.status).toBe(201);
+    expect(await added.json()).toMatchObject({ title: "Runbook", size: doc.byteLength, chunkCount: expect.any(Number) });
   });
 
   it("a run cut by the time limit: the client rejoins with Last-Event-ID and the cron-called sweeper closes it", { timeout: 3 * 60_000 }, async () => {
