@@ -132,12 +132,15 @@ describe("npm run admin", () => {
       const { AUTH_SECRET: _omitted, ...withoutSecret } = process.env;
       const registered = await adminWithEnv({ ...withoutSecret, DATA_DIR: dataDir }, "runner:register", "--url", runner.url, "--secret", secret);
       expect(registered.stderr).toContain(": ok");
+      // It says which secret it sealed with, so nobody seals a deployment's secrets with a local one unawares.
+      expect(registered.stderr).toContain(`Using the AUTH_SECRET kept in ${path.join(dataDir, "auth-secret")}`);
       expect(registered.status).toBe(0);
       expect(registered.stdout.trim().split("\n")).toEqual([runnerId]);
 
       const user = await createTestUser();
       const bound = await admin("binding:create", "--runner", runnerId, "--email", user.email);
       expect(bound.status).toBe(0);
+      expect(bound.stderr).toContain("Using AUTH_SECRET from the environment");
       expect(bound.stdout.trim().split("\n").at(-1)).toMatch(/^[0-9a-f-]{36}$/);
 
       const answered = await fetch(`${baseUrl()}/api/v1/agent/runs`, {

@@ -1,6 +1,7 @@
 // `npm run admin -- <command> [flags]`: user and API key administration from the shell.
+import path from "node:path";
 import { parseArgs } from "node:util";
-import { closeAppDb, prepareDatabase, resolveAuthSecret } from "./lib/bootstrap";
+import { closeAppDb, log, prepareDatabase, resolveAuthSecret } from "./lib/bootstrap";
 import { env } from "../server/env";
 
 const usage = `Usage: npm run admin -- <command> [flags]
@@ -62,8 +63,15 @@ async function main(): Promise<void> {
 
   const db = await prepareDatabase();
   // The same secret the server uses (generated under DATA_DIR on first start), so runner
-  // secrets sealed here can be read by the server.
+  // secrets sealed here can be read by the server. Said aloud: against a deployment's database,
+  // a runner secret sealed with another key cannot be opened there (set its AUTH_SECRET here).
+  const fromEnvironment = env.AUTH_SECRET !== undefined;
   env.AUTH_SECRET = resolveAuthSecret();
+  log(
+    fromEnvironment
+      ? "Using AUTH_SECRET from the environment"
+      : `Using the AUTH_SECRET kept in ${path.join(env.DATA_DIR, "auth-secret")} (local servers' one; for a deployment, set its AUTH_SECRET)`,
+  );
   try {
     const { AppError } = await import("../server/errors");
     try {

@@ -1,4 +1,6 @@
-// `npm run db:migrate`: applies pending prisma/migrations, then changed prisma/sql/functions, to the database in DATABASE_URL.
+// `npm run db:migrate`: applies pending prisma/migrations, then changed prisma/sql/functions, to the
+// database in DATABASE_URL (over DATABASE_URL_UNPOOLED when set: migrations take session locks a
+// transaction pooler does not keep).
 import { env } from "../server/env";
 import { DatabaseConnectionError, describeConnection, migrate } from "./lib/migrator";
 
@@ -21,7 +23,7 @@ function withoutPassword(text: string, connectionString: string): string {
 }
 
 async function main(): Promise<void> {
-  const url = env.DATABASE_URL;
+  const url = env.DATABASE_URL_UNPOOLED ?? env.DATABASE_URL;
   if (!url) {
     fail(
       "DATABASE_URL is not set. Set it to the PostgreSQL database to migrate " +

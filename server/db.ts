@@ -1,4 +1,5 @@
 import "server-only";
+import { attachDatabasePool } from "@vercel/functions";
 import pg from "pg";
 import { env, requireDatabaseUrl } from "./env";
 import { isDatabaseUnavailable } from "./errors";
@@ -13,11 +14,15 @@ const globalForDb = globalThis as unknown as { dispatchPool?: pg.Pool };
 // healthy server's own cancellation (57014) is what callers normally see.
 const QUERY_TIMEOUT_MARGIN_MS = 2_000;
 
+// A long-lived server shares one pool among all its requests; on Vercel each function instance has
+// its own, and scaling out multiplies them, so each stays small (a pooler in front, docs/vercel.md).
+const POOL_MAX = env.DATABASE_POOL_MAX ?? (env.VERCEL ? 5 : 20);
+
 export function getPool(): pg.Pool {
   if (!globalForDb.dispatchPool) {
     const pool = new pg.Pool({
       connectionString: requireDatabaseUrl(),
-      max: env.DATABASE_POOL_MAX,
+      max: POOL_MAX,
       // Outages answer 503 within bounds: waiting for (or opening) a connection, and each
       // statement. statement_timeout is PostgreSQL's own; query_timeout is the client's, for a
       // server that never answers at all (frozen, or cut off without a reset). pg-pool closes a
@@ -29,10 +34,15 @@ export function getPool(): pg.Pool {
       // No JIT compilation: every statement here reads a few rows by index, but some (a history
       // page, whose day the planner cannot know in advance) are estimated near jit_above_cost,
       // and compiling one takes longer than running it. `options` in DATABASE_URL overrides this.
-      options: "-c jit=off",
+      // Transaction poolers (DATABASE_URL_UNPOOLED names the direct connection) may refuse
+      // start-up parameters, so none is sent through them.
+      ...(env.DATABASE_URL_UNPOOLED ? {} : { options: "-c jit=off" }),
     });
     // An idle client losing its connection (database restart) must not crash the process.
     pool.on("error", (err: Error & { code?: string }) => logger.warn({ code: err.code, reason: err.message }, "idle database connection lost"));
+    // On Vercel: keeps a suspended instance alive until its idle connections are closed, rather
+    // than leaving them open on the database side (a no-op elsewhere).
+    if (env.VERCEL) attachDatabasePool(pool);
     globalForDb.dispatchPool = pool;
   }
   return globalForDb.dispatchPool;

@@ -13,7 +13,8 @@ const envSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   // Connections per process. A query holds its connection until the event loop reads the
   // answer, so under load a small pool queues requests behind busy ones (bench/RESULTS.md).
-  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
+  // Unset: 20, or 5 on Vercel, where every function instance opens its own pool (server/db.ts).
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).optional(),
   // How long a request waits for a pooled connection (including opening one) before it answers 503.
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
   // The longest one statement may run: PostgreSQL cancels it (statement_timeout), and the app
@@ -73,6 +74,13 @@ const envSchema = z.object({
   DISPATCH_ADMIN_EMAIL: optionalString,
   DISPATCH_ADMIN_PASSWORD: optionalString,
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  // Vercel deployment (docs/vercel.md). VERCEL is set by the platform in its builds and functions.
+  VERCEL: bool,
+  // A direct (not pooled) connection for LISTEN/NOTIFY and migrations, when DATABASE_URL goes
+  // through a transaction pooler (Neon's -pooler host, Supabase's port 6543). Unset: DATABASE_URL.
+  DATABASE_URL_UNPOOLED: z.string().url().optional(),
+  // Vercel Cron sends it as a bearer token; the cron endpoint refuses every call without it.
+  CRON_SECRET: optionalString,
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -97,3 +105,9 @@ export function requireDatabaseUrl(): string {
   }
   return env.DATABASE_URL;
 }
+
+/** The connection for LISTEN/NOTIFY and migrations: DATABASE_URL_UNPOOLED, else DATABASE_URL. */
+export function requireDirectDatabaseUrl(): string {
+  return env.DATABASE_URL_UNPOOLED ?? requireDatabaseUrl();
+}
+

@@ -1,16 +1,42 @@
 import "server-only";
 import { env } from "./env";
 
-/** What a Node.js server instance does once when it starts (called from instrumentation.ts). */
+/**
+ * What a Node.js server instance does once when it starts (called from instrumentation.ts): a
+ * configuration that cannot work is refused here, with what to set, not on a user's first request.
+ */
 export async function startUp(): Promise<void> {
+  refuseUnworkableConfiguration();
   // A PROJECT_CLI_MODULES naming an unknown module fails here, as the server starts, not at a run's first tool call.
   await import("./tools/project-cli/allow-list");
   const { nodeRouterWanted } = await import("./http/node-routes");
   if (nodeRouterWanted()) await publishNodeRoutes();
   if (!env.DATABASE_URL) return;
+  const { bootstrapFirstAdmin } = await import("./services/first-admin");
+  await bootstrapFirstAdmin();
+  // On Vercel a function runs timers only while it serves, so Vercel Cron calls these duties
+  // instead (vercel.json, server/services/scheduled-duties.ts).
+  if (env.VERCEL) return;
   const [{ startRecoverySweeper }, { startApiCallRetention }] = await Promise.all([import("./runs/recovery"), import("./runner-host/api/audit-retention")]);
   startRecoverySweeper();
   startApiCallRetention();
+}
+
+function refuseUnworkableConfiguration(): void {
+  const problems: string[] = [];
+  // Sessions, tool credentials, signed URLs and sealed runner secrets all derive from it.
+  // `npm start` and `npm run dev` generate one under DATA_DIR; a deployment sets its own.
+  if (env.NODE_ENV === "production" && !env.AUTH_SECRET) {
+    problems.push("AUTH_SECRET is not set: set it to a long random string (for example `openssl rand -base64 32`), the same on every instance");
+  }
+  if (env.VERCEL) {
+    // The app's folder is read-only there and /tmp belongs to one instance: attachments need S3.
+    if (!env.S3_BUCKET || !env.S3_ACCESS_KEY_ID || !env.S3_SECRET_ACCESS_KEY) {
+      problems.push("on Vercel, attachments need S3-compatible storage: set S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY (and S3_ENDPOINT, S3_REGION, S3_FORCE_PATH_STYLE for a service other than AWS S3)");
+    }
+    if (!env.DATABASE_URL) problems.push("on Vercel there is no embedded database: set DATABASE_URL (and DATABASE_URL_UNPOOLED when it goes through a pooler)");
+  }
+  if (problems.length > 0) throw new Error(`Dispatch cannot start: ${problems.join("; ")}. See docs/vercel.md.`);
 }
 
 /** Hands scripts/start-server.mjs the endpoints it serves itself (server/http/endpoints/fast-path.ts). */

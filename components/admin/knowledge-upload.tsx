@@ -4,9 +4,13 @@ import { z } from "zod";
 import styles from "./admin.module.css";
 
 // Uploads documents to POST /api/v1/admin/knowledge/{kbId}/documents with XMLHttpRequest,
-// the browser API that reports upload progress. Several files upload one after another.
+// the browser API that reports upload progress. Several files upload one after another. A file
+// above what hosts such as Vercel let through a request body goes to S3 storage through a
+// presigned PUT, then is added from there (docs/vercel.md); without S3 it goes the direct way.
 
 const MAX_BYTES = 5 * 1024 * 1024;
+const DIRECT_UPLOAD_MAX_BYTES = 4 * 1024 * 1024;
+const presignedSchema = z.object({ key: z.string(), upload: z.object({ url: z.string(), headers: z.record(z.string(), z.string()) }) });
 const ACCEPT = ".md,.markdown,.txt,text/plain,text/markdown";
 
 type Upload = { key: string; name: string; progress: number; status: "waiting" | "uploading" | "indexing" | "done" | "failed"; message: string | null };
@@ -24,7 +28,42 @@ function failureMessage(status: number, body: string): string {
   return `Upload failed (HTTP ${status}).`;
 }
 
-function send(kbId: string, file: File, onProgress: (fraction: number) => void): Promise<{ ok: true; chunks: number } | { ok: false; message: string }> {
+type Sent = { ok: true; chunks: number } | { ok: false; message: string };
+
+async function send(kbId: string, file: File, onProgress: (fraction: number) => void): Promise<Sent> {
+  if (file.size <= DIRECT_UPLOAD_MAX_BYTES) return sendDirect(kbId, file, onProgress);
+  const base = `/api/v1/admin/knowledge/${kbId}/documents`;
+  const mimeType = file.type || (/\.(md|markdown)$/i.test(file.name) ? "text/markdown" : "text/plain");
+  const json = (body: unknown) => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  try {
+    const presign = await fetch(`${base}/presign`, json({ mime_type: mimeType, size: file.size }));
+    // 409: no S3 storage, so no body limit in front of the app either.
+    if (presign.status === 409) return sendDirect(kbId, file, onProgress);
+    const presignText = await presign.text();
+    if (!presign.ok) return { ok: false, message: failureMessage(presign.status, presignText) };
+    const { key, upload } = presignedSchema.parse(JSON.parse(presignText));
+    const put = await new Promise<number>((resolve) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open("PUT", upload.url);
+      for (const [name, value] of Object.entries(upload.headers)) if (name.toLowerCase() !== "content-length") xhr.setRequestHeader(name, value);
+      xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
+      xhr.onload = () => resolve(xhr.status);
+      xhr.onerror = () => resolve(0);
+      xhr.send(file);
+    });
+    if (put < 200 || put >= 300) return { ok: false, message: put === 0 ? "Could not upload: the connection failed." : `Upload failed (HTTP ${put}).` };
+    onProgress(1);
+    const added = await fetch(`${base}/uploaded`, json({ key, title: file.name, mime_type: mimeType }));
+    const addedText = await added.text();
+    if (!added.ok) return { ok: false, message: failureMessage(added.status, addedText) };
+    const parsed = doneSchema.safeParse(JSON.parse(addedText));
+    return parsed.success ? { ok: true, chunks: parsed.data.chunkCount } : { ok: false, message: "The server's answer to the upload was not understood." };
+  } catch {
+    return { ok: false, message: "Could not upload: the connection failed." };
+  }
+}
+
+function sendDirect(kbId: string, file: File, onProgress: (fraction: number) => void): Promise<Sent> {
   return new Promise((resolve) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", `/api/v1/admin/knowledge/${kbId}/documents`);

@@ -7,6 +7,9 @@ import type { LiveImage } from "./live-turn";
 
 // Images picked or pasted into the composer, each uploaded at once to
 // POST /api/v1/agent/attachments with XHR, the one browser API that reports upload progress.
+// A large image goes straight to storage instead, through a presigned PUT: hosts such as Vercel
+// refuse request bodies above a few megabytes before they reach the app (docs/vercel.md).
+const DIRECT_UPLOAD_MAX_BYTES = 4 * 1024 * 1024;
 
 export const MAX_ATTACHMENTS = 6;
 
@@ -24,6 +27,7 @@ export type Attachment = {
 
 const uploadedSchema = z.object({ url: z.string().min(1), mime_type: z.string().min(1), bucket: z.string(), path: z.string() });
 const errorSchema = z.object({ error: z.object({ message: z.string() }) });
+const presignedSchema = uploadedSchema.extend({ upload: z.object({ method: z.literal("PUT"), url: z.string().min(1), headers: z.record(z.string(), z.string()) }) });
 
 function parseUploaded(body: string): z.infer<typeof uploadedSchema> | null {
   try {
@@ -55,31 +59,72 @@ export function useAttachments(threadId: string) {
     setItems((list) => list.map((a) => (a.id === id ? { ...a, ...patch } : a)));
   }, []);
 
-  const upload = useCallback(
-    (id: string, file: File) => {
+  // One XHR (for its progress events) that ends the item ready with `done`'s answer, or failed.
+  const send = useCallback(
+    (id: string, open: (xhr: XMLHttpRequest) => XMLHttpRequestBodyInit, done: (xhr: XMLHttpRequest) => { url: string; mime_type: string } | null) => {
       const xhr = new XMLHttpRequest();
       requests.current.set(id, xhr);
-      xhr.open("POST", "/api/v1/agent/attachments");
       xhr.upload.onprogress = (e) => {
         if (e.lengthComputable) update(id, { progress: e.loaded / e.total });
       };
       xhr.onload = () => {
         requests.current.delete(id);
         if (xhr.status < 200 || xhr.status >= 300) return update(id, { status: "failed", error: uploadError(xhr.status, xhr.responseText) });
-        const parsed = parseUploaded(xhr.responseText);
-        if (!parsed) return update(id, { status: "failed", error: "The server's answer to the upload was not understood." });
-        update(id, { status: "ready", progress: 1, url: parsed.url, mimeType: parsed.mime_type });
+        const uploaded = done(xhr);
+        if (!uploaded) return update(id, { status: "failed", error: "The server's answer to the upload was not understood." });
+        update(id, { status: "ready", progress: 1, url: uploaded.url, mimeType: uploaded.mime_type });
       };
       xhr.onerror = () => {
         requests.current.delete(id);
         update(id, { status: "failed", error: "Could not upload: the connection failed." });
       };
-      const form = new FormData();
-      form.append("file", file, file.name);
-      form.append("threadId", threadId);
-      xhr.send(form);
+      xhr.send(open(xhr));
     },
-    [update, threadId],
+    [update],
+  );
+
+  const upload = useCallback(
+    async (id: string, file: File) => {
+      if (file.size <= DIRECT_UPLOAD_MAX_BYTES) {
+        const form = new FormData();
+        form.append("file", file, file.name);
+        form.append("threadId", threadId);
+        return send(id, (xhr) => (xhr.open("POST", "/api/v1/agent/attachments"), form), (xhr) => parseUploaded(xhr.responseText));
+      }
+      let answer: Response;
+      try {
+        answer = await fetch("/api/v1/agent/attachments/presign", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ mime_type: file.type, size: file.size, threadId }),
+        });
+      } catch {
+        return update(id, { status: "failed", error: "Could not upload: the connection failed." });
+      }
+      const text = await answer.text();
+      if (!answer.ok) return update(id, { status: "failed", error: uploadError(answer.status, text) });
+      const presigned = (() => {
+        try {
+          return presignedSchema.safeParse(JSON.parse(text)).data ?? null;
+        } catch {
+          return null;
+        }
+      })();
+      if (!presigned) return update(id, { status: "failed", error: "The server's answer to the upload was not understood." });
+      send(
+        id,
+        (xhr) => {
+          xhr.open("PUT", presigned.upload.url);
+          for (const [name, value] of Object.entries(presigned.upload.headers)) {
+            // The browser sets Content-Length itself and refuses a script that tries.
+            if (name.toLowerCase() !== "content-length") xhr.setRequestHeader(name, value);
+          }
+          return file;
+        },
+        () => presigned,
+      );
+    },
+    [send, update, threadId],
   );
 
   const add = useCallback(
@@ -100,7 +145,7 @@ export function useAttachments(threadId: string) {
         return { id, name: file.name || "image", mimeType: file.type, previewUrl, progress: 0, status: "uploading", url: null, error: null };
       });
       setItems((list) => [...list, ...added]);
-      added.forEach((a, i) => upload(a.id, accepted[i]!));
+      added.forEach((a, i) => void upload(a.id, accepted[i]!));
     },
     [items.length, upload],
   );

@@ -1,13 +1,15 @@
 import "server-only";
 import pg from "pg";
 import { getPool } from "../db";
-import { requireDatabaseUrl } from "../env";
+import { requireDirectDatabaseUrl } from "../env";
 import { logger } from "../logger";
 
 // PostgreSQL's LISTEN/NOTIFY, the database's side of the run engine's cross-instance signals.
 // One LISTEN connection per process carries every cross-instance signal: new events of a
 // run (so a client may follow a run from any instance) and cancel requests (so a cancel
 // reaches the instance that executes the run). Streams never hold a connection themselves.
+// LISTEN needs a session of its own, which a transaction pooler does not keep: it goes over the
+// direct connection. Notifications only hasten what the heartbeat and followers' re-reads do anyway.
 
 type Handler = (payload: string) => void;
 
@@ -17,7 +19,7 @@ let connecting: Promise<void> | null = null;
 let retryTimer: NodeJS.Timeout | null = null;
 
 async function connect(): Promise<void> {
-  const c = new pg.Client({ connectionString: requireDatabaseUrl(), connectionTimeoutMillis: 5_000 });
+  const c = new pg.Client({ connectionString: requireDirectDatabaseUrl(), connectionTimeoutMillis: 5_000 });
   c.on("notification", (msg) => {
     for (const h of handlers.get(msg.channel) ?? []) h(msg.payload ?? "");
   });
@@ -58,7 +60,12 @@ export async function listen(channel: string, handler: Handler): Promise<() => v
     handlers.set(channel, set);
   }
   set.add(handler);
-  await ensureConnected();
+  try {
+    await ensureConnected();
+  } catch (err) {
+    set.delete(handler);
+    throw err;
+  }
   if (isNewChannel && client) await client.query(`listen ${channel}`);
   return () => {
     set.delete(handler);

@@ -166,10 +166,15 @@ export async function markRunStarted({ id }: { id: string }): Promise<void> {
 }
 
 /** Marks these runs alive; returns those still open (a run missing from the answer was closed elsewhere). */
-export async function heartbeatRuns({ ids }: { ids: string[] }): Promise<string[]> {
+/** Marks these runs alive; answers those still open, and whether a cancel was requested for each. */
+export async function heartbeatRuns({ ids }: { ids: string[] }): Promise<{ id: string; cancelRequested: boolean }[]> {
   if (ids.length === 0) return [];
-  const { rows } = await getPool().query<{ id: string }>(`update runs set heartbeat_at = now() where id = any($1::uuid[]) and status in ('queued', 'running') returning id`, [ids]);
-  return rows.map((r) => r.id);
+  const { rows } = await getPool().query<{ id: string; cancelRequested: boolean }>(
+    `update runs set heartbeat_at = now() where id = any($1::uuid[]) and status in ('queued', 'running')
+     returning id, cancel_requested_at is not null as "cancelRequested"`,
+    [ids],
+  );
+  return rows;
 }
 
 export async function requestRunCancel({ id }: { id: string }): Promise<void> {

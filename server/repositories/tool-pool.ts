@@ -1,6 +1,6 @@
 import "server-only";
 import pg from "pg";
-import { requireDatabaseUrl } from "../env";
+import { env, requireDatabaseUrl } from "../env";
 import { logger } from "../logger";
 
 /**
@@ -10,7 +10,8 @@ import { logger } from "../logger";
 export function openToolPool({ max, statementTimeoutMs }: { max: number; statementTimeoutMs: number }): pg.Pool {
   const pool = new pg.Pool({
     connectionString: requireDatabaseUrl(),
-    max,
+    // A function instance on Vercel runs few tool calls at once and each instance has its own pool.
+    max: env.VERCEL ? Math.min(max, 2) : max,
     statement_timeout: statementTimeoutMs,
     application_name: "project-cli",
     connectionTimeoutMillis: 10_000,

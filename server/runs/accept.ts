@@ -1,6 +1,7 @@
 import "server-only";
 import { closeIfAbandoned } from "./recovery";
 import { env } from "../env";
+import { runDeadline } from "./function-limits";
 import { ApiKeyRefusedError, AppError } from "../errors";
 import { acceptRunRow, findRunByClientId, type RunRow, type RunToolMessage } from "../repositories/runs";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
@@ -105,7 +106,7 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], supersede
         protocol: opts.protocol,
         runner: opts.runner,
         input: withoutUrlTokens(input),
-        deadlineAt: new Date(Date.now() + Math.min(env.RUN_DEADLINE_SECONDS, opts.deadlineSeconds ?? Infinity) * 1000),
+        deadlineAt: runDeadline(Math.min(env.RUN_DEADLINE_SECONDS, opts.deadlineSeconds ?? Infinity)),
         bindingId: opts.bindingId ?? null,
         authorization: opts.authorization ?? null,
         eventId: opts.entry?.id ?? null,

@@ -31,8 +31,10 @@ function startBackgroundDuties(): void {
     const ids = [...controllers.keys()];
     heartbeatRuns({ ids }).then(
       (open) => {
-        const stillOpen = new Set(open);
+        const stillOpen = new Set(open.map((r) => r.id));
         for (const id of ids) if (!stillOpen.has(id)) stopRunClosedElsewhere(id);
+        // A cancel whose notification never came (no LISTEN through a pooler, or a lost connection).
+        for (const r of open) if (r.cancelRequested) abortLocalRun(r.id, "cancelled");
       },
       (err: unknown) => logger.warn({ err }, "run heartbeat failed"),
     );

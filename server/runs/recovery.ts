@@ -1,6 +1,7 @@
 import "server-only";
 import { createEventSequenceGuard, type RunCloseOutcome } from "../protocols/ag-ui/event-guard";
 import { serializeEvent } from "../protocols/ag-ui/sse";
+import { env } from "../env";
 import { logger } from "../logger";
 import { finishRun } from "../repositories/run-messages";
 import { findAbandonedRuns, findStaleRun } from "../repositories/runs";
@@ -87,9 +88,13 @@ export async function recoverAbandonedRuns(): Promise<number> {
 
 let sweeper: NodeJS.Timeout | null = null;
 
-/** At start-up and then every heartbeat: a crashed instance's runs are closed within seconds. */
+/**
+ * At start-up and then every heartbeat: a crashed instance's runs are closed within seconds. Not on
+ * Vercel, where timers run only while a request is served: Vercel Cron calls recoverAbandonedRuns
+ * there (server/services/scheduled-duties.ts).
+ */
 export function startRecoverySweeper(): void {
-  if (sweeper) return;
+  if (sweeper || env.VERCEL) return;
   const sweep = () => void recoverAbandonedRuns().catch((err: unknown) => logger.warn({ err }, "run recovery sweep failed"));
   sweep();
   sweeper = setInterval(sweep, SWEEP_EVERY_MS);

@@ -1,12 +1,18 @@
 import "server-only";
 import { AppError } from "../errors";
+import { logger } from "../logger";
 import { listen } from "../repositories/notifications";
 import { RUN_EVENTS_CHANNEL } from "../repositories/run-events";
 import { lastPersistedSeq, readEvents } from "./event-log";
+import { streamDeadline } from "./function-limits";
 import { END_OF_RUN, getLiveRun } from "./live-runs";
 import { TERMINAL_EVENT_TYPES, type EventRecord } from "./types";
 
 const PAGE = 500;
+// A follower of a run executing elsewhere reads the log again after this long without a
+// notification: LISTEN may be down (a direct connection lost, or none through a pooler), and a
+// run closed by recovery on an instance whose notification was missed must still end the stream.
+export const FOLLOWER_REREAD_MS = 2_000;
 
 /**
  * Every event of a run after `after`, in order, without gap or duplicate, then the live
@@ -17,6 +23,9 @@ const PAGE = 500;
  * Live events are handed over once per turn of the event loop (setImmediate), so a model
  * that streams many tokens in one network read costs one wake-up and one write per
  * subscriber rather than one per token.
+ *
+ * On Vercel the follow also ends, without a terminal event, shortly before the invocation serving
+ * it is stopped (function-limits.ts): the client rejoins from its last event id.
  */
 export async function* followRunBatches(opts: { runId: string; after: number; signal: AbortSignal }): AsyncGenerator<EventRecord[]> {
   const { runId, signal } = opts;
@@ -37,6 +46,9 @@ export async function* followRunBatches(opts: { runId: string; after: number; si
     });
   };
   signal.addEventListener("abort", poke);
+  const until = streamDeadline();
+  let outOfTime = false;
+  const budget = until === null ? undefined : setTimeout(() => ((outOfTime = true), poke()), until - Date.now());
 
   let localEnded = false;
   let stopLive: (() => void) | null = null;
@@ -51,20 +63,24 @@ export async function* followRunBatches(opts: { runId: string; after: number; si
         pokeSoon();
       });
     } else {
-      // Listen before reading, so an event committed in between still wakes us.
+      // Listen before reading, so an event committed in between still wakes us. Without LISTEN
+      // the follower still ends: it reads the log every FOLLOWER_REREAD_MS.
       stopRemote = await listen(RUN_EVENTS_CHANNEL, (payload) => {
         const [id, seq] = payload.split(":");
         if (id === runId) {
           remoteHigh = Math.max(remoteHigh, Number(seq));
           poke();
         }
+      }).catch((err: unknown) => {
+        logger.warn({ err, runId }, "no run notifications; following the run by reading its log");
+        return null;
       });
       remoteHigh = Number.MAX_SAFE_INTEGER; // read once unconditionally
       // A client resuming after the run's terminal event has everything: it ends at once.
       if (cursor > 0 && TERMINAL_EVENT_TYPES.has((await readEvents({ runId, after: cursor - 1, limit: 1 }))[0]?.type ?? "")) return;
     }
 
-    while (!signal.aborted) {
+    while (!signal.aborted && !outOfTime) {
       if (local) {
         if (pending.length > 0) {
           const taken = pending;
@@ -94,12 +110,21 @@ export async function* followRunBatches(opts: { runId: string; after: number; si
         }
         continue;
       }
+      let reread: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         wake = resolve;
-        if (pending.length > 0 || signal.aborted || localEnded || (!local && remoteHigh > cursor)) poke();
+        if (pending.length > 0 || signal.aborted || outOfTime || localEnded || (!local && remoteHigh > cursor)) poke();
+        else if (!local) {
+          reread = setTimeout(() => {
+            remoteHigh = Number.MAX_SAFE_INTEGER;
+            poke();
+          }, FOLLOWER_REREAD_MS);
+        }
       });
+      clearTimeout(reread);
     }
   } finally {
+    clearTimeout(budget);
     signal.removeEventListener("abort", poke);
     stopLive?.();
     stopRemote?.();

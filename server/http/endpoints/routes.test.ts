@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { MAX_CONVERSATION_PAYLOAD_BYTES } from "../../protocols/ag-ui/run-input-rules";
+import { FUNCTION_MAX_DURATION_SECONDS } from "../../runs/function-limits";
 import type { Endpoint } from "../endpoint";
 import { fastPathRoutes } from "./fast-path";
 
@@ -11,6 +12,16 @@ vi.mock("../../auth/session", () => ({}));
 const root = path.resolve(__dirname, "../../..");
 // Auth.js's and tRPC's adapters answer for themselves (adapterRoute).
 const ADAPTERS = new Set(["app/api/auth/[...nextauth]/route.ts", "app/api/trpc/[trpc]/route.ts"]);
+// The routes that execute or stream a run, or run a scheduled duty: on Vercel they get the
+// function time limit runs and streams are fitted into (server/runs/function-limits.ts).
+const LONG_LIVED = new Set([
+  "app/api/v1/agent/runs/route.ts",
+  "app/api/v1/agent/run/route.ts",
+  "app/api/v1/agent/runs/[runId]/events/route.ts",
+  "app/api/v1/agent/process/route.ts",
+  "app/api/v1/ag-ui/route.ts",
+  "app/api/cron/[duty]/route.ts",
+]);
 
 function routeFiles(dir: string): string[] {
   return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
@@ -34,6 +45,12 @@ describe("routes", () => {
     const endpoint = endpoints[imported![1]!]!;
     expect(endpoint.method).toBe(exported![1]);
     expect(endpoint.path).toBe(file.slice("app".length, -"/route.ts".length));
+    // Next reads segment config from the file's source, so it is a literal, checked here.
+    const maxDuration = /^export const maxDuration = (\d+);$/m.exec(source);
+    if (LONG_LIVED.has(file)) expect(Number(maxDuration?.[1]), "`export const maxDuration` = FUNCTION_MAX_DURATION_SECONDS").toBe(FUNCTION_MAX_DURATION_SECONDS);
+    else expect(maxDuration, "no maxDuration: not a long-lived route").toBeNull();
+    const lines = source.split("\n").filter((line) => line.trim() !== "");
+    expect(lines.length, "nothing but the import and the exports").toBe(maxDuration ? 4 : 3);
   });
 });
 
