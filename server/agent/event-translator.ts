@@ -2,6 +2,7 @@ import "server-only";
 import { EventType } from "@ag-ui/core";
 import { randomUUID } from "node:crypto";
 import type { RunnerInput, TokenUsage } from "../runs/types";
+import { addUsage, knownCounts } from "../usage/token-usage";
 import type { AgentStreamPart, StepUsage } from "./model-loop";
 import { toolFailureText, toolOutcomeSchema, type ToolOutcome } from "./tool-outcome";
 
@@ -23,7 +24,7 @@ export class AgUiEventTranslator {
   private step = 0;
   // The assistant message of the current step, which the step's tool calls belong to.
   private stepMessageId: string | null = null;
-  private readonly usage: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  private usage: TokenUsage = {};
   private failure: unknown = null;
 
   constructor(
@@ -84,12 +85,9 @@ export class AgUiEventTranslator {
     }
   }
 
+  // A count no step reported stays unknown rather than 0.
   private addUsage(u: StepUsage): void {
-    const input = u.inputTokens ?? 0;
-    const output = u.outputTokens ?? 0;
-    this.usage.inputTokens += input;
-    this.usage.outputTokens += output;
-    this.usage.totalTokens += u.totalTokens ?? input + output;
+    this.usage = addUsage(this.usage, knownCounts(u));
   }
 
   private textDelta(sdkId: string, delta: string): void {

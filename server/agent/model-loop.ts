@@ -23,7 +23,13 @@ import { sdkStepStreamer, type StepStreamer } from "../models/step-stream";
 // tool-call parsing and its errors, tool output for the model, retries, usage), so the
 // model sees exactly what streamText would have sent it.
 
-export type StepUsage = { inputTokens: number | undefined; outputTokens: number | undefined; totalTokens: number | undefined };
+export type StepUsage = {
+  inputTokens: number | undefined;
+  outputTokens: number | undefined;
+  totalTokens: number | undefined;
+  cachedInputTokens?: number | undefined;
+  reasoningTokens?: number | undefined;
+};
 
 /** What the loop reports, in order; a subset of streamText's parts, with the same meaning. */
 export type AgentStreamPart =
@@ -127,7 +133,13 @@ export async function runModelLoop(opts: {
           break;
         case "finish": {
           const u = asLanguageModelUsage(part.usage);
-          usage = { inputTokens: u.inputTokens, outputTokens: u.outputTokens, totalTokens: u.totalTokens };
+          usage = {
+            inputTokens: u.inputTokens,
+            outputTokens: u.outputTokens,
+            totalTokens: u.totalTokens,
+            cachedInputTokens: u.inputTokenDetails.cacheReadTokens,
+            reasoningTokens: u.outputTokenDetails.reasoningTokens,
+          };
           break;
         }
         case "error":

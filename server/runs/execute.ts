@@ -9,6 +9,8 @@ import { serializeEvent } from "../protocols/ag-ui/sse";
 import { listen } from "../repositories/notifications";
 import { appendRunMessages, finishRun, type RunEnd, type RunMessage } from "../repositories/run-messages";
 import { heartbeatRuns, markRunStarted } from "../repositories/runs";
+import { withRunUsage } from "../usage/token-usage";
+import { meterRun } from "../telemetry/run-meter";
 import { discardUnwrittenEvents, flushEvents, onRunClosedElsewhere } from "./event-log";
 import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
 import { HEARTBEAT_MS, RunnerFailure, type EmitExtras, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerResult } from "./types";
@@ -203,8 +205,12 @@ export async function executeRun(
   const startedAt = Date.now();
   const recorder = new MessageRecorder(run, startedAt);
   const guard = createEventSequenceGuard({ threadId: run.threadId, runId: run.runId });
+  let toolCalls = 0;
+  const meter = meterRun(run);
   const put = (event: AgUiEvent, extras?: EmitExtras) => {
     const accepted = guard.accept(event);
+    meter.event(accepted);
+    if (accepted.type === EventType.TOOL_CALL_START) toolCalls++;
     live.append(accepted.type, serializeEvent(accepted));
     recorder.observe(accepted, extras);
   };
@@ -242,13 +248,15 @@ export async function executeRun(
     discardUnwrittenEvents(run.id);
     controllers.delete(run.id);
     closeLiveRun(run.id);
+    meter.end({ status: "closed_elsewhere" });
     await recorder.unwritten();
     return;
   }
 
   try {
     const outcome: RunCloseOutcome = failure?.outcome ?? { type: "success", ...(result.result !== undefined ? { result: result.result } : {}) };
-    const closing = guard.close(outcome);
+    // The terminal event carries the run's token usage (AG-UI's `usage`), as the ledger records it.
+    const closing = withRunUsage(guard.close(outcome), result.usage, result.model);
     // Messages closed by the terminal sequence (a cancelled answer) are recorded too.
     for (const e of closing) if (e.type === EventType.TEXT_MESSAGE_END || e.type === EventType.TOOL_CALL_END) recorder.observe(e);
     const records = closing.map((e) => live.reserve(e.type, serializeEvent(e)));
@@ -258,7 +266,9 @@ export async function executeRun(
       errorMessage: failure?.outcome.type === "error" ? failure.outcome.message : failure?.note?.message ?? null,
       usage: result.usage ?? null,
       model: result.model ?? null,
+      toolCalls,
     };
+    meter.end(end);
     // The closing events go in the statement that closes the run, after everything before them
     // is durable: the run's status and its log agree, whenever the process stops.
     const messages = await recorder.unwritten();
