@@ -5,6 +5,7 @@ import { ApiKeyRefusedError, AppError } from "../errors";
 import { acceptRunRow, findRunByClientId, type DefaultBudgets, type RunRow, type RunToolMessage } from "../repositories/runs";
 import { budgetExceeded } from "../usage/budgets";
 import { metrics } from "../telemetry/metrics";
+import { dbSpan } from "../telemetry/tracing";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { EntryEvent } from "../runner-host/entry-events";
 import type { ContextPrefetch, PrefetchedContext } from "./types";
@@ -107,7 +108,7 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], supersede
   const user = userMessageParts(input);
   let outcome;
   try {
-    outcome = await acceptRunRow({
+    outcome = await dbSpan("dispatch_accept_run", () => acceptRunRow({
       run: {
         runId: input.runId,
         threadId: input.threadId,
@@ -132,7 +133,7 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], supersede
       apiKeyHash: opts.apiKeyHash,
       apiKeyId: opts.apiKeyId,
       budgets: DEFAULT_BUDGETS,
-    });
+    }));
   } catch (err) {
     // Two requests with the same runId raced; the other one won, and it is the same task.
     if ((err as { code?: string }).code === UNIQUE_VIOLATION) {

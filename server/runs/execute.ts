@@ -11,6 +11,7 @@ import { appendRunMessages, finishRun, type RunEnd, type RunMessage } from "../r
 import { heartbeatRuns, markRunStarted } from "../repositories/runs";
 import { withRunUsage } from "../usage/token-usage";
 import { meterRun } from "../telemetry/run-meter";
+import { dbSpan } from "../telemetry/tracing";
 import { discardUnwrittenEvents, flushEvents, onRunClosedElsewhere } from "./event-log";
 import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
 import { HEARTBEAT_MS, RunnerFailure, type EmitExtras, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerResult } from "./types";
@@ -206,7 +207,7 @@ export async function executeRun(
   const recorder = new MessageRecorder(run, startedAt);
   const guard = createEventSequenceGuard({ threadId: run.threadId, runId: run.runId });
   let toolCalls = 0;
-  const meter = meterRun(run);
+  const meter = meterRun({ ...run, runner: runner.id });
   const put = (event: AgUiEvent, extras?: EmitExtras) => {
     const accepted = guard.accept(event);
     meter.event(accepted);
@@ -222,17 +223,19 @@ export async function executeRun(
     put({ type: EventType.RUN_STARTED, threadId: run.threadId, runId: run.runId, ...(input.parentRunId ? { parentRunId: input.parentRunId } : {}) });
     if (hasState(input.state)) put({ type: EventType.STATE_SNAPSHOT, snapshot: input.state });
     if (run.status !== "running") await markRunStarted({ id: run.id });
-    result = await runner.run({
-      run,
-      input,
-      generation,
-      prefetched,
-      signal: controller.signal,
-      emit: (event, extras) => {
-        if (controller.signal.aborted) return;
-        put(event, extras);
-      },
-    });
+    result = await meter.within(() =>
+      runner.run({
+        run,
+        input,
+        generation,
+        prefetched,
+        signal: controller.signal,
+        emit: (event, extras) => {
+          if (controller.signal.aborted) return;
+          put(event, extras);
+        },
+      }),
+    );
     if (controller.signal.aborted) failure = failureOf(null, controller.signal.reason as AbortReason);
   } catch (err) {
     const reason = controller.signal.aborted ? (controller.signal.reason as AbortReason) : undefined;
@@ -253,6 +256,7 @@ export async function executeRun(
     return;
   }
 
+  let ending: RunEnd | null = null;
   try {
     const outcome: RunCloseOutcome = failure?.outcome ?? { type: "success", ...(result.result !== undefined ? { result: result.result } : {}) };
     // The terminal event carries the run's token usage (AG-UI's `usage`), as the ledger records it.
@@ -268,21 +272,22 @@ export async function executeRun(
       model: result.model ?? null,
       toolCalls,
     };
-    meter.end(end);
     // The closing events go in the statement that closes the run, after everything before them
     // is durable: the run's status and its log agree, whenever the process stops.
     const messages = await recorder.unwritten();
     let closedHere = false;
-    await withFinalWriteRetries(run.id, async () => {
+    ending = end;
+    // Inside the run's span: the closing statement's time shows in its trace.
+    await meter.within(() => withFinalWriteRetries(run.id, async () => {
       await flushEvents();
-      ({ closed: closedHere } = await finishRun({
+      ({ closed: closedHere } = await dbSpan("finish_run", () => finishRun({
         threadId: run.threadId,
         runId: run.id,
         messages,
         end,
         closing: { firstSeq: records[0]!.seq, types: records.map((r) => r.type), events: records.map((r) => r.json) },
-      }));
-    });
+      })));
+    }));
     // Closed elsewhere meanwhile: the log ends with that close, so these closing events go to nobody.
     if (closedHere) live.publish(live.lastSeq);
   } catch (err) {
@@ -291,5 +296,6 @@ export async function executeRun(
   } finally {
     controllers.delete(run.id);
     closeLiveRun(run.id);
+    meter.end(ending ?? { status: "failed" });
   }
 }

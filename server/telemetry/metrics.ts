@@ -11,7 +11,7 @@ const FAST_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1
 
 function createMetrics() {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: "dispatch_process_" });
+  collectDefaultMetrics({ register: registry, prefix: "dispatch_" });
   const metrics = {
     registry,
     runs: new Counter({ name: "dispatch_runs_total", help: "Runs that ended, by status and protocol", labelNames: ["status", "protocol"], registers: [registry] }),
