@@ -3,6 +3,7 @@ import { EventType } from "@ag-ui/core";
 import { randomUUID } from "node:crypto";
 import type { RunnerInput, TokenUsage } from "../runs/types";
 import { addUsage, knownCounts } from "../usage/token-usage";
+import { startStepSpan, type StepSpan } from "../telemetry/step-span";
 import type { AgentStreamPart, StepUsage } from "./model-loop";
 import { toolFailureText, toolOutcomeSchema, type ToolOutcome } from "./tool-outcome";
 
@@ -27,11 +28,19 @@ export class AgUiEventTranslator {
   private usage: TokenUsage = {};
   private failure: unknown = null;
 
+  // The model step in progress, as a GenAI `chat` span (a no-op when tracing is off).
+  private stepSpan: StepSpan | null = null;
+  private readonly newId: () => string;
+  private readonly model: string | undefined;
+
   constructor(
     private readonly emit: Emit,
     private readonly serverToolNames: ReadonlySet<string>,
-    private readonly newId: () => string = randomUUID,
-  ) {}
+    opts: { newId?: () => string; model?: string } = {},
+  ) {
+    this.newId = opts.newId ?? randomUUID;
+    this.model = opts.model;
+  }
 
   /** Token usage summed over the steps that finished. */
   get totalUsage(): TokenUsage {
@@ -48,10 +57,13 @@ export class AgUiEventTranslator {
       case "start-step":
         this.step++;
         this.stepMessageId = null;
+        this.stepSpan = startStepSpan(this.model);
         return;
       case "finish-step":
         this.stepMessageId = null;
         this.addUsage(part.usage);
+        this.stepSpan?.end(part.usage, part.finishReason);
+        this.stepSpan = null;
         return;
       case "text-start":
         this.texts.set(part.id, null);
