@@ -49,7 +49,7 @@ module.exports = {
       name: "below-the-edge-knows-no-http",
       comment: "Services, the engine, the agent, runner host, tools, storage, knowledge and repositories know nothing of Next, tRPC or the HTTP edge: the edge passes them what they need.",
       severity: "error",
-      from: { path: "^server/(services|runs|agent|runner-host|tools|storage|knowledge|ui-schema|repositories|protocols)/", pathNot: TEST_CODE },
+      from: { path: "^server/(services|runs|agent|runner-host|tools|storage|knowledge|ui-schema|repositories|protocols|usage|limits|telemetry)/", pathNot: TEST_CODE },
       to: { path: ["^server/(http|trpc)/", "node_modules/next/", "node_modules/@trpc/"] },
     },
     {

@@ -70,6 +70,20 @@ const envSchema = z.object({
   // project_cli: modules a run may use unless the caller narrows them (comma-separated).
   // Unset: every registered module (server/tools/project-cli/allow-list.ts checks the names).
   PROJECT_CLI_MODULES: optionalString,
+  // Operations (docs/operations.md): the default budgets of every user an admin gave no budget of
+  // their own (unset: no limit of that kind), and the bearer token that may scrape GET /api/metrics
+  // (unset: admins' browser sessions only).
+  BUDGET_TOKENS_PER_DAY: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+  BUDGET_RUNS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  BUDGET_CONCURRENT_RUNS: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
+  // OpenTelemetry traces go over OTLP/HTTP when one of these names a collector (the exporter reads
+  // the other standard OTEL_EXPORTER_OTLP_* variables itself); none set: tracing is off and costs nothing.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  OTEL_SERVICE_NAME: z.string().default("dispatch"),
+  OTEL_SDK_DISABLED: bool,
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(0).max(600_000).optional(),
   // Read by the start scripts only: the first admin's credentials and the embedded database's port.
   DISPATCH_ADMIN_EMAIL: optionalString,
   DISPATCH_ADMIN_PASSWORD: optionalString,

@@ -121,8 +121,11 @@ export interface ErrorBody {
 /** Seconds a client should wait before retrying an answer with this status (503), else undefined. */
 export const RETRY_AFTER_SECONDS = 5;
 
+/** The Retry-After of a 503, or of a 429 whose details say when (`retryAfterSeconds`). */
 export function retryAfter(err: AppError): Record<string, string> | undefined {
-  return err.code === "SERVICE_UNAVAILABLE" ? { "retry-after": String(RETRY_AFTER_SECONDS) } : undefined;
+  if (err.code === "SERVICE_UNAVAILABLE") return { "retry-after": String(RETRY_AFTER_SECONDS) };
+  const seconds = err.details?.retryAfterSeconds;
+  return err.code === "RATE_LIMITED" && typeof seconds === "number" ? { "retry-after": String(Math.max(1, Math.ceil(seconds))) } : undefined;
 }
 
 export function errorBody(err: AppError): ErrorBody {

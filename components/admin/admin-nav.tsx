@@ -9,6 +9,7 @@ const LINKS = [
   { href: "/admin/threads", label: "Threads", exact: false },
   { href: "/admin/runners", label: "Runners", exact: false },
   { href: "/admin/knowledge", label: "Knowledge", exact: false },
+  { href: "/admin/usage", label: "Usage", exact: false },
 ] as const;
 
 export function AdminNav() {

@@ -82,7 +82,7 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
       const user = userMessageParts(input);
       const { model, info, streamer } = deps.model({ now: deps.now, timeZone });
       const serverToolNames = new Set([projectCli.name]);
-      const translator = new AgUiEventTranslator(emit, serverToolNames);
+      const translator = new AgUiEventTranslator(emit, serverToolNames, { model: info.id });
 
       try {
         await runModelLoop({

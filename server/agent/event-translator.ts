@@ -2,6 +2,8 @@ import "server-only";
 import { EventType } from "@ag-ui/core";
 import { randomUUID } from "node:crypto";
 import type { RunnerInput, TokenUsage } from "../runs/types";
+import { addUsage, knownCounts } from "../usage/token-usage";
+import { startStepSpan, type StepSpan } from "../telemetry/step-span";
 import type { AgentStreamPart, StepUsage } from "./model-loop";
 import { toolFailureText, toolOutcomeSchema, type ToolOutcome } from "./tool-outcome";
 
@@ -23,14 +25,22 @@ export class AgUiEventTranslator {
   private step = 0;
   // The assistant message of the current step, which the step's tool calls belong to.
   private stepMessageId: string | null = null;
-  private readonly usage: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  private usage: TokenUsage = {};
   private failure: unknown = null;
+
+  // The model step in progress, as a GenAI `chat` span (a no-op when tracing is off).
+  private stepSpan: StepSpan | null = null;
+  private readonly newId: () => string;
+  private readonly model: string | undefined;
 
   constructor(
     private readonly emit: Emit,
     private readonly serverToolNames: ReadonlySet<string>,
-    private readonly newId: () => string = randomUUID,
-  ) {}
+    opts: { newId?: () => string; model?: string } = {},
+  ) {
+    this.newId = opts.newId ?? randomUUID;
+    this.model = opts.model;
+  }
 
   /** Token usage summed over the steps that finished. */
   get totalUsage(): TokenUsage {
@@ -47,10 +57,13 @@ export class AgUiEventTranslator {
       case "start-step":
         this.step++;
         this.stepMessageId = null;
+        this.stepSpan = startStepSpan(this.model);
         return;
       case "finish-step":
         this.stepMessageId = null;
         this.addUsage(part.usage);
+        this.stepSpan?.end(part.usage, part.finishReason);
+        this.stepSpan = null;
         return;
       case "text-start":
         this.texts.set(part.id, null);
@@ -84,12 +97,9 @@ export class AgUiEventTranslator {
     }
   }
 
+  // A count no step reported stays unknown rather than 0.
   private addUsage(u: StepUsage): void {
-    const input = u.inputTokens ?? 0;
-    const output = u.outputTokens ?? 0;
-    this.usage.inputTokens += input;
-    this.usage.outputTokens += output;
-    this.usage.totalTokens += u.totalTokens ?? input + output;
+    this.usage = addUsage(this.usage, knownCounts(u));
   }
 
   private textDelta(sdkId: string, delta: string): void {

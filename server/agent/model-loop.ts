@@ -23,12 +23,18 @@ import { sdkStepStreamer, type StepStreamer } from "../models/step-stream";
 // tool-call parsing and its errors, tool output for the model, retries, usage), so the
 // model sees exactly what streamText would have sent it.
 
-export type StepUsage = { inputTokens: number | undefined; outputTokens: number | undefined; totalTokens: number | undefined };
+export type StepUsage = {
+  inputTokens: number | undefined;
+  outputTokens: number | undefined;
+  totalTokens: number | undefined;
+  cachedInputTokens?: number | undefined;
+  reasoningTokens?: number | undefined;
+};
 
 /** What the loop reports, in order; a subset of streamText's parts, with the same meaning. */
 export type AgentStreamPart =
   | { type: "start-step" }
-  | { type: "finish-step"; usage: StepUsage }
+  | { type: "finish-step"; usage: StepUsage; finishReason?: string }
   | { type: "text-start"; id: string }
   | { type: "text-delta"; id: string; text: string }
   | { type: "text-end"; id: string }
@@ -96,6 +102,7 @@ export async function runModelLoop(opts: {
     const texts = new Map<string, string>();
     const toolCalls: LanguageModelV4ToolCall[] = [];
     let usage: StepUsage = { inputTokens: undefined, outputTokens: undefined, totalTokens: undefined };
+    let finishReason: string | undefined;
     let stopped = false;
     // Parts arrive synchronously, without a promise each; tool calls are parsed (async) once
     // the model's answer has ended, in the order the model made them.
@@ -127,7 +134,14 @@ export async function runModelLoop(opts: {
           break;
         case "finish": {
           const u = asLanguageModelUsage(part.usage);
-          usage = { inputTokens: u.inputTokens, outputTokens: u.outputTokens, totalTokens: u.totalTokens };
+          usage = {
+            inputTokens: u.inputTokens,
+            outputTokens: u.outputTokens,
+            totalTokens: u.totalTokens,
+            cachedInputTokens: u.inputTokenDetails.cacheReadTokens,
+            reasoningTokens: u.outputTokenDetails.reasoningTokens,
+          };
+          finishReason = part.finishReason.unified;
           break;
         }
         case "error":
@@ -157,7 +171,7 @@ export async function runModelLoop(opts: {
     }
 
     const answers = await Promise.all(calls.map((call) => answerCall(call, tools, messages, signal, onPart)));
-    onPart({ type: "finish-step", usage });
+    onPart({ type: "finish-step", usage, finishReason });
     if (opts.stop()) return;
 
     const content: Exclude<AssistantContent, string> = [...texts.values()].filter((t) => t.length > 0).map((text) => ({ type: "text" as const, text }));

@@ -4,7 +4,8 @@ import { AppError } from "../errors";
 import { findUserById } from "../repositories/users";
 import { authenticateApiKey, claimedApiKeyOwner } from "./api-keys";
 
-export type Principal = { userId: string; email: string; role: "user" | "admin"; via: "session" | "api_key" };
+/** Who is calling; `apiKeyId` names the key of a caller that came with one (its budgets apply). */
+export type Principal = { userId: string; email: string; role: "user" | "admin"; via: "session" | "api_key"; apiKeyId?: string };
 
 /**
  * A caller's API key taken on trust (see withCaller, server/http/authenticate.ts) until the one statement that does the work
@@ -31,7 +32,7 @@ export async function authenticateRequest(req: Request): Promise<Principal> {
     const key = bearerKey(header);
     if (!key) throw new AppError("UNAUTHORIZED", "Malformed Authorization header: expected `Bearer <api key>`");
     const p = await authenticateApiKey(key);
-    return { userId: p.userId, email: p.email, role: p.role, via: "api_key" };
+    return { userId: p.userId, email: p.email, role: p.role, via: "api_key", apiKeyId: p.apiKeyId };
   }
   const principal = await getSessionPrincipal();
   if (!principal) throw new AppError("UNAUTHORIZED", "Sign in or send `Authorization: Bearer <api key>`");
@@ -52,6 +53,6 @@ export function claimedApiKeyCaller(req: Request): { principal: Principal; keyHa
   const key = header === null ? null : bearerKey(header);
   const claimed = key ? claimedApiKeyOwner(key) : null;
   if (!claimed) return null;
-  const { userId, email, role } = claimed.principal;
-  return { principal: { userId, email, role, via: "api_key" }, keyHash: claimed.keyHash };
+  const { userId, email, role, apiKeyId } = claimed.principal;
+  return { principal: { userId, email, role, via: "api_key", apiKeyId }, keyHash: claimed.keyHash };
 }

@@ -10,6 +10,8 @@ import { keepAlive } from "./keep-alive";
 import { requestOrigin } from "./origin";
 import { errorResponse } from "./json";
 import { closeAfterRefusal } from "./refusal";
+import { contextFromHeaders, tracer } from "../telemetry/tracing";
+import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 
 // Every route under app/api (and app/storage) is one endpoint defined here: what it serves
 // (method, path), who may call it (auth), how its body is read, and its handler, which reads like
@@ -79,8 +81,8 @@ function refuseHostileUrl(url: URL, params: RouteParams): void {
   }
 }
 
-export function logRequest(req: Request, path: string, status: number, started: number, requestId?: string): void {
-  logger.info({ method: req.method, path, status, ms: Math.round((performance.now() - started) * 10) / 10, requestId }, "request");
+export function logRequest(req: Request, path: string, status: number, started: number, requestId?: string, traceId?: string): void {
+  logger.info({ method: req.method, path, status, ms: Math.round((performance.now() - started) * 10) / 10, requestId, ...(traceId ? { traceId } : {}) }, "request");
 }
 
 export function endpoint<M extends Method, K extends AuthKind, B = undefined, N = undefined>(def: EndpointDefinition<M, K, B, N>): Endpoint<M> {
@@ -100,9 +102,12 @@ export function endpoint<M extends Method, K extends AuthKind, B = undefined, N 
     const path = new URL(req.url).pathname;
     const params = await paramsOf(ctx);
     const read = { done: false };
+    // One server span per request, continuing the client's trace when it sent `traceparent`.
+    const parent = contextFromHeaders(req.headers);
+    const span = tracer().startSpan(`${def.method} ${def.path}`, { kind: SpanKind.SERVER, attributes: { "http.request.method": def.method, "http.route": def.path } }, parent);
     let response: Response;
     try {
-      response = await serve(req, params, read);
+      response = await context.with(trace.setSpan(parent, span), () => serve(req, params, read));
     } catch (err) {
       if (def.refuse) response = await def.refuse(err, req, params);
       else {
@@ -111,7 +116,10 @@ export function endpoint<M extends Method, K extends AuthKind, B = undefined, N 
         if (def.upload && !read.done) await closeAfterRefusal(response, error, req.body);
       }
     }
-    logRequest(req, path, response.status, started, requestId);
+    span.setAttribute("http.response.status_code", response.status);
+    if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+    logRequest(req, path, response.status, started, requestId, span.isRecording() ? span.spanContext().traceId : undefined);
     return response;
   };
   return { method: def.method, path: def.path, handler };

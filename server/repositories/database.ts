@@ -12,3 +12,9 @@ export async function readServerVersion(): Promise<string | null> {
 export function closeDatabase(): Promise<void> {
   return closePool();
 }
+
+/** This process's pool: connections open, idle, and queries waiting for one (for the metrics endpoint). */
+export function poolStats(): { total: number; idle: number; waiting: number } {
+  const pool = getPool();
+  return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+}

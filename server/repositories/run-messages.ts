@@ -2,6 +2,7 @@ import "server-only";
 import { RUN_EVENTS_CHANNEL } from "./run-events";
 import { getPool } from "../db";
 import type { RunStatus, TokenUsage } from "../runs/types";
+import { NO_API_KEY } from "./usage";
 
 // What a run writes into its thread, in as few round trips as the run allows: the messages
 // it completed (numbered with the thread's next seqs, in order), and at its end those still
@@ -15,6 +16,8 @@ export type RunEnd = {
   errorMessage?: string | null;
   usage?: TokenUsage | null;
   model?: string | null;
+  /** Tool calls the run streamed; unknown (a run closed by recovery) counts none in the ledger. */
+  toolCalls?: number | null;
 };
 
 // $1 thread, $2 run, $3 the messages as a JSON array. `gate`: a CTE that must have returned a row
@@ -36,6 +39,25 @@ export async function appendRunMessages({ threadId, runId, messages }: { threadI
   await getPool().query({ name: "dispatch-append-run-messages", text: `with ${INSERT_MESSAGES} select 1`, values: [threadId, runId, toJson(messages)] });
 }
 
+// The run's line in the usage ledger (usage_daily), added in the statement that closes it: a
+// day's totals never scan runs. A count the run did not report leaves the row's as it was
+// (NULL until some run reports it); a run with no count at all is counted as such.
+const tokens = (field: string) => `(closed.usage->>'${field}')::bigint`;
+const addUnlessUnknown = (column: string) => `${column} = case when excluded.${column} is null then d.${column} else coalesce(d.${column}, 0) + excluded.${column} end`;
+const TOKEN_COLUMNS = ["input_tokens", "output_tokens", "total_tokens", "cached_input_tokens", "reasoning_tokens"];
+const ADD_TO_LEDGER = `
+  ledger as (insert into usage_daily as d (day, user_id, api_key_id, runner, model, runs, failed_runs, runs_without_usage,
+      ${TOKEN_COLUMNS.join(", ")}, tool_calls, duration_ms)
+    select (now() at time zone 'UTC')::date, closed.user_id, coalesce(closed.api_key_id, '${NO_API_KEY}'), closed.runner, coalesce(closed.model, ''),
+      1, (closed.status = 'failed')::int,
+      (coalesce(closed.usage->>'inputTokens', closed.usage->>'outputTokens', closed.usage->>'totalTokens') is null)::int,
+      ${tokens("inputTokens")}, ${tokens("outputTokens")}, ${tokens("totalTokens")}, ${tokens("cachedInputTokens")}, ${tokens("reasoningTokens")},
+      coalesce(closed.tool_calls, 0), greatest(0, round(extract(epoch from closed.took) * 1000))::bigint
+    from closed
+    on conflict (day, user_id, api_key_id, runner, model) do update set runs = d.runs + 1, failed_runs = d.failed_runs + excluded.failed_runs,
+      runs_without_usage = d.runs_without_usage + excluded.runs_without_usage, ${TOKEN_COLUMNS.map(addUnlessUnknown).join(", ")},
+      tool_calls = d.tool_calls + excluded.tool_calls, duration_ms = d.duration_ms + excluded.duration_ms)`;
+
 /** A run's closing events (ends for whatever was open, then the terminal one), from `firstSeq` on. */
 export type ClosingEvents = { firstSeq: number; types: string[]; events: string[] };
 
@@ -53,9 +75,11 @@ export async function finishRun({ threadId, runId, messages, end, closing }: { t
   const { rows } = await getPool().query<{ closed: boolean }>({
     name: "dispatch-finish-run-with-events",
     text: `with closed as (update runs set status = $4, finished_at = now(), error_code = $5, error_message = $6, usage = coalesce($7::jsonb, usage),
-       model = coalesce($8, model)
-     where id = $2 and status in ('queued', 'running') returning id),
+       model = coalesce($8, model), tool_calls = coalesce($13, tool_calls)
+     where id = $2 and status in ('queued', 'running')
+     returning id, user_id, api_key_id, runner, model, status, usage, tool_calls, finished_at - coalesce(started_at, created_at) as took),
      ${insertMessages("closed")},
+     ${ADD_TO_LEDGER},
      ev as (insert into run_event_batches (run_id, first_seq, last_seq, types, events, created_at)
        select closed.id, $9::int, $10::int, $11, $12, now() from closed where $9::int is not null
        returning run_id, last_seq)
@@ -75,6 +99,7 @@ export async function finishRun({ threadId, runId, messages, end, closing }: { t
       closing ? closing.firstSeq + closing.events.length - 1 : null,
       closing ? closing.types.join(" ") : null,
       closing ? closing.events.join("\n") : null,
+      end.toolCalls ?? null,
     ],
   });
   return { closed: rows.some((r) => r.closed) };

@@ -48,7 +48,20 @@ export type AcceptOutcome =
   | { status: "not_found" }
   | { status: "busy"; busyRunId: string }
   | { status: "run_id_taken"; run: RunRow }
-  | { status: "key_refused" };
+  | { status: "key_refused" }
+  | { status: "limited"; refusal: BudgetRefusal };
+
+/** What dispatch_run_limits answers for a run that would exceed a budget. */
+export type BudgetRefusal = {
+  limit: "tokens_per_day" | "runs_per_minute" | "concurrent_runs";
+  scope: "user" | "api_key";
+  max: number;
+  used: number;
+  retryAfterSeconds: number;
+};
+
+/** The environment's default budgets, as dispatch_run_limits takes them; an absent one is no limit. */
+export type DefaultBudgets = { tokens_per_day?: number; runs_per_minute?: number; concurrent_runs?: number };
 
 /**
  * Records a run, its user message and its entry event in one round trip (the
@@ -67,6 +80,8 @@ export async function acceptRunRow({
   prefetch,
   bindingCheck,
   apiKeyHash,
+  apiKeyId,
+  budgets,
 }: {
   run: NewRun;
   threadTitle: string;
@@ -85,17 +100,23 @@ export async function acceptRunRow({
    * when it does not hold.
    */
   apiKeyHash?: string;
+  /** The API key the caller came with, recorded on the run; its budgets apply as well as the user's. */
+  apiKeyId?: string | null;
+  /** Checked before anything is written (dispatch_run_limits): "limited" when the run would exceed one. */
+  budgets: DefaultBudgets;
 }): Promise<AcceptOutcome> {
-  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`;
+  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`;
   const { rows } = await getPool().query<{
-    result: { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string; context?: AgentContextJson | null };
+    result: { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string; context?: AgentContextJson | null } & Partial<Omit<BudgetRefusal, "retryAfterSeconds">> & {
+      retry_after?: number;
+    };
   }>({
     ...(apiKeyHash === undefined
       ? { name: "dispatch-accept-run", text: `select ${accept} as result` }
       : {
           // CASE evaluates the (volatile) function only when the key holds.
           name: "dispatch-accept-run-with-key",
-          text: `select case when exists (select 1 from api_keys where key_hash = $20 and user_id = $1 and revoked_at is null)
+          text: `select case when exists (select 1 from api_keys where key_hash = $22 and user_id = $1 and revoked_at is null)
             then ${accept} else '{"status":"key_refused"}'::json end as result`,
         }),
     values: [
@@ -120,6 +141,8 @@ export async function acceptRunRow({
       prefetch?.memoryLimit ?? 0,
       bindingCheck == null ? null : JSON.stringify(bindingCheck),
       toolMessages?.length ? JSON.stringify(toolMessages.map((m) => ({ message_id: m.messageId, content: m.content, metadata: m.metadata }))) : null,
+      apiKeyId ?? null,
+      JSON.stringify(budgets),
       ...(apiKeyHash === undefined ? [] : [apiKeyHash]),
     ],
   });
@@ -137,6 +160,8 @@ export async function acceptRunRow({
       return { status: "replan" };
     case "key_refused":
       return { status: "key_refused" };
+    case "limited":
+      return { status: "limited", refusal: { limit: result.limit!, scope: result.scope!, max: Number(result.max), used: Number(result.used), retryAfterSeconds: result.retry_after! } };
     default:
       return { status: "not_found" };
   }

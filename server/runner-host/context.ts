@@ -1,5 +1,6 @@
 import "server-only";
 import { currentModelInfo } from "../models/provider";
+import { activeTraceId } from "../telemetry/tracing";
 import { resolveTimeZone } from "../lib/time";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { AgentRunContext } from "../protocols/runner/context";
@@ -143,7 +144,8 @@ export async function buildRunContext(src: RunContextSource): Promise<AgentRunCo
     state,
     runtime: {
       host: "dispatch",
-      trace_id: run.id,
+      // The run's trace when traces are recorded (the runner also gets its `traceparent`), else the task id.
+      trace_id: activeTraceId() ?? run.id,
       deadline_at: run.deadlineAt.getTime() / 1000,
       locale: null,
       timezone: resolveTimeZone(input),

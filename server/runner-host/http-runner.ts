@@ -17,6 +17,9 @@ import { hostEffects } from "./result-effects";
 import { saveRunnerResults } from "./result-log";
 import { ResultStreamProcessor } from "./result-stream";
 import { unsealRunnerSecret } from "./secrets";
+import { context as otelContext, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { ATTR_GEN_AI_AGENT_ID, ATTR_GEN_AI_OPERATION_NAME } from "@opentelemetry/semantic-conventions/incubating";
+import { traceHeaders, tracer } from "../telemetry/tracing";
 
 // RUN_AGENT over HTTP: POST {base}/run with the AgentRunRequest, read the NDJSON result
 // stream as it arrives. Cancel and deadline abort the request: the runner sees its
@@ -35,7 +38,7 @@ export type ExternalRunnerSpec = {
   knowledgeBaseNames: Map<string, string>;
 };
 
-function post(url: URL, body: string, secret: string, signal: AbortSignal): Promise<http.IncomingMessage> {
+function post(url: URL, body: string, secret: string, signal: AbortSignal, traceparent: Record<string, string>): Promise<http.IncomingMessage> {
   const lib = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
     const req = lib.request(url, {
@@ -46,6 +49,7 @@ function post(url: URL, body: string, secret: string, signal: AbortSignal): Prom
         "content-type": "application/json",
         accept: "application/x-ndjson",
         "content-length": Buffer.byteLength(body),
+        ...traceparent,
       },
     });
     const connectTimer = setTimeout(() => req.destroy(new RunnerFailure("runner.unreachable", `The runner did not answer within ${CONNECT_TIMEOUT_MS / 1000} s`, true)), CONNECT_TIMEOUT_MS);
@@ -75,6 +79,11 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
   return {
     id: spec.manifest.id,
     async run({ run, input, signal, emit }: RunnerInput): Promise<RunnerResult> {
+      // The runner call's span; the runner continues its trace from the `traceparent` header.
+      const span = tracer().startSpan(`runner ${spec.manifest.id}`, {
+        kind: SpanKind.CLIENT,
+        attributes: { [ATTR_GEN_AI_OPERATION_NAME]: "invoke_agent", [ATTR_GEN_AI_AGENT_ID]: spec.manifest.id, "server.address": new URL(spec.endpoint.baseUrl).host },
+      });
       const processor = new ResultStreamProcessor(run.id, (event) => emit(event), hostEffects({ run, spec }), (detail, type) =>
         logger.warn({ runId: run.id, runner: spec.manifest.id, type, reason: detail }, "runner result not applied"),
       );
@@ -93,7 +102,13 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
         const request: AgentRunRequest = { runner_id: spec.manifest.id, runner_name: spec.manifest.name, context };
         let res: http.IncomingMessage;
         try {
-          res = await post(new URL(`${spec.endpoint.baseUrl}/run`), JSON.stringify(request), unsealRunnerSecret(spec.endpoint.secretSealed), signal);
+          res = await post(
+            new URL(`${spec.endpoint.baseUrl}/run`),
+            JSON.stringify(request),
+            unsealRunnerSecret(spec.endpoint.secretSealed),
+            signal,
+            traceHeaders(trace.setSpan(otelContext.active(), span)),
+          );
         } catch (err) {
           if (signal.aborted) throw err;
           if (err instanceof RunnerFailure) throw err;
@@ -124,8 +139,10 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
         } else if (err instanceof RunnerFailure && !processor.finished) {
           processor.hostNote("run.failed", { code: err.code, message: err.message, retryable: err.retryable });
         }
+        span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof RunnerFailure ? err.code : "runner call failed" });
         throw err;
       } finally {
+        span.end();
         await saveRunnerResults({ runId: run.id, records: processor.records });
       }
     },

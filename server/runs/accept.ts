@@ -3,7 +3,10 @@ import { closeIfAbandoned } from "./recovery";
 import { env } from "../env";
 import { runDeadline } from "./function-limits";
 import { ApiKeyRefusedError, AppError } from "../errors";
-import { acceptRunRow, findRunByClientId, type RunRow, type RunToolMessage } from "../repositories/runs";
+import { acceptRunRow, findRunByClientId, type DefaultBudgets, type RunRow, type RunToolMessage } from "../repositories/runs";
+import { budgetExceeded } from "../usage/budgets";
+import { metrics } from "../telemetry/metrics";
+import { dbSpan } from "../telemetry/tracing";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { EntryEvent } from "../runner-host/entry-events";
 import type { ContextPrefetch, PrefetchedContext } from "./types";
@@ -19,6 +22,12 @@ export class StalePlanError extends Error {
 }
 
 const UNIQUE_VIOLATION = "23505";
+
+const DEFAULT_BUDGETS: DefaultBudgets = {
+  tokens_per_day: env.BUDGET_TOKENS_PER_DAY,
+  runs_per_minute: env.BUDGET_RUNS_PER_MINUTE,
+  concurrent_runs: env.BUDGET_CONCURRENT_RUNS,
+};
 
 // Signed URLs in the input are credentials for a while; the run record keeps only where
 // the object is (scheme, host, path), never the query that grants access.
@@ -89,6 +98,8 @@ export async function acceptRun(opts: {
   apiKeyHash?: string;
   /** The client's answers to the thread's open frontend tool calls, stored before the user message. */
   toolMessages?: RunToolMessage[];
+  /** The API key the caller came with (none: the browser session): recorded, and its budgets apply. */
+  apiKeyId?: string | null;
 }): Promise<AcceptedRun> {
   return acceptRunAttempt(opts, false);
 }
@@ -98,7 +109,7 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], supersede
   const user = userMessageParts(input);
   let outcome;
   try {
-    outcome = await acceptRunRow({
+    outcome = await dbSpan("dispatch_accept_run", () => acceptRunRow({
       run: {
         runId: input.runId,
         threadId: input.threadId,
@@ -121,7 +132,9 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], supersede
       prefetch: opts.prefetch,
       bindingCheck: opts.bindingCheck,
       apiKeyHash: opts.apiKeyHash,
-    });
+      apiKeyId: opts.apiKeyId,
+      budgets: DEFAULT_BUDGETS,
+    }));
   } catch (err) {
     // Two requests with the same runId raced; the other one won, and it is the same task.
     if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
@@ -141,6 +154,9 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], supersede
       throw new StalePlanError();
     case "key_refused":
       throw new ApiKeyRefusedError(opts.apiKeyHash!);
+    case "limited":
+      metrics.refusals.inc({ limit: outcome.refusal.limit });
+      throw budgetExceeded(outcome.refusal);
     case "busy":
       // A run whose executor stopped reporting does not keep its thread busy: it is closed, and
       // this run takes its place.

@@ -1,5 +1,6 @@
 import "server-only";
 import { logger } from "../logger";
+import { metrics } from "../telemetry/metrics";
 import { findLastPersistedSeq, insertEventBatches, selectEventBatches, type EventBatchInsert } from "../repositories/run-events";
 import type { EventRecord } from "./types";
 
@@ -81,8 +82,10 @@ async function drain(): Promise<void> {
   queue = [];
   unwritten = [];
   waiters = [];
+  const writeStarted = performance.now();
   inFlight = insertEventBatches(rows).then(
     ({ closedRunIds }) => {
+      metrics.eventLogWrite.observe((performance.now() - writeStarted) / 1000);
       retryDelayMs = 0;
       const closed = new Set(closedRunIds);
       for (const runId of closed) {

@@ -9,6 +9,9 @@ import { serializeEvent } from "../protocols/ag-ui/sse";
 import { listen } from "../repositories/notifications";
 import { appendRunMessages, finishRun, type RunEnd, type RunMessage } from "../repositories/run-messages";
 import { heartbeatRuns, markRunStarted } from "../repositories/runs";
+import { withRunUsage } from "../usage/token-usage";
+import { meterRun } from "../telemetry/run-meter";
+import { dbSpan } from "../telemetry/tracing";
 import { discardUnwrittenEvents, flushEvents, onRunClosedElsewhere } from "./event-log";
 import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
 import { HEARTBEAT_MS, RunnerFailure, type EmitExtras, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerResult } from "./types";
@@ -205,8 +208,12 @@ export async function executeRun(
   const startedAt = Date.now();
   const recorder = new MessageRecorder(run, startedAt);
   const guard = createEventSequenceGuard({ threadId: run.threadId, runId: run.runId });
+  let toolCalls = 0;
+  const meter = meterRun({ ...run, runner: runner.id });
   const put = (event: AgUiEvent, extras?: EmitExtras) => {
     const accepted = guard.accept(event);
+    meter.event(accepted);
+    if (accepted.type === EventType.TOOL_CALL_START) toolCalls++;
     live.append(accepted.type, serializeEvent(accepted));
     recorder.observe(accepted, extras);
   };
@@ -218,17 +225,19 @@ export async function executeRun(
     put({ type: EventType.RUN_STARTED, threadId: run.threadId, runId: run.runId, ...(input.parentRunId ? { parentRunId: input.parentRunId } : {}) });
     if (hasState(input.state)) put({ type: EventType.STATE_SNAPSHOT, snapshot: input.state });
     if (run.status !== "running") await markRunStarted({ id: run.id });
-    result = await runner.run({
-      run,
-      input,
-      generation,
-      prefetched,
-      signal: controller.signal,
-      emit: (event, extras) => {
-        if (controller.signal.aborted) return;
-        put(event, extras);
-      },
-    });
+    result = await meter.within(() =>
+      runner.run({
+        run,
+        input,
+        generation,
+        prefetched,
+        signal: controller.signal,
+        emit: (event, extras) => {
+          if (controller.signal.aborted) return;
+          put(event, extras);
+        },
+      }),
+    );
     if (controller.signal.aborted) failure = failureOf(null, controller.signal.reason as AbortReason);
   } catch (err) {
     const reason = controller.signal.aborted ? (controller.signal.reason as AbortReason) : undefined;
@@ -244,13 +253,16 @@ export async function executeRun(
     discardUnwrittenEvents(run.id);
     controllers.delete(run.id);
     closeLiveRun(run.id);
+    meter.end({ status: "closed_elsewhere" });
     await recorder.unwritten();
     return;
   }
 
+  let ending: RunEnd | null = null;
   try {
     const outcome: RunCloseOutcome = failure?.outcome ?? { type: "success", ...(result.result !== undefined ? { result: result.result } : {}) };
-    const closing = guard.close(outcome);
+    // The terminal event carries the run's token usage (AG-UI's `usage`), as the ledger records it.
+    const closing = withRunUsage(guard.close(outcome), result.usage, result.model);
     // Messages closed by the terminal sequence (a cancelled answer) are recorded too.
     for (const e of closing) if (e.type === EventType.TEXT_MESSAGE_END || e.type === EventType.TOOL_CALL_END) recorder.observe(e);
     const records = closing.map((e) => live.reserve(e.type, serializeEvent(e)));
@@ -260,21 +272,24 @@ export async function executeRun(
       errorMessage: failure?.outcome.type === "error" ? failure.outcome.message : failure?.note?.message ?? null,
       usage: result.usage ?? null,
       model: result.model ?? null,
+      toolCalls,
     };
     // The closing events go in the statement that closes the run, after everything before them
     // is durable: the run's status and its log agree, whenever the process stops.
     const messages = await recorder.unwritten();
     let closedHere = false;
-    await withFinalWriteRetries(run.id, async () => {
+    ending = end;
+    // Inside the run's span: the closing statement's time shows in its trace.
+    await meter.within(() => withFinalWriteRetries(run.id, async () => {
       await flushEvents();
-      ({ closed: closedHere } = await finishRun({
+      ({ closed: closedHere } = await dbSpan("finish_run", () => finishRun({
         threadId: run.threadId,
         runId: run.id,
         messages,
         end,
         closing: { firstSeq: records[0]!.seq, types: records.map((r) => r.type), events: records.map((r) => r.json) },
-      }));
-    });
+      })));
+    }));
     // Closed elsewhere meanwhile: the log ends with that close, so these closing events go to nobody.
     if (closedHere) live.publish(live.lastSeq);
   } catch (err) {
@@ -283,5 +298,6 @@ export async function executeRun(
   } finally {
     controllers.delete(run.id);
     closeLiveRun(run.id);
+    meter.end(ending ?? { status: "failed" });
   }
 }

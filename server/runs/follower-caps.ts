@@ -1,6 +1,7 @@
 import "server-only";
 import { env } from "../env";
 import { AppError } from "../errors";
+import { metrics } from "../telemetry/metrics";
 import type { EventRecord } from "./types";
 
 // How many streams follow runs on this instance: at most RUN_FOLLOWERS_PER_RUN on one run and
@@ -45,6 +46,7 @@ export class FollowerSlot {
     if (this.released) return;
     this.released = true;
     give(perUser, this.userId);
+    metrics.activeStreams.dec();
     if (this.runId) give(perRun, this.runId);
   }
 
@@ -74,6 +76,7 @@ export function admitFollower({ userId }: { userId: string }): FollowerSlot {
     );
   }
   take(perUser, userId);
+  metrics.activeStreams.inc();
   return new FollowerSlot(userId);
 }
 

@@ -11,7 +11,11 @@ export const TERMINAL_EVENT_TYPES: ReadonlySet<string> = new Set(["RUN_FINISHED"
 /** How often an executing instance tells the database its runs are alive. */
 export const HEARTBEAT_MS = 5_000;
 
-export type TokenUsage = { inputTokens: number; outputTokens: number; totalTokens: number };
+/**
+ * A run's token counts, counted as AG-UI's TokenUsage counts them (input includes cached input,
+ * output includes reasoning). A count the provider did not report is absent, never 0.
+ */
+export type TokenUsage = { inputTokens?: number; outputTokens?: number; totalTokens?: number; cachedInputTokens?: number; reasoningTokens?: number };
 
 /** What the engine knows of a run it executes. */
 export type RunHandle = {

@@ -13,6 +13,7 @@ import { followRun } from "../runs/subscribe";
 import { TERMINAL_EVENT_TYPES, type RunStatus } from "../runs/types";
 import type { ClaimedApiKey } from "../auth/session";
 import { cancelRunForUser, startRun, type KeepAlive } from "./runs";
+import { completeCounts } from "../usage/token-usage";
 
 // The Agent API over the run engine: a request is one run on the session's thread, and its
 // response stream is the run's event log encoded as Agent API objects. A client that goes
@@ -36,6 +37,7 @@ function requestField(field: string | undefined, userIndex: number): string {
  */
 export async function startAgentResponse(opts: {
   userId: string;
+  apiKeyId?: string;
   request: AgentRequest;
   userIndex: number;
   requestOrigin?: string | null;
@@ -68,6 +70,7 @@ export async function startAgentResponse(opts: {
     protocol: "agent-api",
     generation: generationParams(request),
     requestOrigin: opts.requestOrigin,
+    apiKeyId: opts.apiKeyId,
     claimedKey: opts.claimedKey,
     keepAlive: opts.keepAlive,
   });
@@ -75,7 +78,7 @@ export async function startAgentResponse(opts: {
 }
 
 async function runUsage(run: RunRow) {
-  return (await findRunById({ id: run.id }))?.usage ?? null;
+  return completeCounts((await findRunById({ id: run.id }))?.usage);
 }
 
 /**

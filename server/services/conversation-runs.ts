@@ -44,6 +44,7 @@ export async function startConversationRun(opts: {
   userId: string;
   input: RunAgentInput;
   via: "session" | "api_key";
+  apiKeyId?: string;
   claimedKey?: ClaimedApiKey;
   requestOrigin: string | null;
   keepAlive?: KeepAlive;
@@ -73,7 +74,7 @@ export async function startConversationRun(opts: {
     context: [...input.context, ...instructions.map((m) => ({ description: `Instructions from the client application (${m.role} message)`, value: m.content }))],
   };
   const start = () =>
-    startRun({ userId, input: runInput, protocol: "ag-ui", requestOrigin: opts.requestOrigin, via: opts.via, claimedKey: opts.claimedKey, toolMessages, keepAlive: opts.keepAlive });
+    startRun({ userId, input: runInput, protocol: "ag-ui", requestOrigin: opts.requestOrigin, via: opts.via, apiKeyId: opts.apiKeyId, claimedKey: opts.claimedKey, toolMessages, keepAlive: opts.keepAlive });
   try {
     return { kind: "run", ...(await start()) };
   } catch (err) {

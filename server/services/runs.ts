@@ -37,6 +37,8 @@ export async function startRun(opts: {
   claimedKey?: ClaimedApiKey;
   /** The client's answers to the thread's open frontend tool calls (POST /api/v1/ag-ui). */
   toolMessages?: RunToolMessage[];
+  /** The API key the caller came with: recorded on the run, and its budgets apply. */
+  apiKeyId?: string;
   /** Given the run's execution; without it (scripts, tests) the promise simply runs on. */
   keepAlive?: KeepAlive;
 }): Promise<{ run: RunRow; created: boolean }> {
@@ -78,6 +80,7 @@ export async function startRun(opts: {
       prefetch: local?.prefetch,
       bindingCheck: plan.bindingCheck ?? undefined,
       apiKeyHash,
+      apiKeyId: opts.apiKeyId,
       toolMessages: opts.toolMessages,
     });
     return { plan, local, accepted };

@@ -21,7 +21,9 @@
 -- dispatch_agent_context), read in the same round trip.
 -- p_binding_check (a plan made from a cached copy of the bindings): when the effective binding
 -- is no longer the one planned with (id and stamp), nothing is written and the status is "replan".
--- Returns {"status": "created" | "existing" | "not_found" | "busy" | "replan" | "run_id_taken",
+-- p_limits (the environment's default budgets, see dispatch_run_limits): a new run that would exceed
+-- a budget of the user's or of p_api_key_id's writes nothing and answers that function's "limited".
+-- Returns {"status": "created" | "existing" | "not_found" | "busy" | "replan" | "run_id_taken" | "limited",
 --          "run": {...}, "busy_run_id": "...", "context": {"history": [...], "memory": [...]}}.
 CREATE OR REPLACE FUNCTION dispatch_accept_run(
   p_user_id UUID,
@@ -42,7 +44,9 @@ CREATE OR REPLACE FUNCTION dispatch_accept_run(
   p_history_limit INTEGER,
   p_memory_limit INTEGER,
   p_binding_check JSONB,
-  p_tool_messages JSONB
+  p_tool_messages JSONB,
+  p_api_key_id UUID DEFAULT NULL,
+  p_limits JSONB DEFAULT NULL
 ) RETURNS JSON
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -55,6 +59,7 @@ DECLARE
   v_seq INTEGER;
   v_event_seq INTEGER;
   v_context JSON;
+  v_refusal JSON;
 BEGIN
   SELECT dispatch_run_json(r) INTO v_run FROM runs r WHERE r.user_id = p_user_id AND r.run_id = p_run_id;
   IF v_run IS NOT NULL THEN
@@ -69,6 +74,13 @@ BEGIN
     FROM (SELECT 1) one LEFT JOIN dispatch_effective_binding(p_user_id, p_thread_id, p_binding_check->>'event_type') e ON true
   ) THEN
     RETURN json_build_object('status', 'replan');
+  END IF;
+
+  IF p_limits IS NOT NULL THEN
+    v_refusal := dispatch_run_limits(p_user_id, p_api_key_id, p_limits);
+    IF v_refusal IS NOT NULL THEN
+      RETURN v_refusal;
+    END IF;
   END IF;
 
   -- Creates the thread for the caller (its first message is this run's), or takes the lock of
@@ -100,11 +112,11 @@ BEGIN
     UPDATE threads SET last_seq = last_seq + 1, updated_at = now(), active_run_id = v_run_uuid WHERE id = p_thread_id RETURNING last_seq INTO v_seq;
   END IF;
 
-  INSERT INTO runs (id, run_id, thread_id, user_id, status, protocol, runner, input, deadline_at, started_at, heartbeat_at, binding_id, "authorization", event_id)
+  INSERT INTO runs (id, run_id, thread_id, user_id, status, protocol, runner, input, deadline_at, started_at, heartbeat_at, binding_id, "authorization", event_id, api_key_id)
   VALUES (v_run_uuid, p_run_id, p_thread_id, p_user_id,
     CASE WHEN p_start THEN 'running'::"RunStatus" ELSE 'queued'::"RunStatus" END,
     p_protocol, p_runner, p_input, p_deadline_at, CASE WHEN p_start THEN now() END, now(),
-    p_binding_id, p_authorization, p_entry->>'id')
+    p_binding_id, p_authorization, p_entry->>'id', p_api_key_id)
   RETURNING dispatch_run_json(runs) INTO v_run;
 
   -- The client's answers to the thread's open frontend tool calls come first, then its new user

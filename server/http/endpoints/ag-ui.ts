@@ -76,7 +76,7 @@ export const conversationRunEndpoint = endpoint({
     const encoding = negotiated.stream ? eventEncodingFor(negotiated.accept, input.protocolVersion) : null;
     // A stream past the follower caps is refused before its run starts.
     const slot = encoding ? admitFollower({ userId: principal.userId }) : null;
-    const start = await releasingOnError(slot, () => startConversationRun({ userId: principal.userId, input, via: principal.via, claimedKey, requestOrigin: origin(), keepAlive }));
+    const start = await releasingOnError(slot, () => startConversationRun({ userId: principal.userId, input, via: principal.via, apiKeyId: principal.apiKeyId, claimedKey, requestOrigin: origin(), keepAlive }));
     if (encoding && slot) return streamOf(start, input, encoding, slot);
     if (start.kind === "snapshot") {
       throw new AppError("BAD_REQUEST", "messages brings nothing new for the agent (no new user message or tool answer) and the thread has no run in progress", {

@@ -17,7 +17,7 @@ export const agentProcessEndpoint = endpoint({
   async handle({ req, principal, claimedKey, body: { request, userIndex }, origin, keepAlive }) {
     // A stream past the follower caps is refused before its run starts.
     const slot = request.stream ? admitFollower({ userId: principal.userId }) : null;
-    const run = await releasingOnError(slot, () => startAgentResponse({ userId: principal.userId, request, userIndex, requestOrigin: origin(), claimedKey, keepAlive }));
+    const run = await releasingOnError(slot, () => startAgentResponse({ userId: principal.userId, apiKeyId: principal.apiKeyId, request, userIndex, requestOrigin: origin(), claimedKey, keepAlive }));
     const headers = { "x-session-id": run.threadId, "x-response-id": run.runId };
     if (!slot) return jsonResponse(await agentResponseResult({ run, signal: req.signal }), 200, headers);
     return sseResponse(

@@ -1,0 +1,143 @@
+"use client";
+import { useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTRPC } from "../trpc-provider";
+import { formatDateTime } from "./format";
+import styles from "./admin.module.css";
+
+type Subject = "default" | "user" | "api_key";
+const SUBJECTS: { id: Subject; label: string }[] = [
+  { id: "default", label: "Default (every user)" },
+  { id: "user", label: "A user" },
+  { id: "api_key", label: "An API key" },
+];
+
+const numberOrNull = (text: string) => (text.trim() === "" ? null : Number(text));
+const shown = (n: number | null) => (n === null ? "—" : n.toLocaleString());
+
+/** Budgets per user, per API key and the default: tokens per day, runs per minute, concurrent runs. */
+export function BudgetsPanel() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const budgets = useQuery(trpc.usage.budgets.queryOptions());
+  const users = useQuery(trpc.users.list.queryOptions({ limit: 100 }));
+  const keys = useQuery(trpc.apiKeys.list.queryOptions({ limit: 100 }));
+  const [subject, setSubject] = useState<Subject>("default");
+  const [subjectId, setSubjectId] = useState("");
+  const [tokens, setTokens] = useState("");
+  const [rpm, setRpm] = useState("");
+  const [concurrent, setConcurrent] = useState("");
+  const save = useMutation(
+    trpc.usage.setBudgets.mutationOptions({
+      onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.usage.budgets.pathKey() }),
+    }),
+  );
+  const env = budgets.data?.environment;
+
+  return (
+    <section className="card" aria-labelledby="budgets-title" data-testid="budgets-panel">
+      <h2 id="budgets-title" className={styles.sectionTitle}>
+        Budgets
+      </h2>
+      <p className="muted">
+        A run over a budget is refused with 429 before anything is written. A user&apos;s own budget replaces the default kind by kind; an API key&apos;s applies on top of
+        its user&apos;s. Environment defaults: {shown(env?.tokensPerDay ?? null)} tokens a day, {shown(env?.runsPerMinute ?? null)} runs a minute,{" "}
+        {shown(env?.concurrentRuns ?? null)} concurrent runs. Empty means no limit at that level; all three empty removes the row.
+      </p>
+      <form
+        className={styles.filters}
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate({
+            subject,
+            subjectId: subject === "default" ? undefined : subjectId,
+            tokensPerDay: numberOrNull(tokens),
+            runsPerMinute: numberOrNull(rpm),
+            concurrentRuns: numberOrNull(concurrent),
+          });
+        }}
+      >
+        <label className="field">
+          For
+          <select className="input" value={subject} onChange={(e) => (setSubject(e.target.value as Subject), setSubjectId(""))}>
+            {SUBJECTS.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {subject === "user" && (
+          <label className="field">
+            User
+            <select className="input" value={subjectId} onChange={(e) => setSubjectId(e.target.value)} required>
+              <option value="">Choose a user</option>
+              {(users.data?.items ?? []).map((u) => (
+                <option key={u.id} value={u.id}>
+                  {u.email}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        {subject === "api_key" && (
+          <label className="field">
+            API key
+            <select className="input" value={subjectId} onChange={(e) => setSubjectId(e.target.value)} required>
+              <option value="">Choose a key</option>
+              {(keys.data?.items ?? []).map((k) => (
+                <option key={k.id} value={k.id}>
+                  {k.name} ({k.prefix}…, {k.user.email})
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        <label className="field">
+          Tokens per day
+          <input className="input" type="number" min={1} value={tokens} onChange={(e) => setTokens(e.target.value)} />
+        </label>
+        <label className="field">
+          Runs per minute
+          <input className="input" type="number" min={1} value={rpm} onChange={(e) => setRpm(e.target.value)} />
+        </label>
+        <label className="field">
+          Concurrent runs
+          <input className="input" type="number" min={1} value={concurrent} onChange={(e) => setConcurrent(e.target.value)} />
+        </label>
+        <div className={styles.actions}>
+          <button className="btn btn-primary" type="submit" disabled={save.isPending}>
+            Save budget
+          </button>
+          {save.error && (
+            <p role="alert" className="error-text">
+              {save.error.message}
+            </p>
+          )}
+        </div>
+      </form>
+      <table className="table" data-testid="budgets-table">
+        <thead>
+          <tr>
+            <th scope="col">For</th>
+            <th scope="col" className={styles.num}>Tokens per day</th>
+            <th scope="col" className={styles.num}>Runs per minute</th>
+            <th scope="col" className={styles.num}>Concurrent runs</th>
+            <th scope="col">Updated</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(budgets.data?.rows ?? []).map((b) => (
+            <tr key={`${b.subject}:${b.subjectId}`}>
+              <th scope="row">{b.subject === "default" ? "Default" : `${b.subject === "user" ? "User" : "Key"} ${b.label ?? "(deleted)"}`}</th>
+              <td className={styles.num}>{shown(b.tokensPerDay)}</td>
+              <td className={styles.num}>{shown(b.runsPerMinute)}</td>
+              <td className={styles.num}>{shown(b.concurrentRuns)}</td>
+              <td>{formatDateTime(b.updatedAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,84 @@
+-- The budgets a new run must fit, checked by dispatch_accept_run before it writes anything: for
+-- the user (their usage_limits row, else the default row, else p_defaults from the environment)
+-- and, when the run comes with an API key, for that key (its own row only). Three kinds, each
+-- counted from the database so every server instance sees the same numbers: tokens per UTC day
+-- (usage_daily), runs started in the last minute and runs in progress (runs). When a run-count
+-- limit applies, the user's accepts are serialized by an advisory lock held to the end of the
+-- accepting statement, so two instances cannot both admit the run that would exceed it.
+-- p_defaults: {"tokens_per_day": n, "runs_per_minute": n, "concurrent_runs": n}, any may be absent.
+-- Returns NULL when the run fits, else {"status": "limited", "limit": "tokens_per_day" |
+-- "runs_per_minute" | "concurrent_runs", "scope": "user" | "api_key", "max": n, "used": n,
+-- "retry_after": seconds}.
+CREATE OR REPLACE FUNCTION dispatch_run_limits(p_user_id UUID, p_api_key_id UUID, p_defaults JSONB) RETURNS JSON
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  v_nil CONSTANT UUID := '00000000-0000-0000-0000-000000000000';
+  v_default usage_limits;
+  v_user usage_limits;
+  v_key usage_limits;
+  v_scope TEXT;
+  v_tokens BIGINT;
+  v_rpm INTEGER;
+  v_concurrent INTEGER;
+  v_used BIGINT;
+  v_oldest TIMESTAMP(3);
+BEGIN
+  SELECT * INTO v_default FROM usage_limits WHERE subject = 'default' AND subject_id = v_nil;
+  SELECT * INTO v_user FROM usage_limits WHERE subject = 'user' AND subject_id = p_user_id;
+  IF p_api_key_id IS NOT NULL THEN
+    SELECT * INTO v_key FROM usage_limits WHERE subject = 'api_key' AND subject_id = p_api_key_id;
+  END IF;
+
+  FOREACH v_scope IN ARRAY ARRAY['user', 'api_key'] LOOP
+    IF v_scope = 'user' THEN
+      v_tokens := coalesce(v_user.tokens_per_day, v_default.tokens_per_day, (p_defaults->>'tokens_per_day')::bigint);
+      v_rpm := coalesce(v_user.runs_per_minute, v_default.runs_per_minute, (p_defaults->>'runs_per_minute')::integer);
+      v_concurrent := coalesce(v_user.concurrent_runs, v_default.concurrent_runs, (p_defaults->>'concurrent_runs')::integer);
+    ELSIF p_api_key_id IS NOT NULL THEN
+      v_tokens := v_key.tokens_per_day;
+      v_rpm := v_key.runs_per_minute;
+      v_concurrent := v_key.concurrent_runs;
+    ELSE
+      EXIT;
+    END IF;
+
+    IF v_rpm IS NOT NULL OR v_concurrent IS NOT NULL THEN
+      PERFORM pg_advisory_xact_lock(hashtextextended('dispatch_run_limits:' || p_user_id::text, 0));
+    END IF;
+
+    IF v_concurrent IS NOT NULL THEN
+      SELECT count(*) INTO v_used FROM runs
+        WHERE status IN ('queued', 'running') AND user_id = p_user_id AND (v_scope = 'user' OR api_key_id = p_api_key_id);
+      IF v_used >= v_concurrent THEN
+        RETURN json_build_object('status', 'limited', 'limit', 'concurrent_runs', 'scope', v_scope, 'max', v_concurrent, 'used', v_used, 'retry_after', 5);
+      END IF;
+    END IF;
+
+    IF v_rpm IS NOT NULL THEN
+      IF v_scope = 'user' THEN
+        SELECT count(*) INTO v_used FROM runs WHERE user_id = p_user_id AND created_at > now() - interval '1 minute';
+      ELSE
+        SELECT count(*) INTO v_used FROM runs WHERE api_key_id = p_api_key_id AND created_at > now() - interval '1 minute';
+      END IF;
+      IF v_used >= v_rpm THEN
+        -- The wait until enough of the last minute's runs have aged out of it.
+        SELECT created_at INTO v_oldest FROM runs
+          WHERE created_at > now() - interval '1 minute' AND (CASE WHEN v_scope = 'user' THEN user_id = p_user_id ELSE api_key_id = p_api_key_id END)
+          ORDER BY created_at OFFSET v_used - v_rpm LIMIT 1;
+        RETURN json_build_object('status', 'limited', 'limit', 'runs_per_minute', 'scope', v_scope, 'max', v_rpm, 'used', v_used,
+          'retry_after', greatest(1, ceil(extract(epoch FROM (v_oldest + interval '1 minute' - now())))::integer));
+      END IF;
+    END IF;
+
+    IF v_tokens IS NOT NULL THEN
+      SELECT coalesce(sum(total_tokens), 0) INTO v_used FROM usage_daily
+        WHERE day = (now() AT TIME ZONE 'UTC')::date AND user_id = p_user_id AND (v_scope = 'user' OR api_key_id = p_api_key_id);
+      IF v_used >= v_tokens THEN
+        RETURN json_build_object('status', 'limited', 'limit', 'tokens_per_day', 'scope', v_scope, 'max', v_tokens, 'used', v_used,
+          'retry_after', greatest(1, ceil(extract(epoch FROM (date_trunc('day', now() AT TIME ZONE 'UTC') + interval '1 day' - (now() AT TIME ZONE 'UTC'))))::integer));
+      END IF;
+    END IF;
+  END LOOP;
+  RETURN NULL;
+END;
+$$;

@@ -1,0 +1,65 @@
+import "server-only";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { poolStats } from "../repositories/database";
+
+// Prometheus metrics of this process (each instance is scraped on its own), served at
+// GET /api/metrics. Kept on globalThis: Next may load this module more than once in a process,
+// and every copy must count into the same registry.
+
+const SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+const FAST_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "dispatch_" });
+  const metrics = {
+    registry,
+    runs: new Counter({ name: "dispatch_runs_total", help: "Runs that ended, by status and protocol", labelNames: ["status", "protocol"], registers: [registry] }),
+    runDuration: new Histogram({
+      name: "dispatch_run_duration_seconds",
+      help: "Time from a run's start to its end, by protocol and status",
+      labelNames: ["protocol", "status"],
+      buckets: SECONDS,
+      registers: [registry],
+    }),
+    timeToFirstEvent: new Histogram({
+      name: "dispatch_run_time_to_first_event_seconds",
+      help: "Time from a run's start to the first event its runner streamed (TTFE), by protocol",
+      labelNames: ["protocol"],
+      buckets: SECONDS,
+      registers: [registry],
+    }),
+    tokens: new Counter({ name: "dispatch_tokens_total", help: "Tokens the runs reported, by kind (input, output, cached_input, reasoning) and model", labelNames: ["kind", "model"], registers: [registry] }),
+    toolCalls: new Counter({ name: "dispatch_tool_calls_total", help: "Tool calls, by status (ok, failure, no_result)", labelNames: ["status"], registers: [registry] }),
+    activeStreams: new Gauge({ name: "dispatch_active_streams", help: "Event streams following runs on this instance", registers: [registry] }),
+    activeRuns: new Gauge({ name: "dispatch_active_runs", help: "Runs executing on this instance", registers: [registry] }),
+    eventLogWrite: new Histogram({
+      name: "dispatch_event_log_write_seconds",
+      help: "Duration of one group commit of run events to the event log",
+      buckets: FAST_SECONDS,
+      registers: [registry],
+    }),
+    refusals: new Counter({ name: "dispatch_budget_refusals_total", help: "Runs refused by a budget, by limit", labelNames: ["limit"], registers: [registry] }),
+  };
+  new Gauge({
+    name: "dispatch_db_pool_connections",
+    help: "This process's database pool: connections open (total), idle, and queries waiting for one",
+    labelNames: ["state"],
+    registers: [registry],
+    collect() {
+      const stats = poolStats();
+      this.set({ state: "total" }, stats.total);
+      this.set({ state: "idle" }, stats.idle);
+      this.set({ state: "waiting" }, stats.waiting);
+    },
+  });
+  return metrics;
+}
+
+const slot = Symbol.for("dispatch.metrics");
+export const metrics: ReturnType<typeof createMetrics> = ((globalThis as { [slot]?: ReturnType<typeof createMetrics> })[slot] ??= createMetrics());
+
+/** The exposition text and its content type. */
+export async function metricsExposition(): Promise<{ text: string; contentType: string }> {
+  return { text: await metrics.registry.metrics(), contentType: metrics.registry.contentType };
+}
