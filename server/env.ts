@@ -73,6 +73,12 @@ const envSchema = z.object({
   DISPATCH_ADMIN_EMAIL: optionalString,
   DISPATCH_ADMIN_PASSWORD: optionalString,
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  // --- protocols and models (issue #24, docs/agent-api.md "Models") ---
+  // More models besides LLM_MODEL, which stays the default: a comma-separated list of model ids
+  // on the same server (LLM_BASE_URL, else OpenAI), or a JSON array of
+  // {id, label?, base_url?, api_key?} where base_url names another OpenAI-compatible server.
+  // server/models/catalog.ts checks it at start-up.
+  LLM_MODELS: optionalString,
 });
 
 export type Env = z.infer<typeof envSchema>;

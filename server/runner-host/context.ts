@@ -1,5 +1,6 @@
 import "server-only";
-import { currentModelInfo } from "../models/provider";
+import { findModel, currentModelInfo } from "../models/catalog";
+import type { GenerationParams } from "../runs/types";
 import { resolveTimeZone } from "../lib/time";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { AgentRunContext } from "../protocols/runner/context";
@@ -28,7 +29,35 @@ export type RunContextSource = {
   authorization: RunAuthorization;
   attachments: ArtifactRow[];
   knowledgeBaseNames: Map<string, string>;
+  /** The request's model choice and sampling parameters. */
+  generation: GenerationParams;
 };
+
+/**
+ * What the client asked for besides its input, for the runner to honour (docs/agent-api.md,
+ * "External runners"): the chosen model, the sampling parameters in the Agent API's names, and
+ * AG-UI's tools, context, forwardedProps and state, as the request carried them.
+ */
+function clientRequest(input: RunAgentInput, generation: GenerationParams, model: string, protocol: string) {
+  const sampling = {
+    temperature: generation.temperature,
+    top_p: generation.topP,
+    max_tokens: generation.maxTokens,
+    frequency_penalty: generation.frequencyPenalty,
+    presence_penalty: generation.presencePenalty,
+    stop: generation.stop,
+    seed: generation.seed,
+  };
+  return {
+    protocol,
+    model,
+    generation: Object.fromEntries(Object.entries(sampling).filter(([, value]) => value !== undefined)),
+    tools: input.tools,
+    context: input.context,
+    forwarded_props: input.forwardedProps ?? null,
+    state: input.state ?? null,
+  };
+}
 
 async function bootstrapTail(opts: { threadId: string; beforeSeq: number; maxEvents: number; maxBytes: number }) {
   const rows = await listMessagesBefore({ threadId: opts.threadId, beforeSeq: opts.beforeSeq, limit: opts.maxEvents });
@@ -63,7 +92,7 @@ export async function buildRunContext(src: RunContextSource): Promise<AgentRunCo
     wantsTail && policy.max_inline_events > 0
       ? await bootstrapTail({ threadId: run.threadId, beforeSeq: userSeq, maxEvents: policy.max_inline_events, maxBytes: policy.max_inline_bytes })
       : [];
-  const model = currentModelInfo();
+  const model = findModel(src.generation.model) ?? currentModelInfo();
   const attachments = src.attachments.map(artifactRef);
   const artifactOps = auth.artifacts.operations;
 
@@ -96,7 +125,12 @@ export async function buildRunContext(src: RunContextSource): Promise<AgentRunCo
       platform_capabilities: {},
     },
     resources: {
-      models: auth.models.operations.length ? auth.models.model_ids.map((id) => ({ model_id: id, provider: id === model.id ? model.provider : "unknown", operations: auth.models.operations })) : [],
+      // The run's model first, marked selected: the one the request picked, or the default.
+      models: auth.models.operations.length
+        ? [...auth.models.model_ids]
+            .sort((a, b) => Number(b === model.id) - Number(a === model.id))
+            .map((id) => ({ model_id: id, provider: findModel(id)?.provider ?? "unknown", operations: auth.models.operations, selected: id === model.id }))
+        : [],
       tools: auth.tools.operations.length
         ? auth.tools.names.map((name) => ({ tool_name: name, description: name === PROJECT_CLI_TOOL_NAME ? projectCliToolDescription : name, operations: auth.tools.operations }))
         : [],
@@ -153,6 +187,6 @@ export async function buildRunContext(src: RunContextSource): Promise<AgentRunCo
     config: binding?.config ?? {},
     bootstrap: tail.length > 0 ? { messages: tail.map((m) => ({ role: m.role, content: m.content, seq: m.seq })), summary: null, artifacts: [], metadata: {} } : null,
     adapter: null,
-    metadata: {},
+    metadata: { request: clientRequest(input, src.generation, model.id, run.protocol) },
   };
 }

@@ -74,7 +74,7 @@ async function readErrorBody(res: Readable): Promise<string> {
 export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
   return {
     id: spec.manifest.id,
-    async run({ run, input, signal, emit }: RunnerInput): Promise<RunnerResult> {
+    async run({ run, input, generation, signal, emit }: RunnerInput): Promise<RunnerResult> {
       const processor = new ResultStreamProcessor(run.id, (event) => emit(event), hostEffects({ run, spec }), (detail, type) =>
         logger.warn({ runId: run.id, runner: spec.manifest.id, type, reason: detail }, "runner result not applied"),
       );
@@ -89,6 +89,7 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
           authorization: spec.authorization,
           attachments: await spec.attachments(),
           knowledgeBaseNames: spec.knowledgeBaseNames,
+          generation,
         });
         const request: AgentRunRequest = { runner_id: spec.manifest.id, runner_name: spec.manifest.name, context };
         let res: http.IncomingMessage;
