@@ -13,6 +13,7 @@ import { splitInput, type InputTurns } from "../protocols/agent-api/input-items"
 import { findNewestRunToolEvents, findThreadConversationState } from "../repositories/conversation";
 import { findRunByClientId, findRunById, type RunRow, type RunToolMessage } from "../repositories/runs";
 import { PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
+import { importRequestImages } from "./agent-api-images";
 import { rememberSessionName, sessionNameOf, sessionThread } from "./agent-api-session";
 import { followRun } from "../runs/subscribe";
 import { TERMINAL_EVENT_TYPES, type RunStatus } from "../runs/types";
@@ -110,8 +111,12 @@ export async function startAgentResponse(opts: {
   takeApprovalResponses(turns);
 
   const runId = request.response_id ?? `response_${randomUUID()}`;
+  const hasImages = turns.userIndex !== null && (request.input[turns.userIndex]!.content ?? []).some((part) => part.type === "image");
+  // Nothing is fetched or stored for a key that is not checked yet.
+  if (hasImages) await opts.claimedKey?.verify();
+  const withImages = hasImages ? await importRequestImages({ userId, request, userIndex: turns.userIndex, requestOrigin: opts.requestOrigin }) : request;
   const newIds: string[] = [];
-  const { input, sources } = toRunAgentInput(request, turns, {
+  const { input, sources } = toRunAgentInput(withImages, turns, {
     threadId,
     runId,
     newId: () => {

@@ -1,6 +1,6 @@
 import { issuePath } from "../../input-issues";
 import { z } from "zod";
-import { MAX_MESSAGES, MAX_PAYLOAD_BYTES, MAX_RUN_ID_CHARS, countCodePoints, isDataUrl, isNonBlankString, utf8ByteLength } from "../ag-ui/run-input-rules";
+import { MAX_MESSAGES, MAX_PAYLOAD_BYTES, MAX_RUN_ID_CHARS, countCodePoints, isNonBlankString, utf8ByteLength } from "../ag-ui/run-input-rules";
 
 // Wire schema of the Agent API request (spec/agent-api-protocol.md, AgentScope Runtime's
 // AgentRequest). Objects are strict: an unknown field is a 400 naming it. Every optional
@@ -24,7 +24,6 @@ export const AGENT_REQUEST_ERRORS = {
   responseIdLength: `exceeds length limit (${MAX_RUN_ID_CHARS} characters)`,
   n: "only 1 is supported: a response carries one answer; send n requests for n answers",
   imageUrl: "must be a URL",
-  imageData: "must be a URL, not inline data",
   toolType: "only function tools are supported",
   stop: "expected a string or an array of strings",
 } as const;
@@ -67,8 +66,7 @@ export const ImageContentSchema = z.strictObject({
   type: z.literal("image"),
   image_url: z
     .string()
-    .refine(isNonBlankString, AGENT_REQUEST_ERRORS.imageUrl)
-    .refine((url) => !isDataUrl(url), AGENT_REQUEST_ERRORS.imageData),
+    .refine(isNonBlankString, AGENT_REQUEST_ERRORS.imageUrl),
 });
 
 export const DataContentSchema = z.strictObject({ ...contentEnvelope, type: z.literal("data"), data: optional(JsonObjectSchema) });
