@@ -1,4 +1,6 @@
 import "server-only";
+import { createHash } from "node:crypto";
+import { z } from "zod";
 import { findModel, currentModelInfo } from "../models/catalog";
 import type { GenerationParams } from "../runs/types";
 import { resolveTimeZone } from "../lib/time";
@@ -7,7 +9,7 @@ import type { AgentRunContext } from "../protocols/runner/context";
 import type { AgentRunnerManifest } from "../protocols/runner/manifest";
 import type { ArtifactRow } from "../repositories/artifacts";
 import { findTranscriptPosition, listMessagesBefore } from "../repositories/transcript";
-import { PROJECT_CLI_TOOL_NAME, projectCliToolDescription } from "../tools/project-cli/tool";
+import { PROJECT_CLI_TOOL_NAME, projectCliArgsSchema, projectCliToolDescription } from "../tools/project-cli/tool";
 import { artifactRef } from "./artifact-store";
 import type { EntryEvent } from "./entry-events";
 import type { RunAuthorization } from "./policy";
@@ -18,6 +20,9 @@ import { encodeTranscriptCursor } from "./transcript-cursor";
 // AgentRunContext, event-first (spec §4): the current event and its input, handles to pull
 // more (cursors, available APIs), the resources this run may use, and a state snapshot.
 // History is not inlined unless the runner's context policy asks for a bootstrap tail.
+
+const DEFAULT_LOCALE = "en-US";
+const projectCliParametersJson = z.toJSONSchema(projectCliArgsSchema);
 
 export type RunContextSource = {
   run: { id: string; threadId: string; userId: string; deadlineAt: Date; protocol: string };
@@ -71,6 +76,39 @@ async function bootstrapTail(opts: { threadId: string; beforeSeq: number; maxEve
   return picked.reverse();
 }
 
+/** The locale the client asked for (AG-UI's forwardedProps.locale, a BCP 47 tag), else the host's. */
+function requestLocale(input: RunAgentInput): string {
+  const props = input.forwardedProps;
+  const asked = props && typeof props === "object" ? (props as { locale?: unknown }).locale : undefined;
+  if (typeof asked === "string") {
+    try {
+      const [canonical] = Intl.getCanonicalLocales(asked);
+      if (canonical) return canonical;
+    } catch {
+      // Not a language tag: the host's locale stands.
+    }
+  }
+  return DEFAULT_LOCALE;
+}
+
+const hashOf = (value: unknown) => `sha256:${createHash("sha256").update(JSON.stringify(value)).digest("hex")}`;
+
+/**
+ * Stable hashes of what stays the same from run to run, so a runner can keep its prompt prefix
+ * (and a model server its KV cache) while they hold: the policy the host applies to this runner
+ * (manifest permissions and the binding's grant, without the run's ids) and the tool schemas it
+ * offers.
+ */
+function staticRefs(manifest: AgentRunnerManifest, auth: RunAuthorization) {
+  const { conversation_id: _c, event_id: _e, actor_id: _a, ...grant } = auth as RunAuthorization & Record<string, unknown>;
+  const history = { ...auth.history, conversation_ids: [] };
+  const tools = auth.tools.names.map((name) => (name === PROJECT_CLI_TOOL_NAME ? { name, description: projectCliToolDescription, parameters: projectCliParametersJson } : { name }));
+  return {
+    system_policy: { ref: hashOf({ permissions: manifest.permissions, context: manifest.context, grant: { ...grant, history } }), kind: "policy" },
+    tool_schemas: { ref: hashOf(tools), kind: "tool_schemas" },
+  };
+}
+
 export async function buildRunContext(src: RunContextSource): Promise<AgentRunContext> {
   const { run, input, authorization: auth, manifest, binding, entry } = src;
   const user = userMessageParts(input);
@@ -93,16 +131,18 @@ export async function buildRunContext(src: RunContextSource): Promise<AgentRunCo
       ? await bootstrapTail({ threadId: run.threadId, beforeSeq: userSeq, maxEvents: policy.max_inline_events, maxBytes: policy.max_inline_bytes })
       : [];
   const model = findModel(src.generation.model) ?? currentModelInfo();
+  // Unix seconds, the spec's unit, as everywhere in the host API.
+  const nowSeconds = Math.floor(Date.now() / 1000);
   const attachments = src.attachments.map(artifactRef);
   const artifactOps = auth.artifacts.operations;
 
   return {
     run_id: run.id,
-    trigger: { type: entry.eventType, source: src.via === "session" ? "webui" : "api", timestamp: Date.now() },
+    trigger: { type: entry.eventType, source: src.via === "session" ? "webui" : "api", timestamp: nowSeconds },
     event: {
       event_id: entry.id,
       event_type: entry.eventType,
-      event_time: Date.now(),
+      event_time: nowSeconds,
       source: entry.source,
       source_event_type: entry.sourceEventType,
       raw_ref: entry.rawRef,
@@ -179,9 +219,9 @@ export async function buildRunContext(src: RunContextSource): Promise<AgentRunCo
       host: "dispatch",
       trace_id: run.id,
       deadline_at: run.deadlineAt.getTime() / 1000,
-      locale: null,
+      locale: requestLocale(input),
       timezone: resolveTimeZone(input),
-      static_refs: {},
+      static_refs: staticRefs(manifest, auth),
       metadata: {},
     },
     config: binding?.config ?? {},

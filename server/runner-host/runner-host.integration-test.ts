@@ -298,7 +298,7 @@ describe("AgentRunContext", () => {
     expect(rows).toEqual([{ id: firstId, seq: 1 }]);
   });
 
-  it("carries what the client asked for: the model, sampling parameters, tools, context, forwardedProps and state", async () => {
+  it("carries what the client asked for (model, sampling, tools, context, forwardedProps, state, locale), static references and timestamps in seconds", async () => {
     const user = await userBoundTo(RECORDER_ID);
     const weather = { name: "get_weather", description: "The weather", parameters: { type: "object", properties: { city: { type: "string" } } } };
     const res = await fetch(`${baseUrl()}/api/v1/agent/process`, {
@@ -332,10 +332,19 @@ describe("AgentRunContext", () => {
       state: null,
     });
     expect(viaAgentApi.resources.models[0]).toMatchObject({ model_id: inject("llmModel"), selected: true });
+    expect(viaAgentApi.runtime.locale).toBe("en-US");
+    // Seconds, as every timestamp of the protocol.
+    expect(Math.abs(viaAgentApi.trigger.timestamp! - Date.now() / 1000)).toBeLessThan(600);
+    expect(Math.abs(viaAgentApi.event.event_time! - Date.now() / 1000)).toBeLessThan(600);
 
     const body = runInput({ state: { step: 2 }, forwardedProps: { locale: "fr-FR" }, context: [{ description: "page", value: "/inbox" }] }, "ag-ui asks");
     await streamRun(user.apiKey, body);
-    expect(contexts.at(-1)!.metadata.request).toMatchObject({
+    const viaAgUi = contexts.at(-1)!;
+    expect(viaAgUi.runtime.locale).toBe("fr-FR");
+    // The same runner, grant and tools in another conversation: the same static references.
+    expect(viaAgUi.runtime.static_refs).toEqual(viaAgentApi.runtime.static_refs);
+    expect(viaAgUi.runtime.static_refs).toMatchObject({ system_policy: { ref: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) }, tool_schemas: { ref: expect.stringMatching(/^sha256:/) } });
+    expect(viaAgUi.metadata.request).toMatchObject({
       protocol: "ag-ui",
       generation: {},
       state: { step: 2 },

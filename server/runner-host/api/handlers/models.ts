@@ -6,7 +6,6 @@ import { currentModelInfo, findModel } from "../../../models/catalog";
 import { createAgentModel } from "../../../models/provider";
 import { logger } from "../../../logger";
 import {
-  UNSUPPORTED_ERROR_STATUS,
   UPSTREAM_ERROR_STATUS,
   type HostApiParsedRequest,
   type ModelToolCall,
@@ -152,13 +151,4 @@ export const streamModel: StreamHandler<"models/stream"> = async function* ({ pa
   } catch (err) {
     throw providerFailure(err, signal);
   }
-};
-
-export const rerankModel: JsonHandler<"models/rerank"> = async ({ params }) => {
-  const info = currentModelInfo();
-  if (params.model_id !== info.id) throw new HostApiFailure("not_found", `Model ${params.model_id} is not configured on this host`);
-  throw new HostApiFailure("runtime_error", `The configured model provider (${info.provider}) offers no reranking`, {
-    status: UNSUPPORTED_ERROR_STATUS,
-    details: { reason: "unsupported", provider: info.provider },
-  });
 };
