@@ -95,6 +95,21 @@ const envSchema = z.object({
   DATABASE_URL_UNPOOLED: z.string().url().optional(),
   // Vercel Cron sends it as a bearer token; the cron endpoint refuses every call without it.
   CRON_SECRET: optionalString,
+  // --- protocols and models (issue #24, docs/agent-api.md "Models") ---
+  // More models besides LLM_MODEL, which stays the default: a comma-separated list of model ids
+  // on the same server (LLM_BASE_URL, else OpenAI), or a JSON array of
+  // {id, label?, base_url?, api_key?} where base_url names another OpenAI-compatible server.
+  // server/models/catalog.ts checks it at start-up.
+  LLM_MODELS: optionalString,
+  // The rerank model on LLM_BASE_URL for runners' models/rerank (POST {LLM_BASE_URL}/rerank).
+  // Unset: embedding similarity (LLM_EMBEDDING_MODEL), else full-text ranking.
+  LLM_RERANK_MODEL: optionalString,
+  // Hosts the Agent API may fetch image_url from although they are not public addresses (an
+  // intranet image server), comma-separated as URLs spell them. Unset: public addresses only.
+  IMAGE_URL_ALLOWED_HOSTS: z
+    .string()
+    .default("")
+    .transform((list) => list.split(",").map((host) => host.trim()).filter(Boolean)),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -9,6 +9,8 @@ export async function startUp(): Promise<void> {
   refuseUnworkableConfiguration();
   // A PROJECT_CLI_MODULES naming an unknown module fails here, as the server starts, not at a run's first tool call.
   await import("./tools/project-cli/allow-list");
+  // So does a wrong LLM_MODELS.
+  (await import("./models/catalog")).modelCatalog();
   const { nodeRouterWanted } = await import("./http/node-routes");
   if (nodeRouterWanted()) await publishNodeRoutes();
   if (!env.DATABASE_URL) return;

@@ -8,6 +8,7 @@
 //   [[hang]]                       stream one token, then nothing until the client aborts
 //   [[show:messages]]              answer with the conversation it received, one line a message
 //   [[show:system]]                answer with the system prompt it received
+//   [[show:model]]                 answer with the model id and sampling parameters it was asked for (JSON)
 // Tool directives run in order, one per model call; after the last one it summarises the
 // latest tool result ("Tool said: <content>").
 // GET /v1/calls?contains=WORD lists the calls whose latest user message contains WORD, each with
@@ -25,11 +26,11 @@ type ChatMessage = {
   tool_calls?: { id: string; function: { name: string; arguments: string } }[];
   tool_call_id?: string;
 };
-type ChatRequest = { model?: string; stream?: boolean; messages?: ChatMessage[] };
+type ChatRequest = { model?: string; stream?: boolean; messages?: ChatMessage[]; temperature?: number; top_p?: number; seed?: number };
 type ToolCall = { name: string; arguments: string };
-type Script = { text: string; delayMs: number; calls: ToolCall[]; fail: boolean; hang: boolean; show: "messages" | "system" | null };
+type Script = { text: string; delayMs: number; calls: ToolCall[]; fail: boolean; hang: boolean; show: "messages" | "system" | "model" | null };
 
-const DIRECTIVE = /\[\[(tool|call):(\S+)\s+(\{.*?\})\]\]|\[\[(delay):(\d+)\]\]|\[\[(fail|hang)\]\]|\[\[(show):(messages|system)\]\]/g;
+const DIRECTIVE = /\[\[(tool|call):(\S+)\s+(\{.*?\})\]\]|\[\[(delay):(\d+)\]\]|\[\[(fail|hang)\]\]|\[\[(show):(messages|system|model)\]\]/g;
 
 function textOf(content: ChatMessage["content"]): string {
   if (typeof content === "string") return content;
@@ -66,7 +67,7 @@ function renderMessages(messages: ChatMessage[]): string {
 
 type Reply = { kind: "text"; text: string } | { kind: "tool"; call: ToolCall } | { kind: "hang" };
 
-function plan(messages: ChatMessage[], script: Script): Reply {
+function plan(messages: ChatMessage[], script: Script, body: ChatRequest): Reply {
   const lastUser = messages.findLastIndex((m) => m.role === "user");
   const turn = messages.slice(lastUser + 1);
   const made = turn.reduce((n, m) => n + (m.tool_calls?.length ?? 0), 0);
@@ -74,6 +75,7 @@ function plan(messages: ChatMessage[], script: Script): Reply {
   if (script.hang) return { kind: "hang" };
   if (script.show === "system") return { kind: "text", text: textOf(messages.find((m) => m.role === "system")?.content) };
   if (script.show === "messages") return { kind: "text", text: renderMessages(messages) };
+  if (script.show === "model") return { kind: "text", text: JSON.stringify({ model: body.model, temperature: body.temperature, top_p: body.top_p, seed: body.seed }) };
   const lastTool = turn.findLast((m) => m.role === "tool");
   if (lastTool) return { kind: "text", text: `Tool said: ${textOf(lastTool.content)}` };
   return { kind: "text", text: `You said: ${script.text || "(nothing)"}` };
@@ -179,7 +181,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, apiKe
     res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "scripted failure", type: "server_error" } }));
     return;
   }
-  const reply = plan(messages, script);
+  const reply = plan(messages, script, body);
   const model = body.model ?? "fake";
   if (body.stream) await stream(res, model, messages, reply, script.delayMs);
   else if (reply.kind === "hang") await new Promise((resolve) => res.once("close", resolve));

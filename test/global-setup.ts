@@ -79,6 +79,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
         NEXT_TELEMETRY_DISABLED: "1",
         PUBLIC_URL: baseUrl,
         RUNNER_ALLOWED_HOSTS: "127.0.0.1",
+        // The Agent API image tests serve their "foreign" images from 127.0.0.1 (and refuse localhost).
+        IMAGE_URL_ALLOWED_HOSTS: "127.0.0.1",
         LLM_BASE_URL: llm.baseUrl,
         LLM_API_KEY: llm.apiKey,
         LLM_MODEL: llm.model,

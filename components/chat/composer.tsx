@@ -3,6 +3,7 @@
 import { useRef, useState, useSyncExternalStore } from "react";
 import type { SendInput } from "./use-chat-runs";
 import { PaperclipIcon } from "./icons";
+import { ModelPicker } from "./model-picker";
 import { useAttachments, MAX_ATTACHMENTS } from "./use-attachments";
 
 // The spec's limit on a user message's text, in characters (code points).
@@ -115,6 +116,7 @@ export function Composer({
             e.target.value = "";
           }}
         />
+        <ModelPicker />
         <label htmlFor="chat-input" className="sr-only">
           Message
         </label>

@@ -10,6 +10,7 @@ import {
 } from "@ag-ui/client";
 import type { Observable } from "rxjs";
 import type { LiveImage } from "./live-turn";
+import { selectedModel } from "./model-picker";
 
 // The chat talks to Dispatch through its public AG-UI endpoints with the official client,
 // authenticated by the browser session (same-origin requests carry the cookie).
@@ -56,7 +57,9 @@ export async function startRun(opts: {
   agent.setMessages([opts.message]);
   const seen: RunOutcome = { ended: false, started: false };
   // The agent reads "tomorrow" and "at 10" in the user's own time zone.
-  const forwardedProps = { timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone };
+  // The model picker's choice, when the server offers several models.
+  const model = selectedModel();
+  const forwardedProps = { timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone, ...(model ? { model } : {}) };
   await agent.runAgent({ runId: opts.runId, abortController: opts.abortController, forwardedProps }, trackingSubscriber(opts.onEvent, seen));
   return seen;
 }

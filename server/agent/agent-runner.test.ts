@@ -10,7 +10,7 @@ import type { EmitExtras, RunHandle } from "../runs/types";
 import { compileUiHints } from "../tools/project-cli/cards";
 import { createAgentRunner, type AgentContext } from "./agent-runner";
 import { MAX_AGENT_STEPS } from "./constants";
-import type { ModelInfo } from "../models/provider";
+import type { ModelInfo } from "../models/catalog";
 import type { ProjectCliBinding, ProjectCliRequest } from "./tools";
 
 const RUN: RunHandle = {

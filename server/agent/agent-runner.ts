@@ -4,7 +4,8 @@ import { AppError } from "../errors";
 import { resolveTimeZone } from "../lib/time";
 import { logger } from "../logger";
 import { MODEL_MAX_RETRIES } from "../models/constants";
-import { createAgentModel, type ModelInfo } from "../models/provider";
+import type { ModelInfo } from "../models/catalog";
+import { createAgentModel } from "../models/provider";
 import type { StepStreamer } from "../models/step-stream";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import { AGENT_RUNNER_ID } from "../runs/runners/builtin-id";
@@ -23,7 +24,7 @@ export type UserImage = { mimeType: string; data: Uint8Array };
 export type AgentContext = { history: ThreadMessage[]; memoryFacts: MemoryFact[]; toolEvents: ToolEventRow[]; userImages?: UserImage[] };
 
 export type AgentRunnerDeps = {
-  model: (opts: { now: () => Date; timeZone: string }) => { model: LanguageModel; info: ModelInfo; streamer?: StepStreamer };
+  model: (opts: { now: () => Date; timeZone: string; modelId?: string }) => { model: LanguageModel; info: ModelInfo; streamer?: StepStreamer };
   projectCli: ProjectCliBinding;
   loadContext: (opts: { run: RunHandle; input: RunAgentInput; prefetched?: PrefetchedContext }) => Promise<AgentContext>;
   now: () => Date;
@@ -80,7 +81,7 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
       const { projectCli } = deps;
       const context = await deps.loadContext({ run, input, prefetched });
       const user = userMessageParts(input);
-      const { model, info, streamer } = deps.model({ now: deps.now, timeZone });
+      const { model, info, streamer } = deps.model({ now: deps.now, timeZone, modelId: generation.model });
       const serverToolNames = new Set([projectCli.name]);
       const translator = new AgUiEventTranslator(emit, serverToolNames, { model: info.id });
 

@@ -39,7 +39,11 @@ export type NewRun = {
 
 export type RunUserMessage = { messageId: string; content: string; metadata: Record<string, unknown> };
 /** A client's answer to one of the thread's open frontend tool calls, stored as a tool message. */
-export type RunToolMessage = { messageId: string; content: string; metadata: Record<string, unknown> };
+/**
+ * A message a run brings besides its user message: an answer to an open frontend tool call (a tool
+ * message of the run), or, with `role`, an earlier turn seeding a new thread (no run of its own).
+ */
+export type RunToolMessage = { messageId: string; content: string; metadata: Record<string, unknown>; role?: "user" | "assistant" | "tool" };
 
 export type AcceptOutcome =
   | { status: "replan" }
@@ -140,7 +144,7 @@ export async function acceptRunRow({
       prefetch?.historyLimit ?? 0,
       prefetch?.memoryLimit ?? 0,
       bindingCheck == null ? null : JSON.stringify(bindingCheck),
-      toolMessages?.length ? JSON.stringify(toolMessages.map((m) => ({ message_id: m.messageId, content: m.content, metadata: m.metadata }))) : null,
+      toolMessages?.length ? JSON.stringify(toolMessages.map((m) => ({ message_id: m.messageId, content: m.content, metadata: m.metadata, ...(m.role ? { role: m.role } : {}) }))) : null,
       apiKeyId ?? null,
       JSON.stringify(budgets),
       ...(apiKeyHash === undefined ? [] : [apiKeyHash]),

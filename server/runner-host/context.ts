@@ -1,5 +1,8 @@
 import "server-only";
-import { currentModelInfo } from "../models/provider";
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { findModel, currentModelInfo } from "../models/catalog";
+import type { GenerationParams } from "../runs/types";
 import { activeTraceId } from "../telemetry/tracing";
 import { resolveTimeZone } from "../lib/time";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
@@ -7,7 +10,7 @@ import type { AgentRunContext } from "../protocols/runner/context";
 import type { AgentRunnerManifest } from "../protocols/runner/manifest";
 import type { ArtifactRow } from "../repositories/artifacts";
 import { findTranscriptPosition, listMessagesBefore } from "../repositories/transcript";
-import { PROJECT_CLI_TOOL_NAME, projectCliToolDescription } from "../tools/project-cli/tool";
+import { PROJECT_CLI_TOOL_NAME, projectCliArgsSchema, projectCliToolDescription } from "../tools/project-cli/tool";
 import { artifactRef } from "./artifact-store";
 import type { EntryEvent } from "./entry-events";
 import type { RunAuthorization } from "./policy";
@@ -19,6 +22,9 @@ import { encodeTranscriptCursor } from "./transcript-cursor";
 // more (cursors, available APIs), the resources this run may use, and a state snapshot.
 // History is not inlined unless the runner's context policy asks for a bootstrap tail.
 
+const DEFAULT_LOCALE = "en-US";
+const projectCliParametersJson = z.toJSONSchema(projectCliArgsSchema);
+
 export type RunContextSource = {
   run: { id: string; threadId: string; userId: string; deadlineAt: Date; protocol: string };
   input: RunAgentInput;
@@ -29,7 +35,35 @@ export type RunContextSource = {
   authorization: RunAuthorization;
   attachments: ArtifactRow[];
   knowledgeBaseNames: Map<string, string>;
+  /** The request's model choice and sampling parameters. */
+  generation: GenerationParams;
 };
+
+/**
+ * What the client asked for besides its input, for the runner to honour (docs/agent-api.md,
+ * "External runners"): the chosen model, the sampling parameters in the Agent API's names, and
+ * AG-UI's tools, context, forwardedProps and state, as the request carried them.
+ */
+function clientRequest(input: RunAgentInput, generation: GenerationParams, model: string, protocol: string) {
+  const sampling = {
+    temperature: generation.temperature,
+    top_p: generation.topP,
+    max_tokens: generation.maxTokens,
+    frequency_penalty: generation.frequencyPenalty,
+    presence_penalty: generation.presencePenalty,
+    stop: generation.stop,
+    seed: generation.seed,
+  };
+  return {
+    protocol,
+    model,
+    generation: Object.fromEntries(Object.entries(sampling).filter(([, value]) => value !== undefined)),
+    tools: input.tools,
+    context: input.context,
+    forwarded_props: input.forwardedProps ?? null,
+    state: input.state ?? null,
+  };
+}
 
 async function bootstrapTail(opts: { threadId: string; beforeSeq: number; maxEvents: number; maxBytes: number }) {
   const rows = await listMessagesBefore({ threadId: opts.threadId, beforeSeq: opts.beforeSeq, limit: opts.maxEvents });
@@ -41,6 +75,39 @@ async function bootstrapTail(opts: { threadId: string; beforeSeq: number; maxEve
     picked.push(r);
   }
   return picked.reverse();
+}
+
+/** The locale the client asked for (AG-UI's forwardedProps.locale, a BCP 47 tag), else the host's. */
+function requestLocale(input: RunAgentInput): string {
+  const props = input.forwardedProps;
+  const asked = props && typeof props === "object" ? (props as { locale?: unknown }).locale : undefined;
+  if (typeof asked === "string") {
+    try {
+      const [canonical] = Intl.getCanonicalLocales(asked);
+      if (canonical) return canonical;
+    } catch {
+      // Not a language tag: the host's locale stands.
+    }
+  }
+  return DEFAULT_LOCALE;
+}
+
+const hashOf = (value: unknown) => `sha256:${createHash("sha256").update(JSON.stringify(value)).digest("hex")}`;
+
+/**
+ * Stable hashes of what stays the same from run to run, so a runner can keep its prompt prefix
+ * (and a model server its KV cache) while they hold: the policy the host applies to this runner
+ * (manifest permissions and the binding's grant, without the run's ids) and the tool schemas it
+ * offers.
+ */
+function staticRefs(manifest: AgentRunnerManifest, auth: RunAuthorization) {
+  const { conversation_id: _c, event_id: _e, actor_id: _a, ...grant } = auth as RunAuthorization & Record<string, unknown>;
+  const history = { ...auth.history, conversation_ids: [] };
+  const tools = auth.tools.names.map((name) => (name === PROJECT_CLI_TOOL_NAME ? { name, description: projectCliToolDescription, parameters: projectCliParametersJson } : { name }));
+  return {
+    system_policy: { ref: hashOf({ permissions: manifest.permissions, context: manifest.context, grant: { ...grant, history } }), kind: "policy" },
+    tool_schemas: { ref: hashOf(tools), kind: "tool_schemas" },
+  };
 }
 
 export async function buildRunContext(src: RunContextSource): Promise<AgentRunContext> {
@@ -64,17 +131,19 @@ export async function buildRunContext(src: RunContextSource): Promise<AgentRunCo
     wantsTail && policy.max_inline_events > 0
       ? await bootstrapTail({ threadId: run.threadId, beforeSeq: userSeq, maxEvents: policy.max_inline_events, maxBytes: policy.max_inline_bytes })
       : [];
-  const model = currentModelInfo();
+  const model = findModel(src.generation.model) ?? currentModelInfo();
+  // Unix seconds, the spec's unit, as everywhere in the host API.
+  const nowSeconds = Math.floor(Date.now() / 1000);
   const attachments = src.attachments.map(artifactRef);
   const artifactOps = auth.artifacts.operations;
 
   return {
     run_id: run.id,
-    trigger: { type: entry.eventType, source: src.via === "session" ? "webui" : "api", timestamp: Date.now() },
+    trigger: { type: entry.eventType, source: src.via === "session" ? "webui" : "api", timestamp: nowSeconds },
     event: {
       event_id: entry.id,
       event_type: entry.eventType,
-      event_time: Date.now(),
+      event_time: nowSeconds,
       source: entry.source,
       source_event_type: entry.sourceEventType,
       raw_ref: entry.rawRef,
@@ -97,7 +166,12 @@ export async function buildRunContext(src: RunContextSource): Promise<AgentRunCo
       platform_capabilities: {},
     },
     resources: {
-      models: auth.models.operations.length ? auth.models.model_ids.map((id) => ({ model_id: id, provider: id === model.id ? model.provider : "unknown", operations: auth.models.operations })) : [],
+      // The run's model first, marked selected: the one the request picked, or the default.
+      models: auth.models.operations.length
+        ? [...auth.models.model_ids]
+            .sort((a, b) => Number(b === model.id) - Number(a === model.id))
+            .map((id) => ({ model_id: id, provider: findModel(id)?.provider ?? "unknown", operations: auth.models.operations, selected: id === model.id }))
+        : [],
       tools: auth.tools.operations.length
         ? auth.tools.names.map((name) => ({ tool_name: name, description: name === PROJECT_CLI_TOOL_NAME ? projectCliToolDescription : name, operations: auth.tools.operations }))
         : [],
@@ -147,14 +221,14 @@ export async function buildRunContext(src: RunContextSource): Promise<AgentRunCo
       // The run's trace when traces are recorded (the runner also gets its `traceparent`), else the task id.
       trace_id: activeTraceId() ?? run.id,
       deadline_at: run.deadlineAt.getTime() / 1000,
-      locale: null,
+      locale: requestLocale(input),
       timezone: resolveTimeZone(input),
-      static_refs: {},
+      static_refs: staticRefs(manifest, auth),
       metadata: {},
     },
     config: binding?.config ?? {},
     bootstrap: tail.length > 0 ? { messages: tail.map((m) => ({ role: m.role, content: m.content, seq: m.seq })), summary: null, artifacts: [], metadata: {} } : null,
     adapter: null,
-    metadata: {},
+    metadata: { request: clientRequest(input, src.generation, model.id, run.protocol) },
   };
 }

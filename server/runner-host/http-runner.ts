@@ -78,7 +78,7 @@ async function readErrorBody(res: Readable): Promise<string> {
 export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
   return {
     id: spec.manifest.id,
-    async run({ run, input, signal, emit }: RunnerInput): Promise<RunnerResult> {
+    async run({ run, input, generation, signal, emit }: RunnerInput): Promise<RunnerResult> {
       // The runner call's span; the runner continues its trace from the `traceparent` header.
       const span = tracer().startSpan(`runner ${spec.manifest.id}`, {
         kind: SpanKind.CLIENT,
@@ -98,6 +98,7 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
           authorization: spec.authorization,
           attachments: await spec.attachments(),
           knowledgeBaseNames: spec.knowledgeBaseNames,
+          generation,
         });
         const request: AgentRunRequest = { runner_id: spec.manifest.id, runner_name: spec.manifest.name, context };
         let res: http.IncomingMessage;

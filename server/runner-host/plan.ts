@@ -1,5 +1,5 @@
 import "server-only";
-import { currentModelInfo } from "../models/provider";
+import { listModels } from "../models/catalog";
 import { AppError } from "../errors";
 import { listKnowledgeBaseNames } from "../knowledge/repository";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
@@ -67,7 +67,7 @@ export async function planRun(opts: { userId: string; input: RunAgentInput; prot
     permissions: manifest.permissions,
     policy: binding?.policy ?? {},
     available: {
-      modelIds: [currentModelInfo().id],
+      modelIds: listModels().map((m) => m.id),
       toolNames: [PROJECT_CLI_TOOL_NAME],
       knowledgeBaseIds: bases.map((b) => b.id),
     },

@@ -202,3 +202,19 @@ export async function findEndpointRunRow({ runId, endpointId }: { runId: string;
   );
   return rows[0] ?? null;
 }
+
+/**
+ * Full-text relevance of each text to a query, in the texts' order: PostgreSQL's cover density
+ * ranking (ts_rank_cd) of an any-term query over each text, as the knowledge ranker scores chunks.
+ * `texts` and `query` come prepared (server/knowledge/search-text.ts): CJK runs as bigrams, the
+ * query as to_tsquery text.
+ */
+export async function rankTextsFullText({ query, texts }: { query: string; texts: string[] }): Promise<number[]> {
+  const { rows } = await getPool().query<{ score: number }>({
+    name: "dispatch-rank-texts",
+    text: `select ts_rank_cd(to_tsvector('english', d.doc) || to_tsvector('simple', d.doc), to_tsquery('english', $1) || to_tsquery('simple', $1), 32)::float8 as score
+      from unnest($2::text[]) with ordinality as d(doc, ord) order by d.ord`,
+    values: [query, texts],
+  });
+  return rows.map((r) => r.score);
+}

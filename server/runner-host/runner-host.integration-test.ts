@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { EventType } from "@ag-ui/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { getPool } from "@/server/db";
 import { env } from "@/server/env";
 import { bindRunner, registerRunner, runnersOverview } from "@/server/services/runners";
@@ -296,6 +296,61 @@ describe("AgentRunContext", () => {
     expect(contexts.at(-1)!.event.event_id).toBe(firstId);
     const { rows } = await getPool().query(`select id, seq from agent_events where thread_id = $1`, [body.threadId]);
     expect(rows).toEqual([{ id: firstId, seq: 1 }]);
+  });
+
+  it("carries what the client asked for (model, sampling, tools, context, forwardedProps, state, locale), static references and timestamps in seconds", async () => {
+    const user = await userBoundTo(RECORDER_ID);
+    const weather = { name: "get_weather", description: "The weather", parameters: { type: "object", properties: { city: { type: "string" } } } };
+    const res = await fetch(`${baseUrl()}/api/v1/agent/process`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${user.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        stream: false,
+        temperature: 0.3,
+        top_p: 0.8,
+        max_tokens: 50,
+        stop: "END",
+        seed: 3,
+        presence_penalty: 0.1,
+        tools: [{ type: "function", function: weather }],
+        input: [
+          { role: "system", content: [{ type: "text", text: "Be brief." }] },
+          { role: "user", content: [{ type: "text", text: "sampled" }] },
+        ],
+      }),
+    });
+    expect(res.status).toBe(200);
+    const viaAgentApi = contexts.at(-1)!;
+    expect(viaAgentApi.input.text).toBe("sampled");
+    expect(viaAgentApi.metadata.request).toEqual({
+      protocol: "agent-api",
+      model: inject("llmModel"),
+      generation: { temperature: 0.3, top_p: 0.8, max_tokens: 50, stop: ["END"], seed: 3, presence_penalty: 0.1 },
+      tools: [weather],
+      context: [{ description: "Instructions from the client application (system message)", value: "Be brief." }],
+      forwarded_props: null,
+      state: null,
+    });
+    expect(viaAgentApi.resources.models[0]).toMatchObject({ model_id: inject("llmModel"), selected: true });
+    expect(viaAgentApi.runtime.locale).toBe("en-US");
+    // Seconds, as every timestamp of the protocol.
+    expect(Math.abs(viaAgentApi.trigger.timestamp! - Date.now() / 1000)).toBeLessThan(600);
+    expect(Math.abs(viaAgentApi.event.event_time! - Date.now() / 1000)).toBeLessThan(600);
+
+    const body = runInput({ state: { step: 2 }, forwardedProps: { locale: "fr-FR" }, context: [{ description: "page", value: "/inbox" }] }, "ag-ui asks");
+    await streamRun(user.apiKey, body);
+    const viaAgUi = contexts.at(-1)!;
+    expect(viaAgUi.runtime.locale).toBe("fr-FR");
+    // The same runner, grant and tools in another conversation: the same static references.
+    expect(viaAgUi.runtime.static_refs).toEqual(viaAgentApi.runtime.static_refs);
+    expect(viaAgUi.runtime.static_refs).toMatchObject({ system_policy: { ref: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) }, tool_schemas: { ref: expect.stringMatching(/^sha256:/) } });
+    expect(viaAgUi.metadata.request).toMatchObject({
+      protocol: "ag-ui",
+      generation: {},
+      state: { step: 2 },
+      forwarded_props: { locale: "fr-FR" },
+      context: [{ description: "page", value: "/inbox" }],
+    });
   });
 
   it("grants exactly manifest permissions ∩ binding policy, frozen with the run", async () => {

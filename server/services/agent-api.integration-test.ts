@@ -52,7 +52,7 @@ beforeAll(async () => {
 async function start(text: string, extra: Record<string, unknown> = {}) {
   const parsed = parseAgentRequest(JSON.stringify({ input: [{ role: "user", content: [{ type: "text", text }] }], ...extra }));
   if (!parsed.ok) throw new Error(parsed.message);
-  return startAgentResponse({ userId, request: parsed.request, userIndex: parsed.userIndex });
+  return (await startAgentResponse({ userId, request: parsed.request })).run;
 }
 
 async function collect(objects: AsyncIterable<StreamObject>, onObject?: (o: StreamObject) => void) {
@@ -69,7 +69,7 @@ async function collect(objects: AsyncIterable<StreamObject>, onObject?: (o: Stre
 describe("Agent API service on the run engine", () => {
   it("streams a tool call with the engine's ids and the tool output the thread keeps", async () => {
     const run = await start("tool please");
-    const objects = await collect(agentResponseStream({ run, signal: new AbortController().signal }));
+    const objects = await collect(agentResponseStream({ run, sessionId: run.threadId, signal: new AbortController().signal }));
     const last = objects.at(-1)!;
     expect(last).toMatchObject({ object: "response", status: "completed", usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5 } });
     const output = last.object === "response" ? last.output : [];
@@ -84,11 +84,11 @@ describe("Agent API service on the run engine", () => {
 
   it("ends a failed run with response failed, a safe error, and nothing after it", async () => {
     const run = await start("fail");
-    const objects = await collect(agentResponseStream({ run, signal: new AbortController().signal }));
+    const objects = await collect(agentResponseStream({ run, sessionId: run.threadId, signal: new AbortController().signal }));
     expect(objects.filter((o) => o.object === "response" && !["created", "in_progress"].includes(o.status))).toHaveLength(1);
     expect(objects.at(-1)).toMatchObject({ object: "response", status: "failed", error: { code: "RUNNER_ERROR", message: expect.any(String) } });
     expect(JSON.stringify(objects)).not.toContain("secret-token-123");
-    const result = await agentResponseResult({ run, signal: new AbortController().signal });
+    const result = await agentResponseResult({ run, sessionId: run.threadId, signal: new AbortController().signal });
     expect(result).toMatchObject({ status: "failed", error: { code: "RUNNER_ERROR" } });
     expect(result).not.toHaveProperty("sequence_number");
   });
@@ -96,7 +96,7 @@ describe("Agent API service on the run engine", () => {
   it("sends heartbeats in the sequence while the run is silent", async () => {
     const key = randomUUID();
     const run = await start(`slow ${key}`);
-    const objects = await collect(agentResponseStream({ run, signal: new AbortController().signal, heartbeatMs: 20 }), (o) => {
+    const objects = await collect(agentResponseStream({ run, sessionId: run.threadId, signal: new AbortController().signal, heartbeatMs: 20 }), (o) => {
       if (o.object === "message" && o.type === "heartbeat") waiting.get(key)?.();
     });
     const kinds = objects.map((o) => (o.object === "message" && o.type === "heartbeat" ? "heartbeat" : o.object));
@@ -109,7 +109,7 @@ describe("Agent API service on the run engine", () => {
 
   it("cancels: the stream ends with response canceled, and cancelling again changes nothing", async () => {
     const run = await start(`slow ${randomUUID()}`);
-    const objects = await collect(agentResponseStream({ run, signal: new AbortController().signal }), (o) => {
+    const objects = await collect(agentResponseStream({ run, sessionId: run.threadId, signal: new AbortController().signal }), (o) => {
       if (o.object === "content" && o.delta) void cancelAgentResponse({ userId, responseId: run.runId });
     });
     expect(objects.at(-1)).toMatchObject({ object: "response", status: "canceled", error: null, output: [{ type: "message", status: "completed" }] });
@@ -126,6 +126,6 @@ describe("Agent API service on the run engine", () => {
     const stranger = (await createTestUser()).id;
     await expect(cancelAgentResponse({ userId: stranger, responseId: run.runId })).rejects.toMatchObject({ code: "NOT_FOUND" });
     waiting.get(key)?.();
-    expect(await agentResponseResult({ run, signal: new AbortController().signal })).toMatchObject({ status: "completed" });
+    expect(await agentResponseResult({ run, sessionId: run.threadId, signal: new AbortController().signal })).toMatchObject({ status: "completed" });
   });
 });

@@ -8,7 +8,13 @@ import { HEARTBEAT, HEARTBEAT_INTERVAL_MS, withHeartbeats } from "../protocols/a
 import type { AgentRequest } from "../protocols/agent-api/request";
 import type { AgentResponse, RunStatus as ResponseStatus, StreamObject } from "../protocols/agent-api/response";
 import { generationParams, toRunAgentInput } from "../protocols/agent-api/run-input";
-import { findRunByClientId, findRunById, type RunRow } from "../repositories/runs";
+import { openClientToolCalls } from "../agent/conversation";
+import { splitInput, type InputTurns } from "../protocols/agent-api/input-items";
+import { findNewestRunToolEvents, findThreadConversationState } from "../repositories/conversation";
+import { findRunByClientId, findRunById, type RunRow, type RunToolMessage } from "../repositories/runs";
+import { PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
+import { importRequestImages } from "./agent-api-images";
+import { rememberSessionName, sessionNameOf, sessionThread } from "./agent-api-session";
 import { followRun } from "../runs/subscribe";
 import { TERMINAL_EVENT_TYPES, type RunStatus } from "../runs/types";
 import type { ClaimedApiKey } from "../auth/session";
@@ -21,60 +27,128 @@ import { completeCounts } from "../usage/token-usage";
 // it is an explicit cancel. Repeating a response_id follows the same run again.
 
 /** The AG-UI parser's field names, in the Agent API request's terms. */
-function requestField(field: string | undefined, userIndex: number): string {
+function requestField(field: string | undefined, sources: readonly number[]): string {
   if (!field) return "input";
   return field
-    .replace(/^messages\[0\]/, `input[${userIndex}]`)
+    .replace(/^messages\[(\d+)\]/, (_, k: string) => `input[${sources[Number(k)] ?? 0}]`)
     .replace(/\.(url|mimeType)$/, ".image_url")
     .replace(/^threadId$/, "session_id")
     .replace(/^runId$/, "response_id");
 }
 
+const badItem = (message: string, field: string) => new AppError("BAD_REQUEST", `${field}: ${message}`, { field });
+
+/** A new session's earlier turns, as the thread's history before the run's user message. */
+function seedMessages(turns: InputTurns, runId: string): RunToolMessage[] {
+  return turns.seed.map((turn) => {
+    const messageId = turn.id ?? `msg_${randomUUID()}`;
+    const metadata: Record<string, unknown> = { message_id: messageId, stage: "seed", seeded_by: runId };
+    if (turn.call) Object.assign(metadata, { tool_call_id: turn.call.callId, tool_name: turn.call.name, tool_call_args: turn.call.arguments });
+    return { messageId, content: turn.content, metadata, role: turn.role };
+  });
+}
+
+/** The client's function outputs as tool messages of the thread, each answering a call the session really left open. */
+async function answersToOpenCalls(threadId: string, runId: string, turns: InputTurns, newIds: readonly string[]): Promise<RunToolMessage[]> {
+  const open = new Map(openClientToolCalls(await findNewestRunToolEvents({ threadId }), new Set([PROJECT_CLI_TOOL_NAME])).map((c) => [c.toolCallId, c]));
+  return turns.outputs.map((output, k) => {
+    const call = open.get(output.callId);
+    if (!call) {
+      throw new AppError("CONFLICT", `input[${output.index}]: call_id ${JSON.stringify(output.callId)} is not an open client tool call of this session`, {
+        field: `input[${output.index}]`,
+      });
+    }
+    open.delete(output.callId);
+    const messageId = newIds[k]!;
+    return {
+      messageId,
+      content: output.output,
+      metadata: { run_id: runId, message_id: messageId, stage: "client_tool", tool_call_id: call.toolCallId, tool_name: call.toolName, tool_call_args: call.args },
+    };
+  });
+}
+
+/**
+ * Answers to approval requests (mcp_approval_response). The session has none pending until the
+ * human-in-the-loop gate asks; this is where its answers are taken.
+ */
+function takeApprovalResponses(turns: InputTurns): void {
+  const [first] = turns.approvals;
+  if (first) throw badItem("answers no pending approval request of this session", `input[${first.index}]`);
+}
+
+export type AgentResponseStart = { run: RunRow; sessionId: string };
+
 /**
  * Starts (or, for a known response_id, finds) the run for a validated request. The session
- * is the thread: created for the caller when session_id is absent, "not found" when it is
- * someone else's, 409 when a run is already in progress on it.
+ * is a thread of the caller's (agent-api-session.ts): created when new, seeded with the earlier
+ * turns the request brings; "not found" when it is someone else's, 409 when a run is already in
+ * progress on it. On an existing session the run takes only the request's new tail.
  */
 export async function startAgentResponse(opts: {
   userId: string;
   apiKeyId?: string;
   request: AgentRequest;
-  userIndex: number;
   requestOrigin?: string | null;
   claimedKey?: ClaimedApiKey;
   keepAlive?: KeepAlive;
-}): Promise<RunRow> {
-  const { request, userIndex } = opts;
+}): Promise<AgentResponseStart> {
+  const { request, userId } = opts;
   // A response_id repeated without its session names the same response (a runId is one thread's).
   if (request.response_id && !request.session_id) {
-    const existing = await findRunByClientId({ userId: opts.userId, runId: request.response_id });
+    const existing = await findRunByClientId({ userId, runId: request.response_id });
     if (existing) {
       await opts.claimedKey?.verify();
-      return existing;
+      return { run: existing, sessionId: await sessionNameOf(existing.threadId) };
     }
   }
-  const input = toRunAgentInput(request, userIndex, {
-    threadId: request.session_id ?? randomUUID(),
-    runId: request.response_id ?? `response_${randomUUID()}`,
-    messageId: `msg_${randomUUID()}`,
+  const session = request.session_id ? sessionThread(userId, request.session_id) : null;
+  const threadId = session?.threadId ?? randomUUID();
+  const owner = session ? (await findThreadConversationState({ threadId, messageIds: [] })).ownerId : null;
+  if (owner !== null && owner !== userId) throw new AppError("NOT_FOUND", `Session ${request.session_id} not found`);
+  const fresh = owner === null;
+  const split = splitInput(request.input, fresh);
+  if (!split.ok) throw badItem(split.message, split.field);
+  const { turns } = split;
+  takeApprovalResponses(turns);
+
+  const runId = request.response_id ?? `response_${randomUUID()}`;
+  const hasImages = turns.userIndex !== null && (request.input[turns.userIndex]!.content ?? []).some((part) => part.type === "image");
+  // Nothing is fetched or stored for a key that is not checked yet.
+  if (hasImages) await opts.claimedKey?.verify();
+  const withImages = hasImages ? await importRequestImages({ userId, request, userIndex: turns.userIndex, requestOrigin: opts.requestOrigin }) : request;
+  const newIds: string[] = [];
+  const { input, sources } = toRunAgentInput(withImages, turns, {
+    threadId,
+    runId,
+    newId: () => {
+      const id = `msg_${randomUUID()}`;
+      newIds.push(id);
+      return id;
+    },
   });
-  const parsed = parseRunAgentInput(JSON.stringify(input));
+  // Read as the AG-UI-native endpoint reads a conversation: the run may bring only tool answers.
+  const parsed = parseRunAgentInput(JSON.stringify(input), { conversation: true });
   if (!parsed.ok) {
-    const field = requestField(parsed.field, userIndex);
+    const field = requestField(parsed.field, sources);
     const problem = parsed.field ? parsed.message.replace(`${parsed.field}: `, "") : parsed.message;
     throw new AppError(parsed.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", `${field}: ${problem}`, { field });
   }
+  const messageIds = parsed.input.messages.filter((m) => m.role === "tool").map((m) => m.id);
+  const toolMessages = turns.outputs.length > 0 ? await answersToOpenCalls(threadId, runId, turns, messageIds) : turns.seed.length > 0 ? seedMessages(turns, runId) : undefined;
+  if (session && fresh) await rememberSessionName(userId, session);
   const { run } = await startRun({
-    userId: opts.userId,
+    userId,
     input: parsed.input,
     protocol: "agent-api",
     generation: generationParams(request),
     requestOrigin: opts.requestOrigin,
     apiKeyId: opts.apiKeyId,
     claimedKey: opts.claimedKey,
+    toolMessages,
     keepAlive: opts.keepAlive,
   });
-  return run;
+  return { run, sessionId: session?.name ?? run.threadId };
 }
 
 async function runUsage(run: RunRow) {
@@ -86,9 +160,9 @@ async function runUsage(run: RunRow) {
  * heartbeat after each `heartbeatMs` of silence (none when null). Ends after the terminal
  * response object, or when `signal` aborts.
  */
-export async function* agentResponseStream(opts: { run: RunRow; signal: AbortSignal; heartbeatMs?: number | null }): AsyncGenerator<StreamObject> {
+export async function* agentResponseStream(opts: { run: RunRow; sessionId: string; signal: AbortSignal; heartbeatMs?: number | null }): AsyncGenerator<StreamObject> {
   const { run, signal } = opts;
-  const encoder = createAgentApiEncoder({ responseId: run.runId, sessionId: run.threadId, createdAt: Math.floor(run.createdAt.getTime() / 1000) });
+  const encoder = createAgentApiEncoder({ responseId: run.runId, sessionId: opts.sessionId, createdAt: Math.floor(run.createdAt.getTime() / 1000) });
   const records = followRun({ runId: run.id, after: 0, signal });
   const heartbeatMs = opts.heartbeatMs === undefined ? HEARTBEAT_INTERVAL_MS : opts.heartbeatMs;
   for await (const item of heartbeatMs === null ? records : withHeartbeats(records, heartbeatMs)) {
@@ -104,7 +178,7 @@ export async function* agentResponseStream(opts: { run: RunRow; signal: AbortSig
 }
 
 /** The finished response, for `stream: false`: waits for the run to end. */
-export async function agentResponseResult(opts: { run: RunRow; signal: AbortSignal }): Promise<AgentResponse> {
+export async function agentResponseResult(opts: { run: RunRow; sessionId: string; signal: AbortSignal }): Promise<AgentResponse> {
   let last: AgentResponse | null = null;
   for await (const object of agentResponseStream({ ...opts, heartbeatMs: null })) {
     if (object.object === "response") last = object;
@@ -135,7 +209,7 @@ export async function cancelAgentResponse(opts: { userId: string; responseId: st
   return {
     object: "response",
     id: run.runId,
-    session_id: run.threadId,
+    session_id: await sessionNameOf(run.threadId),
     status: RESPONSE_STATUS[run.status],
     created_at: Math.floor(run.createdAt.getTime() / 1000),
     completed_at: run.finishedAt ? Math.floor(run.finishedAt.getTime() / 1000) : null,

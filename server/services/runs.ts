@@ -15,9 +15,28 @@ import { dropBindingSnapshot } from "../runner-host/binding-snapshot";
 import { planRun } from "../runner-host/plan";
 import { startRecoverySweeper } from "../runs/recovery";
 import type { GenerationParams } from "../runs/types";
+import { findModel, listModels } from "../models/catalog";
 
 /** Keeps background work a request started alive after its answer (the edge's, e.g. Next's `after`). */
 export type KeepAlive = (work: Promise<unknown>) => void;
+
+/**
+ * The generation parameters with the model the request picked: the Agent API's `model`, else
+ * AG-UI's `forwardedProps.model` (the chat's model picker sends it there too). An unknown model
+ * is refused before anything is written, naming what is available.
+ */
+function chosenModel(input: RunAgentInput, generation: GenerationParams = {}): GenerationParams {
+  const props = input.forwardedProps;
+  const forwarded = props && typeof props === "object" && "model" in props ? (props as { model: unknown }).model : undefined;
+  const field = generation.model !== undefined ? "model" : "forwardedProps.model";
+  const model = generation.model ?? forwarded;
+  if (model === undefined || model === null) return generation;
+  if (typeof model !== "string" || !findModel(model)) {
+    const available = listModels().map((m) => m.id).join(", ");
+    throw new AppError("BAD_REQUEST", `${field}: unknown model ${JSON.stringify(model)}; available: ${available}`, { field, available: listModels().map((m) => m.id) });
+  }
+  return { ...generation, model };
+}
 
 /**
  * Accepts a run for the user and starts executing it on this instance. Every protocol
@@ -43,6 +62,7 @@ export async function startRun(opts: {
   keepAlive?: KeepAlive;
 }): Promise<{ run: RunRow; created: boolean }> {
   startRecoverySweeper();
+  const generation = chosenModel(opts.input, opts.generation);
   const images = userMessageParts(opts.input).images;
   // The accepting statement checks a claimed key; images are checked against the caller
   // before it, so the key is checked first then.
@@ -113,7 +133,7 @@ export async function startRun(opts: {
       { id: r.id, runId: r.runId, threadId: r.threadId, userId: r.userId, protocol: r.protocol, deadlineAt: r.deadlineAt, createdAt: r.createdAt, status: r.status },
       opts.input,
       runner,
-      opts.generation,
+      generation,
       accepted.prefetched,
     ).catch((err: unknown) => logger.error({ err, runId: r.id }, "run execution crashed"));
     opts.keepAlive?.(execution);

@@ -16,7 +16,9 @@
 --
 -- A run may bring no user message (p_message_id NULL) and the client's answers to the thread's
 -- open frontend tool calls (p_tool_messages: [{message_id, content, metadata}]), stored as the
--- thread's tool messages before the user message.
+-- thread's tool messages of this run before the user message. An element with a "role" is an
+-- earlier turn a client brought to seed a new thread (the Agent API's new session): stored with
+-- that role and no run, so it is history the run's context reads like any other.
 -- With p_history_limit > 0 a created run also gets what the built-in agent starts from (see
 -- dispatch_agent_context), read in the same round trip.
 -- p_binding_check (a plan made from a cached copy of the bindings): when the effective binding
@@ -119,11 +121,12 @@ BEGIN
     p_binding_id, p_authorization, p_entry->>'id', p_api_key_id)
   RETURNING dispatch_run_json(runs) INTO v_run;
 
-  -- The client's answers to the thread's open frontend tool calls come first, then its new user
-  -- message, if any: one seq each, in that order (a new thread has neither tool answers nor a run).
+  -- The seeded earlier turns or the client's answers to the thread's open frontend tool calls come
+  -- first, then its new user message, if any: one seq each, in that order.
   IF p_tool_messages IS NOT NULL AND jsonb_array_length(p_tool_messages) > 0 THEN
     INSERT INTO messages (id, thread_id, seq, role, message_id, run_id, content, metadata, created_at)
-    SELECT gen_random_uuid(), p_thread_id, v_seq + t.ord - 1, 'tool', t.m->>'message_id', v_run_uuid, t.m->>'content', t.m->'metadata', now()
+    SELECT gen_random_uuid(), p_thread_id, v_seq + t.ord - 1, coalesce(t.m->>'role', 'tool'), t.m->>'message_id',
+      CASE WHEN t.m ? 'role' THEN NULL ELSE v_run_uuid END, t.m->>'content', t.m->'metadata', now()
     FROM jsonb_array_elements(p_tool_messages) WITH ORDINALITY AS t(m, ord);
     v_seq := v_seq + jsonb_array_length(p_tool_messages);
     UPDATE threads SET last_seq = v_seq - CASE WHEN p_message_id IS NULL THEN 1 ELSE 0 END WHERE id = p_thread_id;
@@ -142,7 +145,7 @@ BEGIN
   END IF;
 
   IF p_history_limit > 0 THEN
-    v_context := dispatch_agent_context(p_thread_id, v_run_uuid, p_user_id, CASE WHEN v_new THEN 0 ELSE p_history_limit END, p_memory_limit);
+    v_context := dispatch_agent_context(p_thread_id, v_run_uuid, p_user_id, CASE WHEN v_new AND p_tool_messages IS NULL THEN 0 ELSE p_history_limit END, p_memory_limit);
   END IF;
   RETURN json_build_object('status', 'created', 'run', v_run, 'context', v_context);
 END;

@@ -14,15 +14,16 @@ export const agentProcessEndpoint = endpoint({
   path: "/api/v1/agent/process",
   auth: "claimed-caller",
   body: parsedText({ maxBytes: MAX_PAYLOAD_BYTES, tooLargeMessage: AGENT_REQUEST_ERRORS.payloadTooLarge, parse: parseAgentRequest }),
-  async handle({ req, principal, claimedKey, body: { request, userIndex }, origin, keepAlive }) {
+  async handle({ req, principal, claimedKey, body: { request }, origin, keepAlive }) {
     // A stream past the follower caps is refused before its run starts.
     const slot = request.stream ? admitFollower({ userId: principal.userId }) : null;
-    const run = await releasingOnError(slot, () => startAgentResponse({ userId: principal.userId, apiKeyId: principal.apiKeyId, request, userIndex, requestOrigin: origin(), claimedKey, keepAlive }));
-    const headers = { "x-session-id": run.threadId, "x-response-id": run.runId };
-    if (!slot) return jsonResponse(await agentResponseResult({ run, signal: req.signal }), 200, headers);
+    const { run, sessionId } = await releasingOnError(slot, () => startAgentResponse({ userId: principal.userId, apiKeyId: principal.apiKeyId, request, requestOrigin: origin(), claimedKey, keepAlive }));
+    // A header carries ASCII only: a session named with other characters is percent-encoded there.
+    const headers = { "x-session-id": encodeURIComponent(sessionId), "x-response-id": encodeURIComponent(run.runId) };
+    if (!slot) return jsonResponse(await agentResponseResult({ run, sessionId, signal: req.signal }), 200, headers);
     return sseResponse(
       slot.forRun(run.id).holding(async function* (signal) {
-        for await (const object of agentResponseStream({ run, signal })) {
+        for await (const object of agentResponseStream({ run, sessionId, signal })) {
           yield { seq: object.sequence_number ?? 0, type: object.object, json: JSON.stringify(object) };
         }
       }),

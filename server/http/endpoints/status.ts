@@ -1,5 +1,5 @@
 import "server-only";
-import { currentModelInfo } from "../../models/provider";
+import { currentModelInfo, listModels } from "../../models/catalog";
 import { RETRY_AFTER_SECONDS } from "../../errors";
 import { checkHealth } from "../../services/health";
 import { endpoint } from "../endpoint";
@@ -32,4 +32,19 @@ export const modelEndpoint = endpoint({
   path: "/api/v1/agent/model",
   auth: "caller",
   handle: async () => jsonResponse(currentModelInfo()),
+});
+
+// The process's start, as the `created` of every model: configuration is read once per process.
+const MODELS_LISTED_AT = Math.floor(Date.now() / 1000);
+
+/** GET /api/v1/models: the configured models, OpenAI-style (`{object: "list", data: [...]}`), the default first. */
+export const modelsEndpoint = endpoint({
+  method: "GET",
+  path: "/api/v1/models",
+  auth: "caller",
+  handle: async () =>
+    jsonResponse({
+      object: "list",
+      data: listModels().map((m, i) => ({ id: m.id, object: "model", created: MODELS_LISTED_AT, owned_by: m.provider, label: m.label, offline: m.offline, default: i === 0 })),
+    }),
 });

@@ -183,7 +183,9 @@ describe("Agent API encoder: failure, cancel and the end of the stream", () => {
     const events = runEvents([started, textStart("msg_c"), textContent("msg_c", "partial")], { type: "error", code: "UPSTREAM_ERROR", message: "model unreachable" });
     const { objects, encoder } = encodeAll(events);
     expectWellFormed(objects);
-    expect(objects.map(shape).slice(-3)).toEqual(["content:completed", "message:completed", "response:failed"]);
+    expect(objects.map(shape).slice(-4)).toEqual(["content:completed", "message:completed", "error:completed", "response:failed"]);
+    // The spec's error message says why, just before the end; it is not part of the output.
+    expect(objects.at(-2)).toMatchObject({ object: "message", type: "error", status: "completed", code: "UPSTREAM_ERROR", message: "model unreachable" });
     expect(objects.at(-1)).toMatchObject({
       status: "failed",
       error: { code: "UPSTREAM_ERROR", message: "model unreachable" },
@@ -203,7 +205,18 @@ describe("Agent API encoder: failure, cancel and the end of the stream", () => {
   it("opens the response before failing a run that never started", () => {
     const { objects } = encodeAll([{ type: E.RUN_ERROR, message: "could not start", code: "DEADLINE_EXCEEDED" }]);
     expectWellFormed(objects);
-    expect(objects.map(shape)).toEqual(["response:created", "response:in_progress", "response:failed"]);
+    expect(objects.map(shape)).toEqual(["response:created", "response:in_progress", "error:completed", "response:failed"]);
+  });
+
+  it("ends a run refused after its stream began as rejected, with the refusal as its error", () => {
+    for (const code of ["RATE_LIMITED", "FORBIDDEN", "policy.refused", "tool.permission_denied"]) {
+      const { objects } = encodeAll(runEvents([started, textStart("msg_r"), textContent("msg_r", "Let me")], { type: "error", code, message: "not allowed" }));
+      expectWellFormed(objects);
+      expect(objects.at(-2)).toMatchObject({ type: "error", code, message: "not allowed" });
+      expect(objects.at(-1)).toMatchObject({ object: "response", status: "rejected", error: { code, message: "not allowed" } });
+    }
+    const { objects } = encodeAll(runEvents([started], { type: "error", code: "runner.unreachable", message: "down" }));
+    expect(objects.at(-1)).toMatchObject({ status: "failed" });
   });
 
   it("ends a cancelled run with response canceled", () => {

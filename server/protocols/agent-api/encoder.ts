@@ -1,6 +1,6 @@
 import { EventType } from "@ag-ui/core";
 import type { AgUiEvent } from "../ag-ui/events";
-import type { AgentResponse, Content, DataContent, Heartbeat, Message, RunStatus, StreamObject, TextContent, Usage } from "./response";
+import type { AgentResponse, Content, DataContent, ErrorMessage, Heartbeat, Message, RunStatus, StreamObject, TextContent, Usage } from "./response";
 
 // Encodes a run's AG-UI events as the Agent API's object stream: a pure state machine,
 // fed the run's events in order (live or replayed from the log), so every client of a
@@ -15,7 +15,9 @@ import type { AgentResponse, Content, DataContent, Heartbeat, Message, RunStatus
 //   TOOL_CALL_END               content completed {call_id, name, arguments}, message completed
 //   TOOL_CALL_RESULT            function_call_output message: created, in_progress,
 //                               content completed {call_id, name, output}, completed
-//   RUN_FINISHED / RUN_ERROR    response completed | canceled | failed (with error)
+//   RUN_FINISHED                response completed | canceled | incomplete (interrupt)
+//   RUN_ERROR                   an error message {code, message}, then response failed, or
+//                               rejected for a refusal (isRefusal), with error
 //
 // Reasoning, steps, state and activity events have no Agent API form and are skipped.
 
@@ -54,8 +56,20 @@ function textRole(role: string | undefined): Message["role"] {
   return role === "user" || role === "system" ? role : "assistant";
 }
 
+/**
+ * Codes of a run that ended because something refused it after its stream began (a limit, a
+ * permission, a policy, the input), not because something broke: the spec's `rejected`. The
+ * engine's own codes, and a runner's that say so by name (`policy.refused`, `tool.permission_denied`).
+ */
+const REFUSAL_CODES: ReadonlySet<string> = new Set(["BAD_REQUEST", "FORBIDDEN", "UNPROCESSABLE", "RATE_LIMITED", "QUOTA_EXCEEDED", "PERMISSION_DENIED"]);
+const REFUSAL_SUFFIX = /(^|[._])(refused|rejected|forbidden|permission_denied|rate_limited|quota_exceeded|policy_violation)$/i;
+
+export function isRefusal(code: string | undefined): boolean {
+  return code !== undefined && (REFUSAL_CODES.has(code) || REFUSAL_SUFFIX.test(code));
+}
+
 function terminalStatus(event: AgUiEvent): RunStatus {
-  if (event.type === EventType.RUN_ERROR) return "failed";
+  if (event.type === EventType.RUN_ERROR) return isRefusal(event.code) ? "rejected" : "failed";
   if (event.type !== EventType.RUN_FINISHED) return "unknown";
   const outcome = event.outcome?.type;
   if (outcome === "cancelled") return "canceled";
@@ -135,7 +149,11 @@ export function createAgentApiEncoder(options: AgentApiEncoderOptions): AgentApi
     response.status = terminalStatus(event);
     response.completed_at = Math.floor(now() / 1000);
     response.usage = toUsage(usage);
-    if (event.type === EventType.RUN_ERROR) response.error = { code: event.code ?? "RUNNER_ERROR", message: event.message };
+    if (event.type === EventType.RUN_ERROR) {
+      response.error = { code: event.code ?? "RUNNER_ERROR", message: event.message };
+      // The spec's error message, so a client reading messages sees why the response ended.
+      out.push(stamp<ErrorMessage>({ object: "message", id: `msg_${newId()}`, type: "error", status: "completed", code: response.error.code, message: response.error.message }));
+    }
     out.push(responseObject());
     return out;
   }

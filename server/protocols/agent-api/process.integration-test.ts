@@ -47,7 +47,7 @@ async function streamObjects(res: Response): Promise<StreamObject[]> {
 function expectWellFormedStream(objects: StreamObject[], terminal: string): AgentResponse {
   expect(objects.map((o) => o.sequence_number)).toEqual(objects.map((_, i) => i));
   for (const o of objects) expect(StreamObjectSchema.safeParse(o).success, JSON.stringify(o)).toBe(true);
-  const body = objects.filter((o) => !(o.object === "message" && o.type === "heartbeat"));
+  const body = objects.filter((o) => !(o.object === "message" && (o.type === "heartbeat" || o.type === "error")));
   expect(body.slice(0, 2)).toMatchObject([
     { object: "response", status: "created" },
     { object: "response", status: "in_progress" },
@@ -135,10 +135,16 @@ describe("POST /api/v1/agent/process, stream false and sessions", () => {
     for (const m of response.output) expect(m.status).toBe("completed");
   });
 
-  it("continues a session across requests: same session_id, both turns in the thread's history", async () => {
+  it("continues a session across requests: same session_id, both turns in the thread's history, earlier turns not resent", async () => {
     const first = AgentResponseSchema.parse(await (await postProcess(alice.apiKey, { input: userInput("first turn"), stream: false })).json());
     const sessionId = first.session_id;
-    const secondObjects = await streamObjects(await postProcess(alice.apiKey, { input: [...userInput("ignored earlier turn"), ...userInput("second turn")], session_id: sessionId }));
+    const resent = await postProcess(alice.apiKey, { input: [...userInput("first turn"), ...userInput("second turn")], session_id: sessionId });
+    expect(resent.status).toBe(400);
+    expect(((await resent.json()) as { error: { message: string; details: { field: string } } }).error).toMatchObject({
+      details: { field: "input[0]" },
+      message: expect.stringContaining("existing session takes only its new tail"),
+    });
+    const secondObjects = await streamObjects(await postProcess(alice.apiKey, { input: userInput("second turn"), session_id: sessionId }));
     const second = expectWellFormedStream(secondObjects, "completed");
     expect(second.session_id).toBe(sessionId);
     expect(second.id).not.toBe(first.id);
@@ -163,10 +169,11 @@ describe("POST /api/v1/agent/process, stream false and sessions", () => {
 
 describe("POST /api/v1/agent/process, rejections before streaming", () => {
   it.each<[string, unknown, string]>([
-    ["a session_id that is not a UUID", { input: userInput("x"), session_id: "session-1" }, "session_id"],
+    ["a blank session_id", { input: userInput("x"), session_id: " " }, "session_id"],
     ["an unknown field", { input: userInput("x"), temperature: 0.1, tempreature: 0.2 }, "tempreature"],
     ["n out of range", { input: userInput("x"), n: 9 }, "n"],
-    ["no user message", { input: [{ role: "system", content: [{ type: "text", text: "be nice" }] }] }, "input"],
+    ["n above 1, which would be silently one answer", { input: userInput("x"), n: 2 }, "n"],
+    ["no new turn", { input: [{ role: "system", content: [{ type: "text", text: "be nice" }] }] }, "input"],
   ])("answers 400 JSON naming the field for %s", async (_name, body, field) => {
     const res = await postProcess(alice.apiKey, body);
     expect(res.status).toBe(400);
@@ -263,6 +270,8 @@ describe("failure and tool calls", () => {
     const objects = await streamObjects(await postProcess(alice.apiKey, { input: userInput("[[fail]]") }));
     const response = expectWellFormedStream(objects, "failed");
     expect(response.error).toEqual({ code: expect.any(String), message: expect.any(String) });
+    // The spec's error message comes just before the end, saying the same.
+    expect(objects.at(-2)).toMatchObject({ object: "message", type: "error", ...response.error });
     expect(response.completed_at).toEqual(expect.any(Number));
   });
 

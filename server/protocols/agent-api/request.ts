@@ -1,6 +1,6 @@
 import { issuePath } from "../../input-issues";
 import { z } from "zod";
-import { MAX_MESSAGES, MAX_PAYLOAD_BYTES, MAX_RUN_ID_CHARS, MAX_USER_TEXT_CHARS, UUID_PATTERN, countCodePoints, isDataUrl, isNonBlankString, utf8ByteLength } from "../ag-ui/run-input-rules";
+import { MAX_MESSAGES, MAX_PAYLOAD_BYTES, MAX_RUN_ID_CHARS, countCodePoints, isNonBlankString, utf8ByteLength } from "../ag-ui/run-input-rules";
 
 // Wire schema of the Agent API request (spec/agent-api-protocol.md, AgentScope Runtime's
 // AgentRequest). Objects are strict: an unknown field is a 400 naming it. Every optional
@@ -12,17 +12,18 @@ const optional = <T extends z.ZodType>(schema: T) =>
     .transform((value) => value ?? undefined)
     .optional();
 
+/** A session_id is the client's name for its session: any string up to this length. */
+export const MAX_SESSION_ID_CHARS = 256;
+
 export const AGENT_REQUEST_ERRORS = {
   payloadTooLarge: "AgentRequest payload exceeds size limit",
   invalidJson: "AgentRequest body is not valid JSON",
   notObject: "AgentRequest must be a JSON object",
   // The rest follow the field's name in the message: "session_id: must be a valid UUID".
-  sessionId: "must be a valid UUID",
+  sessionId: `must be a non-blank string of at most ${MAX_SESSION_ID_CHARS} characters`,
   responseIdLength: `exceeds length limit (${MAX_RUN_ID_CHARS} characters)`,
-  noUserMessage: "must contain a user message",
-  userTextLimit: `user message text exceeds limit (${MAX_USER_TEXT_CHARS} characters)`,
+  n: "only 1 is supported: a response carries one answer; send n requests for n answers",
   imageUrl: "must be a URL",
-  imageData: "must be a URL, not inline data",
   toolType: "only function tools are supported",
   stop: "expected a string or an array of strings",
 } as const;
@@ -65,8 +66,7 @@ export const ImageContentSchema = z.strictObject({
   type: z.literal("image"),
   image_url: z
     .string()
-    .refine(isNonBlankString, AGENT_REQUEST_ERRORS.imageUrl)
-    .refine((url) => !isDataUrl(url), AGENT_REQUEST_ERRORS.imageData),
+    .refine(isNonBlankString, AGENT_REQUEST_ERRORS.imageUrl),
 });
 
 export const DataContentSchema = z.strictObject({ ...contentEnvelope, type: z.literal("data"), data: optional(JsonObjectSchema) });
@@ -123,10 +123,11 @@ export const AgentRequestSchema = z.strictObject({
   presence_penalty: optional(z.number().min(-2).max(2)),
   max_tokens: optional(z.int().min(1)),
   stop: optional(z.union([z.string(), z.array(z.string()).max(16)], { error: AGENT_REQUEST_ERRORS.stop })),
-  n: optional(z.int().min(1).max(5)),
+  // The spec allows 1..5; a run produces one answer, so more is refused rather than ignored.
+  n: optional(z.int().min(1).max(5).refine((n) => n === 1, AGENT_REQUEST_ERRORS.n)),
   seed: optional(z.int()),
   tools: optional(z.array(ToolEntrySchema)),
-  session_id: optional(z.string().regex(UUID_PATTERN, AGENT_REQUEST_ERRORS.sessionId)),
+  session_id: optional(z.string().refine((id) => isNonBlankString(id) && countCodePoints(id) <= MAX_SESSION_ID_CHARS, AGENT_REQUEST_ERRORS.sessionId)),
   response_id: optional(
     z
       .string()
@@ -140,19 +141,10 @@ export type InputMessage = z.infer<typeof InputMessageSchema>;
 export type AgentRequest = z.infer<typeof AgentRequestSchema>;
 
 export type AgentRequestFailure = { ok: false; status: 400 | 413; message: string; field?: string };
-export type ParseAgentRequestResult = { ok: true; request: AgentRequest; userIndex: number } | AgentRequestFailure;
+export type ParseAgentRequestResult = { ok: true; request: AgentRequest } | AgentRequestFailure;
 
 const failure = (message: string, field?: string): AgentRequestFailure =>
   field === undefined ? { ok: false, status: 400, message } : { ok: false, status: 400, message: `${field}: ${message}`, field };
-
-/** Where the run's user message sits in `input`: the last message of type message from the user. */
-export function lastUserMessageIndex(input: readonly InputMessage[]): number {
-  for (let i = input.length - 1; i >= 0; i--) {
-    const message = input[i]!;
-    if (message.role === "user" && (message.type ?? "message") === "message") return i;
-  }
-  return -1;
-}
 
 /** The text the model reads from a user message: text parts as they are, data parts as JSON. */
 export function inputText(content: readonly InputContent[] | undefined): string {
@@ -166,8 +158,8 @@ export function inputText(content: readonly InputContent[] | undefined): string 
 
 /**
  * Validates a POST /api/v1/agent/process body: size, JSON, the strict schema (the first
- * problem, named by its field), then the run's user message and its text limit, which
- * are the AG-UI run input's limits under Agent API names.
+ * problem, named by its field). Which items the run takes depends on whether the session is
+ * new (input-items.ts), so that is checked once the session is known.
  */
 export function parseAgentRequest(rawBody: string): ParseAgentRequestResult {
   if (rawBody.length > MAX_PAYLOAD_BYTES || utf8ByteLength(rawBody) > MAX_PAYLOAD_BYTES) {
@@ -189,11 +181,5 @@ export function parseAgentRequest(rawBody: string): ParseAgentRequestResult {
     const named = issue?.code === "unrecognized_keys" ? [field, issue.keys[0]].filter(Boolean).join(".") : field;
     return failure(issue?.message ?? "invalid AgentRequest", named || undefined);
   }
-  const request = parsed.data;
-  const userIndex = lastUserMessageIndex(request.input);
-  if (userIndex < 0) return failure(AGENT_REQUEST_ERRORS.noUserMessage, "input");
-  if (countCodePoints(inputText(request.input[userIndex]!.content)) > MAX_USER_TEXT_CHARS) {
-    return failure(AGENT_REQUEST_ERRORS.userTextLimit, `input[${userIndex}].content`);
-  }
-  return { ok: true, request, userIndex };
+  return { ok: true, request: parsed.data };
 }

@@ -49,6 +49,17 @@ export const HeartbeatSchema = z.strictObject({
   status: z.literal("completed"),
 });
 
+/** Why a response ended in failed or rejected: the spec's message type `error`, just before the terminal response. Never part of output. */
+export const ErrorMessageSchema = z.strictObject({
+  ...sequenceNumber,
+  object: z.literal("message"),
+  id: z.string(),
+  type: z.literal("error"),
+  status: z.literal("completed"),
+  code: z.string(),
+  message: z.string(),
+});
+
 export const UsageSchema = z.strictObject({ input_tokens: z.int(), output_tokens: z.int(), total_tokens: z.int() });
 
 export const AgentResponseSchema = z.strictObject({
@@ -65,7 +76,7 @@ export const AgentResponseSchema = z.strictObject({
   error: ResponseErrorSchema.nullable(),
 });
 
-export const StreamObjectSchema = z.union([AgentResponseSchema, MessageSchema, HeartbeatSchema, ContentSchema]);
+export const StreamObjectSchema = z.union([AgentResponseSchema, MessageSchema, HeartbeatSchema, ErrorMessageSchema, ContentSchema]);
 
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export type TextContent = z.infer<typeof TextContentSchema>;
@@ -73,6 +84,7 @@ export type DataContent = z.infer<typeof DataContentSchema>;
 export type Content = z.infer<typeof ContentSchema>;
 export type Message = z.infer<typeof MessageSchema>;
 export type Heartbeat = z.infer<typeof HeartbeatSchema>;
+export type ErrorMessage = z.infer<typeof ErrorMessageSchema>;
 export type Usage = z.infer<typeof UsageSchema>;
 export type AgentResponse = z.infer<typeof AgentResponseSchema>;
 export type StreamObject = z.infer<typeof StreamObjectSchema>;

@@ -1,9 +1,8 @@
 import type { GenerationParams } from "../../runs/types";
+import type { InputTurns } from "./input-items";
 import type { AgentRequest, InputContent } from "./request";
 
-// How an Agent API request becomes the engine's run input. The session's earlier turns
-// live in the thread on the server, so only the request's last user message is the new
-// turn; the rest of `input` is context the client already sent in earlier requests.
+// How an Agent API request's new tail (input-items.ts) becomes the engine's run input.
 
 const IMAGE_TYPES: Readonly<Record<string, string>> = {
   png: "image/png",
@@ -46,19 +45,27 @@ function toRunInputPart(part: InputContent): RunInputPart | null {
 }
 
 /**
- * The RunAgentInput (as a JSON value, still to be validated by the AG-UI parser) for the
- * request's user message at `userIndex`, on thread `threadId` with run id `runId`.
+ * The RunAgentInput (as a JSON value, still to be validated by the AG-UI parser) for the request's
+ * new tail on thread `threadId` with run id `runId`: the answers to open client tool calls as tool
+ * messages, then the user message. `sources[k]` is the `input` index of `messages[k]`, so the
+ * parser's findings can name the request's item. The client's system messages reach the model
+ * (and external runners) as the run's context.
  */
-export function toRunAgentInput(request: AgentRequest, userIndex: number, ids: { threadId: string; runId: string; messageId: string }) {
-  const user = request.input[userIndex]!;
-  const content = (user.content ?? []).map(toRunInputPart).filter((part): part is RunInputPart => part !== null);
-  return {
-    threadId: ids.threadId,
-    runId: ids.runId,
-    messages: [{ id: user.id ?? ids.messageId, role: "user" as const, content }],
-    tools: request.tools ?? [],
-    context: [],
-  };
+export function toRunAgentInput(request: AgentRequest, turns: InputTurns, ids: { threadId: string; runId: string; newId: () => string }) {
+  const messages: ({ id: string; role: "tool"; toolCallId: string; content: string } | { id: string; role: "user"; content: RunInputPart[] })[] = [];
+  const sources: number[] = [];
+  for (const output of turns.outputs) {
+    messages.push({ id: output.id ?? ids.newId(), role: "tool", toolCallId: output.callId, content: output.output });
+    sources.push(output.index);
+  }
+  if (turns.userIndex !== null) {
+    const user = request.input[turns.userIndex]!;
+    const content = (user.content ?? []).map(toRunInputPart).filter((part): part is RunInputPart => part !== null);
+    messages.push({ id: user.id ?? ids.newId(), role: "user", content });
+    sources.push(turns.userIndex);
+  }
+  const context = turns.instructions.map((m) => ({ description: "Instructions from the client application (system message)", value: m.text }));
+  return { input: { threadId: ids.threadId, runId: ids.runId, messages, tools: request.tools ?? [], context }, sources };
 }
 
 /** Sampling parameters in the engine's names; runners apply what their model supports. */

@@ -79,7 +79,13 @@ export const deliveryContextSchema = z.object({
   platform_capabilities: record.default({}),
 });
 
-export const modelResourceSchema = z.object({ model_id: z.string(), provider: z.string(), operations: z.array(z.string()) });
+export const modelResourceSchema = z.object({
+  model_id: z.string(),
+  provider: z.string(),
+  operations: z.array(z.string()),
+  /** The model this run's request chose (or the host's default): the one to call unless the runner knows better. */
+  selected: z.boolean().default(false),
+});
 export const toolResourceSchema = z.object({ tool_name: z.string(), description: z.string(), operations: z.array(z.string()) });
 export const knowledgeBaseResourceSchema = z.object({ kb_id: z.string(), name: z.string(), operations: z.array(z.string()) });
 export const artifactResourceSchema = z.object({ artifact_id: z.string(), operations: z.array(z.string()) });

@@ -277,7 +277,8 @@ export const HOST_API_ACTIONS = {
     response: modelStreamLineSchema,
   }),
   "models/rerank": action({
-    description: "Orders documents by relevance to the query; runtime_error (501) when the provider has no reranker.",
+    description:
+      "Orders documents by relevance to the query, best first: the configured rerank model, else embedding similarity, else full-text ranking (`ranker` says which; scores are comparable within one answer only).",
     permission: { group: "models", operation: "rerank" },
     request: request({
       model_id: id("A model id from ctx.resources.models"),
@@ -285,7 +286,7 @@ export const HOST_API_ACTIONS = {
       documents: z.array(z.string().max(100_000)).min(1).max(1000),
       top_k: z.int().min(1).max(1000).optional(),
     }),
-    response: z.object({ results: z.array(z.object({ index: z.int().min(0), score: z.number() })) }),
+    response: z.object({ results: z.array(z.object({ index: z.int().min(0), score: z.number() })), ranker: z.enum(["rerank_model", "embeddings", "full_text"]) }),
   }),
   "tools/get_detail": action({
     description: "A granted tool's description and JSON Schema of its parameters.",

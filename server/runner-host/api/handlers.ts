@@ -4,7 +4,8 @@ import { artifactMetadata, readArtifactRange, streamArtifact } from "./handlers/
 import { getEvent, pageEvents } from "./handlers/events";
 import { pageHistory, searchHistory } from "./handlers/history";
 import { listKnowledge, retrieveFromKnowledge } from "./handlers/knowledge";
-import { invokeModel, rerankModel, streamModel } from "./handlers/models";
+import { invokeModel, streamModel } from "./handlers/models";
+import { rerankModel } from "./handlers/rerank";
 import { requestPlatformAction } from "./handlers/platform";
 import { deleteStateValue, getStateValue, setStateValue } from "./handlers/state";
 import { deleteStored, getStored, listStored, setStored } from "./handlers/storage";

@@ -2,10 +2,10 @@ import "server-only";
 import { AISDKError, APICallError, generateText, jsonSchema, streamText, tool, type FinishReason, type LanguageModelUsage, type ModelMessage, type ToolSet } from "ai";
 import { DEFAULT_TIME_ZONE } from "../../../lib/time";
 import { MODEL_MAX_RETRIES } from "../../../models/constants";
-import { createAgentModel, currentModelInfo } from "../../../models/provider";
+import { currentModelInfo, findModel } from "../../../models/catalog";
+import { createAgentModel } from "../../../models/provider";
 import { logger } from "../../../logger";
 import {
-  UNSUPPORTED_ERROR_STATUS,
   UPSTREAM_ERROR_STATUS,
   type HostApiParsedRequest,
   type ModelToolCall,
@@ -13,16 +13,15 @@ import {
 import type { JsonHandler, StreamHandler } from "../call";
 import { HostApiFailure } from "../failure";
 
-// models/*: the host's configured model (OpenAI-compatible, OpenAI or the offline demo
-// model). Tools the runner passes are declared to the model without an execute function, so
+// models/*: the host's configured models (server/models/catalog.ts: OpenAI-compatible servers,
+// OpenAI or the offline demo model), those the run's grant names. Tools the runner passes are declared to the model without an execute function, so
 // a tool call ends the generation and goes back to the runner; the host never runs them.
 
 type ModelRequest = HostApiParsedRequest<"models/invoke">;
 
 function configuredModel(modelId: string) {
-  const info = currentModelInfo();
-  if (modelId !== info.id) throw new HostApiFailure("not_found", `Model ${modelId} is not configured on this host`);
-  return createAgentModel({ now: () => new Date(), timeZone: DEFAULT_TIME_ZONE });
+  if (!findModel(modelId)) throw new HostApiFailure("not_found", `Model ${modelId} is not configured on this host`);
+  return createAgentModel({ now: () => new Date(), timeZone: DEFAULT_TIME_ZONE, modelId });
 }
 
 function toSdkMessages(messages: ModelRequest["messages"]): ModelMessage[] {
@@ -152,13 +151,4 @@ export const streamModel: StreamHandler<"models/stream"> = async function* ({ pa
   } catch (err) {
     throw providerFailure(err, signal);
   }
-};
-
-export const rerankModel: JsonHandler<"models/rerank"> = async ({ params }) => {
-  const info = currentModelInfo();
-  if (params.model_id !== info.id) throw new HostApiFailure("not_found", `Model ${params.model_id} is not configured on this host`);
-  throw new HostApiFailure("runtime_error", `The configured model provider (${info.provider}) offers no reranking`, {
-    status: UNSUPPORTED_ERROR_STATUS,
-    details: { reason: "unsupported", provider: info.provider },
-  });
 };
