@@ -204,6 +204,7 @@ export async function executeRun(
   const recorder = new MessageRecorder(run, startedAt);
   const guard = createEventSequenceGuard({ threadId: run.threadId, runId: run.runId });
   const put = (event: AgUiEvent, extras?: EmitExtras) => {
+    if (extras?.answersEarlierCall && event.type === EventType.TOOL_CALL_RESULT) guard.adoptToolCall(event.toolCallId);
     const accepted = guard.accept(event);
     live.append(accepted.type, serializeEvent(accepted));
     recorder.observe(accepted, extras);
@@ -247,7 +248,9 @@ export async function executeRun(
   }
 
   try {
-    const outcome: RunCloseOutcome = failure?.outcome ?? { type: "success", ...(result.result !== undefined ? { result: result.result } : {}) };
+    const outcome: RunCloseOutcome =
+      failure?.outcome ??
+      (result.interrupts?.length ? { type: "interrupt", interrupts: result.interrupts } : { type: "success", ...(result.result !== undefined ? { result: result.result } : {}) });
     const closing = guard.close(outcome);
     // Messages closed by the terminal sequence (a cancelled answer) are recorded too.
     for (const e of closing) if (e.type === EventType.TEXT_MESSAGE_END || e.type === EventType.TOOL_CALL_END) recorder.observe(e);
@@ -261,7 +264,7 @@ export async function executeRun(
     };
     // The closing events go in the statement that closes the run, after everything before them
     // is durable: the run's status and its log agree, whenever the process stops.
-    const messages = await recorder.unwritten();
+    const messages = [...(await recorder.unwritten()), ...(failure ? [] : (result.closingMessages ?? []))];
     let closedHere = false;
     await withFinalWriteRetries(run.id, async () => {
       await flushEvents();
