@@ -69,6 +69,8 @@ const envSchema = z.object({
   // project_cli: modules a run may use unless the caller narrows them (comma-separated).
   // Unset: every registered module (server/tools/project-cli/allow-list.ts checks the names).
   PROJECT_CLI_MODULES: optionalString,
+  // Approvals (docs/approvals.md): how long a write waits for a person before it expires.
+  APPROVAL_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(24 * 3600),
   // Read by the start scripts only: the first admin's credentials and the embedded database's port.
   DISPATCH_ADMIN_EMAIL: optionalString,
   DISPATCH_ADMIN_PASSWORD: optionalString,

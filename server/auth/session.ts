@@ -2,9 +2,16 @@ import "server-only";
 import { auth } from "./auth";
 import { AppError } from "../errors";
 import { findUserById } from "../repositories/users";
-import { authenticateApiKey, claimedApiKeyOwner } from "./api-keys";
+import { authenticateApiKey, claimedApiKeyOwner, hashApiKey } from "./api-keys";
 
-export type Principal = { userId: string; email: string; role: "user" | "admin"; via: "session" | "api_key" };
+export type Principal = {
+  userId: string;
+  email: string;
+  role: "user" | "admin";
+  via: "session" | "api_key";
+  /** SHA-256 of the API key the caller signed in with (runs it starts may auto-approve writes). */
+  apiKeyHash?: string;
+};
 
 /**
  * A caller's API key taken on trust (see withCaller, server/http/authenticate.ts) until the one statement that does the work
@@ -31,7 +38,7 @@ export async function authenticateRequest(req: Request): Promise<Principal> {
     const key = bearerKey(header);
     if (!key) throw new AppError("UNAUTHORIZED", "Malformed Authorization header: expected `Bearer <api key>`");
     const p = await authenticateApiKey(key);
-    return { userId: p.userId, email: p.email, role: p.role, via: "api_key" };
+    return { userId: p.userId, email: p.email, role: p.role, via: "api_key", apiKeyHash: hashApiKey(key) };
   }
   const principal = await getSessionPrincipal();
   if (!principal) throw new AppError("UNAUTHORIZED", "Sign in or send `Authorization: Bearer <api key>`");
@@ -53,5 +60,5 @@ export function claimedApiKeyCaller(req: Request): { principal: Principal; keyHa
   const claimed = key ? claimedApiKeyOwner(key) : null;
   if (!claimed) return null;
   const { userId, email, role } = claimed.principal;
-  return { principal: { userId, email, role, via: "api_key" }, keyHash: claimed.keyHash };
+  return { principal: { userId, email, role, via: "api_key", apiKeyHash: claimed.keyHash }, keyHash: claimed.keyHash };
 }
