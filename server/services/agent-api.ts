@@ -5,6 +5,7 @@ import type { AgUiEvent } from "../protocols/ag-ui/events";
 import { parseRunAgentInput } from "../protocols/ag-ui/run-input";
 import { createAgentApiEncoder } from "../protocols/agent-api/encoder";
 import { HEARTBEAT, HEARTBEAT_INTERVAL_MS, withHeartbeats } from "../protocols/agent-api/heartbeat";
+import { approvalAnswers } from "../protocols/agent-api/approvals";
 import type { AgentRequest } from "../protocols/agent-api/request";
 import type { AgentResponse, RunStatus as ResponseStatus, StreamObject } from "../protocols/agent-api/response";
 import { generationParams, toRunAgentInput } from "../protocols/agent-api/run-input";
@@ -12,6 +13,7 @@ import { findRunByClientId, findRunById, type RunRow } from "../repositories/run
 import { followRun } from "../runs/subscribe";
 import { TERMINAL_EVENT_TYPES, type RunStatus } from "../runs/types";
 import type { ClaimedApiKey } from "../auth/session";
+import { answerApprovalRequests, resumeOnlyInput } from "./approvals";
 import { cancelRunForUser, startRun, type KeepAlive } from "./runs";
 
 // The Agent API over the run engine: a request is one run on the session's thread, and its
@@ -50,6 +52,22 @@ export async function startAgentResponse(opts: {
       await opts.claimedKey?.verify();
       return existing;
     }
+  }
+  // mcp_approval_response items decide their requests first; without a user message the run only carries them on.
+  const answers = approvalAnswers(request.input);
+  if (answers.length > 0) {
+    await opts.claimedKey?.verify();
+    await answerApprovalRequests({ userId: opts.userId, sessionId: request.session_id, answers });
+  }
+  if (userIndex < 0) {
+    const resume = resumeOnlyInput({
+      threadId: request.session_id!,
+      runId: request.response_id ?? `response_${randomUUID()}`,
+      interruptIds: answers.map((a) => a.approvalRequestId),
+      tools: request.tools ?? [],
+    });
+    const { run } = await startRun({ userId: opts.userId, input: resume, protocol: "agent-api", generation: generationParams(request), requestOrigin: opts.requestOrigin, keepAlive: opts.keepAlive });
+    return run;
   }
   const input = toRunAgentInput(request, userIndex, {
     threadId: request.session_id ?? randomUUID(),

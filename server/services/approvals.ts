@@ -3,7 +3,8 @@ import { PROTOCOL_VERSION } from "@ag-ui/core";
 import { z } from "zod";
 import { decideApproval, MAX_REASON_CHARS, type Decider, type Decision } from "../approvals/decide";
 import { approvalCard, approvalView, currentStatus, type ApprovalView } from "../approvals/preview";
-import { findApproval, findApprovalsOfRun, type ApprovalRow } from "../approvals/repository";
+import { DEFAULT_APPROVAL_POLICY, userApprovalPolicySchema, type UserApprovalPolicy } from "../approvals/policy";
+import { findApproval, findApprovalsOfRun, findUserApprovalPolicy, setUserApprovalPolicy, type ApprovalRow } from "../approvals/repository";
 import { AppError } from "../errors";
 import { invalidInput } from "../errors";
 import type { ResumeEntry, RunAgentInput } from "../protocols/ag-ui/run-input";
@@ -112,4 +113,50 @@ export async function applyResumeEntries({ userId, threadId, resume }: { userId:
       if (!(entry.status === "cancelled" && over)) throw err;
     }
   }
+}
+
+/**
+ * The Agent API's mcp_approval_response items: each decides the approval its
+ * approval_request_id names, in the session the request gives. Field names are the request's.
+ */
+export async function answerApprovalRequests(opts: {
+  userId: string;
+  sessionId: string | undefined;
+  answers: readonly { approvalRequestId: string; approve: boolean; reason: string | null; index: number }[];
+}): Promise<void> {
+  if (!opts.sessionId) {
+    throw new AppError("BAD_REQUEST", "session_id: required with mcp_approval_response (the session whose run asked for approval)", { field: "session_id" });
+  }
+  for (const answer of opts.answers) {
+    const field = `input[${answer.index}].approval_request_id`;
+    const row = await findApproval({ id: answer.approvalRequestId });
+    if (!row || row.userId !== opts.userId || row.threadId !== opts.sessionId) {
+      throw new AppError("NOT_FOUND", `${field}: approval request ${JSON.stringify(answer.approvalRequestId)} is not one of this session's`, { field });
+    }
+    await decideApproval({ approvalId: row.id, decider: { userId: opts.userId, isAdmin: false }, decision: { approve: answer.approve, reason: answer.reason } });
+  }
+}
+
+/** A run that brings nothing but answers to interrupts (the Agent API's approval responses). */
+export function resumeOnlyInput(opts: { threadId: string; runId: string; interruptIds: readonly string[]; tools: RunAgentInput["tools"] }): RunAgentInput {
+  return {
+    threadId: opts.threadId,
+    runId: opts.runId,
+    messages: [],
+    tools: opts.tools,
+    context: [],
+    resume: opts.interruptIds.map((interruptId) => ({ interruptId, status: "resolved" })),
+  };
+}
+
+/** The user's approval policy (the chat's settings). */
+export async function getApprovalPolicy({ userId }: { userId: string }): Promise<UserApprovalPolicy> {
+  const stored = userApprovalPolicySchema.safeParse(await findUserApprovalPolicy({ userId }));
+  return stored.success ? stored.data : DEFAULT_APPROVAL_POLICY;
+}
+
+/** Changes it for the user's next runs; a run keeps the policy it started with. */
+export async function setApprovalPolicy({ userId, policy }: { userId: string; policy: UserApprovalPolicy }): Promise<UserApprovalPolicy> {
+  await setUserApprovalPolicy({ userId, policy });
+  return policy;
 }

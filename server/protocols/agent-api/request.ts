@@ -86,6 +86,10 @@ export const InputMessageSchema = z.strictObject({
   metadata: optional(JsonObjectSchema),
   sequence_number: optional(z.int()),
   error: optional(ErrorSchema),
+  // An mcp_approval_response item (server/protocols/agent-api/approvals.ts).
+  approval_request_id: optional(z.string().min(1)),
+  approve: optional(z.boolean()),
+  reason: optional(z.string().max(1_000)),
 });
 
 const FunctionDefinitionSchema = z.strictObject({
@@ -140,6 +144,7 @@ export type InputMessage = z.infer<typeof InputMessageSchema>;
 export type AgentRequest = z.infer<typeof AgentRequestSchema>;
 
 export type AgentRequestFailure = { ok: false; status: 400 | 413; message: string; field?: string };
+/** `userIndex` is -1 when the request only answers approval requests. */
 export type ParseAgentRequestResult = { ok: true; request: AgentRequest; userIndex: number } | AgentRequestFailure;
 
 const failure = (message: string, field?: string): AgentRequestFailure =>
@@ -191,8 +196,10 @@ export function parseAgentRequest(rawBody: string): ParseAgentRequestResult {
   }
   const request = parsed.data;
   const userIndex = lastUserMessageIndex(request.input);
-  if (userIndex < 0) return failure(AGENT_REQUEST_ERRORS.noUserMessage, "input");
-  if (countCodePoints(inputText(request.input[userIndex]!.content)) > MAX_USER_TEXT_CHARS) {
+  // Answers to approval requests continue a session's run without a new user message.
+  const answersApprovals = request.input.some((m) => m.type === "mcp_approval_response");
+  if (userIndex < 0 && !answersApprovals) return failure(AGENT_REQUEST_ERRORS.noUserMessage, "input");
+  if (userIndex >= 0 && countCodePoints(inputText(request.input[userIndex]!.content)) > MAX_USER_TEXT_CHARS) {
     return failure(AGENT_REQUEST_ERRORS.userTextLimit, `input[${userIndex}].content`);
   }
   return { ok: true, request, userIndex };
