@@ -10,6 +10,7 @@ import { adminDashboardRouter } from "./routers/admin-dashboard";
 import { runnersRouter } from "./routers/runners";
 import { runnerApiCallsRouter } from "./routers/runner-api-calls";
 import { knowledgeRouter } from "./routers/knowledge";
+import { approvalPolicyRouter } from "./routers/approval-policy";
 
 export const appRouter = createTRPCRouter({
   users: usersRouter,
@@ -22,6 +23,7 @@ export const appRouter = createTRPCRouter({
   runners: runnersRouter,
   runnerApiCalls: runnerApiCallsRouter,
   knowledge: knowledgeRouter,
+  approvalPolicy: approvalPolicyRouter,
 });
 
 export type AppRouter = typeof appRouter;
