@@ -9,9 +9,10 @@ import type { RunApprovalPolicy } from "./policy";
 export type ApprovalStatus = "pending" | "approved" | "denied" | "expired" | "superseded";
 export type ApprovalRow = Omit<ApprovalModel, "status" | "input" | "editedInput"> & { status: ApprovalStatus; input: unknown; editedInput: unknown };
 
-const COLUMNS = `id, run_id as "runId", thread_id as "threadId", user_id as "userId", tool_call_id as "toolCallId", action, input, status, policy,
-  decided_by as "decidedBy", decided_as_admin as "decidedAsAdmin", decided_at as "decidedAt", reason, edited_input as "editedInput",
-  expires_at as "expiresAt", resolved_run_id as "resolvedRunId", created_at as "createdAt"`;
+const columns = (t = "") => `${t}id, ${t}run_id as "runId", ${t}thread_id as "threadId", ${t}user_id as "userId", ${t}tool_call_id as "toolCallId",
+  ${t}action, ${t}input, ${t}status, ${t}policy, ${t}decided_by as "decidedBy", ${t}decided_as_admin as "decidedAsAdmin", ${t}decided_at as "decidedAt",
+  ${t}reason, ${t}edited_input as "editedInput", ${t}expires_at as "expiresAt", ${t}resolved_run_id as "resolvedRunId", ${t}created_at as "createdAt"`;
+const COLUMNS = columns();
 
 /** A claimed approval, with the assistant message its call was streamed under (from its pending card). */
 export type ClaimedApproval = ApprovalRow & { parentMessageId: string | null };
@@ -145,4 +146,18 @@ export async function findUserApprovalPolicy({ userId }: { userId: string }): Pr
 
 export async function setUserApprovalPolicy({ userId, policy }: { userId: string; policy: string }): Promise<void> {
   await getPool().query(`update users set approval_policy = $2 where id = $1`, [userId, policy]);
+}
+
+/** An approval as the admin console's run page lists it: who decided, when, on whose behalf. */
+export type AdminApprovalRow = ApprovalRow & { decidedByEmail: string | null; ownerEmail: string };
+
+/** The approvals a run asked for or carried to the model, oldest first. */
+export async function listApprovalsForRun({ runId }: { runId: string }): Promise<AdminApprovalRow[]> {
+  const { rows } = await getPool().query<AdminApprovalRow>(
+    `select ${columns("a.")}, d.email as "decidedByEmail", o.email as "ownerEmail"
+     from approvals a join users o on o.id = a.user_id left join users d on d.id = a.decided_by
+     where a.run_id = $1 or a.resolved_run_id = $1 order by a.created_at, a.tool_call_id limit 100`,
+    [runId],
+  );
+  return rows;
 }

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { decideApproval, MAX_REASON_CHARS, type Decider, type Decision } from "../approvals/decide";
 import { approvalCard, approvalView, currentStatus, type ApprovalView } from "../approvals/preview";
 import { DEFAULT_APPROVAL_POLICY, userApprovalPolicySchema, type UserApprovalPolicy } from "../approvals/policy";
-import { findApproval, findApprovalsOfRun, findUserApprovalPolicy, setUserApprovalPolicy, type ApprovalRow } from "../approvals/repository";
+import { findApproval, findApprovalsOfRun, findUserApprovalPolicy, listApprovalsForRun, setUserApprovalPolicy, type ApprovalRow } from "../approvals/repository";
 import { AppError } from "../errors";
 import { invalidInput } from "../errors";
 import type { ResumeEntry, RunAgentInput } from "../protocols/ag-ui/run-input";
@@ -159,4 +159,20 @@ export async function getApprovalPolicy({ userId }: { userId: string }): Promise
 export async function setApprovalPolicy({ userId, policy }: { userId: string; policy: UserApprovalPolicy }): Promise<UserApprovalPolicy> {
   await setUserApprovalPolicy({ userId, policy });
   return policy;
+}
+
+/** The admin console's run page: the approvals the run asked for or carried, and who decided what, when. */
+export async function listRunApprovals({ runId }: { runId: string }) {
+  const rows = await listApprovalsForRun({ runId });
+  return rows.map((row) => ({
+    ...approvalView(row),
+    askedByThisRun: row.runId === runId,
+    ownerEmail: row.ownerEmail,
+    decidedByEmail: row.decidedByEmail,
+    decidedAsAdmin: row.decidedAsAdmin,
+    editedInput: row.editedInput ?? null,
+    originalInput: row.input,
+    policy: row.policy,
+    createdAt: row.createdAt.toISOString(),
+  }));
 }
