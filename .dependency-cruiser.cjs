@@ -49,7 +49,7 @@ module.exports = {
       name: "below-the-edge-knows-no-http",
       comment: "Services, the engine, the agent, runner host, tools, storage, knowledge and repositories know nothing of Next, tRPC or the HTTP edge: the edge passes them what they need.",
       severity: "error",
-      from: { path: "^server/(services|runs|agent|runner-host|tools|storage|knowledge|ui-schema|repositories|protocols|usage|limits|telemetry)/", pathNot: TEST_CODE },
+      from: { path: "^server/(services|runs|agent|runner-host|tools|storage|knowledge|ui-schema|repositories|protocols|usage|limits|telemetry|approvals)/", pathNot: TEST_CODE },
       to: { path: ["^server/(http|trpc)/", "node_modules/next/", "node_modules/@trpc/"] },
     },
     {
@@ -64,13 +64,13 @@ module.exports = {
       comment: "server/protocols holds wire schemas, validators and encoders: no services, engine, storage or database.",
       severity: "error",
       from: { path: "^server/protocols/", pathNot: TEST_CODE },
-      to: { path: "^server/(services|runs|agent|runner-host|tools|storage|knowledge|repositories|auth|models|db\\.ts)", dependencyTypesNot: ["type-only"] },
+      to: { path: "^server/(services|runs|agent|runner-host|tools|storage|knowledge|repositories|auth|models|approvals|db\\.ts)", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "below-services-never-call-services",
       comment: "Services orchestrate the layers below them; a lower layer calling a service runs back up.",
       severity: "error",
-      from: { path: "^server/(runs|agent|runner-host|tools|storage|knowledge|ui-schema|repositories)/", pathNot: TEST_CODE },
+      from: { path: "^server/(runs|agent|runner-host|tools|storage|knowledge|ui-schema|repositories|approvals)/", pathNot: TEST_CODE },
       to: { path: "^server/services/" },
     },
     {
@@ -78,7 +78,7 @@ module.exports = {
       comment: "Repositories depend on the database and shared types only.",
       severity: "error",
       from: { path: "^server/repositories/", pathNot: TEST_CODE },
-      to: { path: "^server/(auth|runs|agent|runner-host|tools|knowledge|storage|ui-schema)/", dependencyTypesNot: ["type-only"] },
+      to: { path: "^server/(auth|runs|agent|runner-host|tools|knowledge|storage|ui-schema|approvals)/", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "tools-stand-alone",
@@ -86,6 +86,13 @@ module.exports = {
       severity: "error",
       from: { path: "^server/tools/", pathNot: TEST_CODE },
       to: { path: "^server/(agent|runner-host|runs)/" },
+    },
+    {
+      name: "approvals-sit-below-the-runners",
+      comment: "server/approvals (the approval gate, decisions, cards) is used by the built-in agent, the runner host and services; it imports none of them, nor the engine.",
+      severity: "error",
+      from: { path: "^server/approvals/", pathNot: TEST_CODE },
+      to: { path: "^server/(agent|runner-host|runs)/", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "agent-and-runner-host-are-siblings",

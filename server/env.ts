@@ -84,6 +84,8 @@ const envSchema = z.object({
   OTEL_SERVICE_NAME: z.string().default("dispatch"),
   OTEL_SDK_DISABLED: bool,
   OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(0).max(600_000).optional(),
+  // Approvals (docs/approvals.md): how long a write waits for a person before it expires.
+  APPROVAL_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(24 * 3600),
   // Read by the start scripts only: the first admin's credentials and the embedded database's port.
   DISPATCH_ADMIN_EMAIL: optionalString,
   DISPATCH_ADMIN_PASSWORD: optionalString,

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
 import { formatDateTime, formatDuration, statusPillClass, type AdminOutputs } from "./format";
 import { RunTimeline } from "./run-timeline";
+import { RunApprovals } from "./run-approvals";
 import { RunToolCalls } from "./run-tool-calls";
 import { RunnerApiCalls } from "./runner-api-calls";
 import { RunnerResults } from "./runner-results";
@@ -149,6 +150,7 @@ export function RunDetailView({ id }: { id: string }) {
       <RunHeader detail={d} />
       <RunLatency detail={d} />
       <RunToolCalls toolCalls={d.toolCalls} />
+      <RunApprovals runId={d.run.id} />
       <RunnerResults runId={d.run.id} />
       <RunnerApiCalls runId={d.run.id} />
       <RunTimeline runId={d.run.id} eventCount={d.eventCount} startedAt={d.run.createdAt} />

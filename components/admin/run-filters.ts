@@ -24,6 +24,7 @@ const searchSchema = z.object({
   to: instant,
   minMs: z.preprocess(one, z.coerce.number().int().min(0).max(7 * 86_400_000).optional()).catch(undefined),
   error: z.preprocess(one, z.enum(["yes", "no"]).optional()).catch(undefined),
+  waiting: z.preprocess(one, z.literal("yes").optional()).catch(undefined),
 });
 
 export type SearchParamsRecord = Record<string, string | string[] | undefined>;
@@ -39,6 +40,7 @@ export function runFiltersFromSearch(params: SearchParamsRecord): RunFilters {
   if (s.to) filters.createdTo = new Date(s.to);
   if (s.minMs !== undefined) filters.minDurationMs = s.minMs;
   if (s.error) filters.hasError = s.error === "yes";
+  if (s.waiting) filters.awaitingApproval = true;
   return filters;
 }
 
@@ -52,5 +54,6 @@ export function runFiltersToSearch(filters: RunFilters): string {
   if (filters.createdTo) q.set("to", filters.createdTo.toISOString());
   if (filters.minDurationMs !== undefined) q.set("minMs", String(filters.minDurationMs));
   if (filters.hasError !== undefined) q.set("error", filters.hasError ? "yes" : "no");
+  if (filters.awaitingApproval) q.set("waiting", "yes");
   return q.toString();
 }

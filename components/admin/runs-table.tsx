@@ -18,6 +18,7 @@ type Draft = {
   to: string;
   minDurationMs: string;
   hasError: "" | "yes" | "no";
+  awaitingApproval: boolean;
 };
 
 // datetime-local fields hold the browser's local wall time without a zone.
@@ -36,6 +37,7 @@ function toDraft(f: RunFilters): Draft {
     to: toLocalInput(f.createdTo),
     minDurationMs: f.minDurationMs === undefined ? "" : String(f.minDurationMs),
     hasError: f.hasError === undefined ? "" : f.hasError ? "yes" : "no",
+    awaitingApproval: f.awaitingApproval ?? false,
   };
 }
 
@@ -49,6 +51,7 @@ function fromDraft(d: Draft): RunFilters {
   if (d.to) f.createdTo = new Date(d.to);
   if (d.minDurationMs !== "") f.minDurationMs = Math.max(0, Math.round(Number(d.minDurationMs)));
   if (d.hasError) f.hasError = d.hasError === "yes";
+  if (d.awaitingApproval) f.awaitingApproval = true;
   return f;
 }
 
@@ -127,6 +130,11 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
               <option value="yes">with an error</option>
               <option value="no">without errors</option>
             </select>
+          </div>
+          <div className="field">
+            <label>
+              <input type="checkbox" checked={draft.awaitingApproval} onChange={(e) => set("awaitingApproval", e.target.checked)} data-testid="f-awaiting-approval" /> Waiting for approval
+            </label>
           </div>
           <div className={styles.actions}>
             <button className="btn btn-primary" type="submit">

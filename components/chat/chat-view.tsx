@@ -4,6 +4,7 @@ import { useCallback, useLayoutEffect, useRef, useState, useTransition } from "r
 import { useQueryClient } from "@tanstack/react-query";
 import { loadOlderHistory } from "@/app/(chat)/chat/actions";
 import { useTRPC } from "@/components/trpc-provider";
+import { ApprovalCard } from "./approval-card";
 import { Composer } from "./composer";
 import type { LiveTurn } from "./live-turn";
 import { AssistantMessage, DayHeader, ToolCall, UserMessage } from "./message-parts";
@@ -33,7 +34,7 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, activeRunI
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const refreshThreads = useCallback(() => void queryClient.invalidateQueries({ queryKey: trpc.threads.list.pathKey() }), [queryClient, trpc]);
-  const { turns, busy, send, stop, retry } = useChatRuns({ threadId, activeRunId, onRunStarted: refreshThreads, onRunEnded: refreshThreads });
+  const { turns, busy, send, stop, retry, join } = useChatRuns({ threadId, activeRunId, onRunStarted: refreshThreads, onRunEnded: refreshThreads });
   const scroller = useRef<HTMLDivElement>(null);
   const sticky = useRef(true);
   const [today] = useState(() => new Date().toISOString().slice(0, 10));
@@ -69,7 +70,7 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, activeRunI
           {turns.length > 0 && day !== today ? <DayHeader day={today} /> : null}
           <div className="chat-live" role="log" aria-label="Current conversation" aria-busy={busy} data-testid="live-log">
             {turns.map((turn) => (
-              <LiveTurnView key={turn.key} turn={turn} onRetry={busy ? null : retry} />
+              <LiveTurnView key={turn.key} turn={turn} onRetry={busy ? null : retry} onContinue={join} />
             ))}
           </div>
         </div>
@@ -102,7 +103,7 @@ function EmptyState({ onPick }: { onPick: (text: string) => void }) {
   );
 }
 
-function LiveTurnView({ turn, onRetry }: { turn: LiveTurn; onRetry: ((turn: LiveTurn) => void) | null }) {
+function LiveTurnView({ turn, onRetry, onContinue }: { turn: LiveTurn; onRetry: ((turn: LiveTurn) => void) | null; onContinue: (runId: string) => void }) {
   const waiting = (turn.status === "sending" || turn.status === "running") && turn.items.length === 0;
   return (
     <div className="chat-turn" data-testid="live-turn" data-status={turn.status} data-run-id={turn.runId}>
@@ -110,6 +111,8 @@ function LiveTurnView({ turn, onRetry }: { turn: LiveTurn; onRetry: ((turn: Live
       {turn.items.map((item) =>
         item.kind === "text" ? (
           <AssistantMessage key={`t:${item.id}`} text={item.text} streaming={item.streaming} />
+        ) : item.approval ? (
+          <ApprovalCard key={`a:${item.id}`} approval={item.approval.info} uiSchema={item.approval.uiSchema} onContinue={onContinue} />
         ) : (
           <ToolCall key={`c:${item.id}`} name={item.name} status={item.status} uiSchema={item.result?.uiSchema ?? null} content={item.result?.content ?? null} />
         ),

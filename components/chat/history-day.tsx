@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { HistoryMessage, HistorySnapshot } from "@/server/protocols/ag-ui/history";
+import { ApprovalCard } from "./approval-card";
 import { AssistantMessage, DayHeader, ToolCall, UserMessage, type ImageRef } from "./message-parts";
 
 // One day of a thread as /api/v1/agent/history serves it, rendered on the server.
@@ -26,6 +27,7 @@ function userImages(message: Extract<HistoryMessage, { role: "user" }>): ImageRe
 
 function HistoryEntry({ message }: { message: HistoryMessage }) {
   if (message.role === "user") return <UserMessage text={message.content} images={userImages(message)} />;
+  if (message.role === "tool" && message.approval) return <ApprovalCard approval={message.approval} uiSchema={message.uiSchema} />;
   if (message.role === "tool") return <ToolCall name={null} status="done" uiSchema={message.uiSchema} content={message.content} />;
   return (
     <>

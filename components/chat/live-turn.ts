@@ -1,4 +1,5 @@
-import { EventType, type AGUIEvent, type BaseEvent } from "@ag-ui/core";
+import { EventType, type AGUIEvent, type BaseEvent, type Interrupt } from "@ag-ui/core";
+import type { ApprovalInfo } from "./approval-card";
 
 // What the chat shows of a run while it streams: the user's message, then the answer's
 // text and tool calls in the order they arrived, and how the run ended. Built only from
@@ -14,6 +15,8 @@ export type LiveItem =
       name: string;
       status: "running" | "done" | "stopped";
       result: { content: string; uiSchema: unknown } | null;
+      /** The run ended waiting for the user's approval of this call (components/chat/approval-card.tsx). */
+      approval?: { info: ApprovalInfo; uiSchema: unknown };
     };
 
 export type TurnStatus = "sending" | "running" | "completed" | "cancelled" | "failed";
@@ -107,11 +110,23 @@ export function applyRunEvent(turn: LiveTurn, raw: BaseEvent): LiveTurn {
     }
     case EventType.RUN_FINISHED: {
       const cancelled = event.outcome?.type === "cancelled";
-      return { ...turn, status: cancelled ? "cancelled" : "completed", stopping: false, items: closeItems(turn.items, cancelled ? "stopped" : "done") };
+      const items = closeItems(turn.items, cancelled ? "stopped" : "done");
+      const waiting = event.outcome?.type === "interrupt" ? withApprovals(items, event.outcome.interrupts) : items;
+      return { ...turn, status: cancelled ? "cancelled" : "completed", stopping: false, items: waiting };
     }
     case EventType.RUN_ERROR:
       return failTurn(turn, event.message || "The run failed.");
     default:
       return turn;
   }
+}
+
+/** The calls an interrupted run left waiting for approval get their approval card. */
+function withApprovals(items: LiveItem[], interrupts: Interrupt[]): LiveItem[] {
+  return items.map((item) => {
+    if (item.kind !== "tool") return item;
+    const interrupt = interrupts.find((i) => i.toolCallId === item.id);
+    const meta = interrupt?.metadata as { approval?: ApprovalInfo; ui_schema?: unknown } | undefined;
+    return meta?.approval ? { ...item, approval: { info: meta.approval, uiSchema: meta.ui_schema ?? null } } : item;
+  });
 }

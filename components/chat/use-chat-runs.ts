@@ -148,6 +148,17 @@ export function useChatRuns(opts: { threadId: string; activeRunId: string | null
     }
   }, []);
 
+  /** Follows a run started elsewhere on this page (the continuation of an approved request). */
+  const join = useCallback(
+    (runId: string) => {
+      if (pending.current) return;
+      const key = `rejoin:${runId}`;
+      dispatch({ type: "add", turn: newTurn({ key, runId, user: null }) });
+      void follow(key, runId);
+    },
+    [follow],
+  );
+
   const { activeRunId } = opts;
   useEffect(() => {
     if (activeRunId) {
@@ -160,5 +171,5 @@ export function useChatRuns(opts: { threadId: string; activeRunId: string | null
   }, [activeRunId, follow]);
 
   const busy = turns.some(isTurnOpen);
-  return { turns, busy, send, stop, retry };
+  return { turns, busy, send, stop, retry, join };
 }

@@ -1,5 +1,11 @@
 import "server-only";
+import { EventType } from "@ag-ui/core";
 import { AISDKError, APICallError, type LanguageModel } from "ai";
+import { randomUUID } from "node:crypto";
+import { createApprovalGate, type ApprovalGate, type ApprovalGateRun } from "../approvals/gate";
+import { approvalInterrupt } from "../approvals/interrupt";
+import { claimApprovalsForRun, type ClaimedApproval } from "../approvals/repository";
+import { carryApprovals, type ResolvedApproval } from "../approvals/resolve";
 import { AppError } from "../errors";
 import { resolveTimeZone } from "../lib/time";
 import { logger } from "../logger";
@@ -13,20 +19,28 @@ import type { PrefetchedContext, RunHandle, Runner, RunnerInput, RunnerResult } 
 import { loadAttachmentBytes } from "../storage/attachment-bytes";
 import { findAgentContext, findPreviousRunToolEvents, findRunUserAttachments, type AttachmentRef, type ThreadMessage, type ToolEventRow } from "./agent-repository";
 import { HISTORY_MESSAGE_LIMIT, MAX_AGENT_STEPS, MEMORY_FACT_LIMIT } from "./constants";
-import { buildConversation, clientToolResults, openClientToolCalls } from "./conversation";
+import { buildConversation, clientToolResults, openClientToolCalls, type ToolExchange } from "./conversation";
 import { AgUiEventTranslator } from "./event-translator";
 import { runModelLoop } from "./model-loop";
 import { projectCliBinding } from "./project-cli-binding";
 import { buildSystemPrompt, type MemoryFact } from "./prompt";
-import { buildAgentTools, type ProjectCliBinding } from "./tools";
+import { buildAgentTools, runProjectCliCall, type ProjectCliBinding } from "./tools";
 
 export type UserImage = { mimeType: string; data: Uint8Array };
-export type AgentContext = { history: ThreadMessage[]; memoryFacts: MemoryFact[]; toolEvents: ToolEventRow[]; userImages?: UserImage[] };
+export type AgentContext = {
+  history: ThreadMessage[];
+  memoryFacts: MemoryFact[];
+  toolEvents: ToolEventRow[];
+  userImages?: UserImage[];
+  /** Approvals of the thread this run carries to the model (decided, expired or superseded). */
+  approvals?: ClaimedApproval[];
+};
 
 export type AgentRunnerDeps = {
   model: (opts: { now: () => Date; timeZone: string; modelId?: string }) => { model: LanguageModel; info: ModelInfo; streamer?: StepStreamer };
   projectCli: ProjectCliBinding;
   loadContext: (opts: { run: RunHandle; input: RunAgentInput; prefetched?: PrefetchedContext }) => Promise<AgentContext>;
+  approvalGate: (run: ApprovalGateRun) => ApprovalGate;
   now: () => Date;
 };
 
@@ -36,12 +50,14 @@ const CONTEXT_PREFETCH = { historyLimit: HISTORY_MESSAGE_LIMIT, memoryLimit: MEM
 async function loadAgentContext({ run, input, prefetched }: { run: RunHandle; input: RunAgentInput; prefetched?: PrefetchedContext }): Promise<AgentContext> {
   const answersToolCalls = input.messages.some((m) => m.role === "tool");
   const images = userMessageParts(input).images.length > 0;
-  const [context, toolEvents, attachments] = await Promise.all([
+  const [context, toolEvents, attachments, approvals] = await Promise.all([
     prefetched ?? findAgentContext({ threadId: run.threadId, runId: run.id, userId: run.userId, ...CONTEXT_PREFETCH }),
     answersToolCalls ? findPreviousRunToolEvents({ threadId: run.threadId, runId: run.id }) : Promise.resolve([]),
     images ? findRunUserAttachments({ runId: run.id }) : Promise.resolve([]),
+    // A new user message supersedes the requests still waiting; a run without one only carries decided ones.
+    claimApprovalsForRun({ threadId: run.threadId, runId: run.id, supersede: userMessageParts(input).fromUser }),
   ]);
-  return { history: context.history, memoryFacts: context.memoryFacts, toolEvents, userImages: await loadUserImages(run.id, attachments) };
+  return { history: context.history, memoryFacts: context.memoryFacts, toolEvents, userImages: await loadUserImages(run.id, attachments), approvals };
 }
 
 // The images were checked (ours, the caller's, present) when the run was accepted; the
@@ -66,12 +82,34 @@ function modelFailure(error: unknown, info: ModelInfo, runId: string): AppError 
   return new AppError("UPSTREAM_ERROR", `The model call failed${status ? ` (HTTP ${status})` : ""}`);
 }
 
+/** The outcome of an approval as its call's answer: the same TOOL_CALL_RESULT and card a call run here gets. */
+function emitCarried(emit: RunnerInput["emit"], c: ResolvedApproval): void {
+  const { result } = c;
+  const metadata = result.output ? { tool_name: c.toolName, tool_agent_output: result.output } : { tool_name: c.toolName, tool_call_args: c.args };
+  emit(
+    { type: EventType.TOOL_CALL_RESULT, messageId: `tool_${randomUUID()}`, toolCallId: c.toolCallId, content: result.toolResponseText, role: "tool", metadata: { ui_schema: result.uiSchema } },
+    {
+      messageMetadata: { ...metadata, approval_id: c.row.id, ...(c.row.parentMessageId ? { parent_message_id: c.row.parentMessageId } : {}) },
+      answersEarlierCall: true,
+    },
+  );
+}
+
+const exchangeOf = (c: ResolvedApproval): ToolExchange => ({ toolCallId: c.toolCallId, toolName: c.toolName, args: c.args, content: c.result.toolResponseText });
+
 /**
  * The built-in agent: one tool loop (at most MAX_AGENT_STEPS model calls, on the AI SDK's
  * providers) over project_cli and the client's own tools, streamed as AG-UI events while it runs.
  */
 export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Runner {
-  const deps: AgentRunnerDeps = { model: createAgentModel, projectCli: projectCliBinding, loadContext: loadAgentContext, now: () => new Date(), ...overrides };
+  const deps: AgentRunnerDeps = {
+    model: createAgentModel,
+    projectCli: projectCliBinding,
+    loadContext: loadAgentContext,
+    approvalGate: (run) => createApprovalGate(run),
+    now: () => new Date(),
+    ...overrides,
+  };
   return {
     id: AGENT_RUNNER_ID,
     prefetch: CONTEXT_PREFETCH,
@@ -84,6 +122,14 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
       const { model, info, streamer } = deps.model({ now: deps.now, timeZone, modelId: generation.model });
       const serverToolNames = new Set([projectCli.name]);
       const translator = new AgUiEventTranslator(emit, serverToolNames, { model: info.id });
+      const gate = deps.approvalGate({ id: run.id, threadId: run.threadId, userId: run.userId, apiKeyHash: run.apiKeyHash });
+      const carried = await carryApprovals(context.approvals ?? [], ({ toolCallId, args }) =>
+        runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, args, signal, timeZone }),
+      );
+      for (const c of carried) emitCarried(emit, c);
+      const clientResults = clientToolResults(input, openClientToolCalls(context.toolEvents, serverToolNames));
+      // A run that continues from an interrupt nobody answered yet has nothing to tell the model.
+      if (!user.fromUser && clientResults.length === 0 && carried.length === 0) return {};
 
       try {
         await runModelLoop({
@@ -92,11 +138,20 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
           instructions: buildSystemPrompt({ now, timeZone, memoryFacts: context.memoryFacts, context: input.context, clientTools: input.tools }),
           messages: buildConversation({
             history: context.history,
-            clientResults: clientToolResults(input, openClientToolCalls(context.toolEvents, serverToolNames)),
+            clientResults: [...clientResults, ...carried.map(exchangeOf)],
             userText: user.fromUser ? user.text : null,
             userImages: context.userImages,
           }),
-          tools: buildAgentTools({ projectCli, userId: run.userId, runId: run.id, timeZone, signal, clientTools: input.tools }),
+          tools: buildAgentTools({
+            projectCli,
+            userId: run.userId,
+            runId: run.id,
+            timeZone,
+            signal,
+            clientTools: input.tools,
+            approvals: gate,
+            wireId: (id) => translator.callOnWire(id)?.wireId ?? id,
+          }),
           maxSteps: MAX_AGENT_STEPS,
           maxRetries: MODEL_MAX_RETRIES,
           settings: {
@@ -121,7 +176,12 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
       if (translator.error && !signal.aborted) throw modelFailure(translator.error, info, run.id);
 
       const usage = translator.totalUsage;
-      return { usage, model: info.id, result: { usage, model: info.id } };
+      if (gate.requested.length === 0) return { usage, model: info.id, result: { usage, model: info.id } };
+      const parents = new Map(gate.requested.flatMap((row) => {
+        const parent = translator.parentOfWireCall(row.toolCallId);
+        return parent ? [[row.toolCallId, parent] as const] : [];
+      }));
+      return { usage, model: info.id, interrupts: gate.requested.map(approvalInterrupt), closingMessages: gate.pendingCards(parents) };
     },
   };
 }

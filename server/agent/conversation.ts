@@ -24,6 +24,8 @@ const toolRowSchema = z
 
 /** A persisted tool message as the call and result that produced it; null for rows too old to tell. */
 export function toolExchangeOf(row: ThreadMessage): ToolExchange | null {
+  // A call waiting for approval has no answer yet: the run that resolves it supplies one.
+  if (row.metadata.stage === "approval") return null;
   const meta = toolRowSchema.safeParse(row.metadata);
   if (!meta.success) return null;
   const output = meta.data.tool_agent_output;

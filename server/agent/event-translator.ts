@@ -52,6 +52,18 @@ export class AgUiEventTranslator {
     return this.failure;
   }
 
+  /** The id the client saw for a provider's tool call, and the assistant message it belongs to. */
+  callOnWire(toolCallId: string): { wireId: string; parentId: string } | undefined {
+    const call = this.toolCalls.get(toolCallId);
+    return call ? { wireId: call.wireId, parentId: call.parentId } : undefined;
+  }
+
+  /** Which assistant message a call (by its id on the wire) belongs to. */
+  parentOfWireCall(wireId: string): string | undefined {
+    for (const call of this.toolCalls.values()) if (call.wireId === wireId) return call.parentId;
+    return undefined;
+  }
+
   accept(part: AgentStreamPart): void {
     switch (part.type) {
       case "start-step":

@@ -56,14 +56,20 @@ export type CallSettings = {
   seed?: number;
 };
 
+/**
+ * What a tool's execute returns for a call that must wait (a person's approval): the call is
+ * left without an answer, like a client's, and the loop ends after its step.
+ */
+export const LEFT_OPEN: unique symbol = Symbol("dispatch.tool-call-left-open");
+
 type ParsedCall = { toolCallId: string; toolName: string; input: unknown; invalid?: boolean; error?: unknown };
 type Answer = { call: ParsedCall; output: Awaited<ReturnType<typeof createToolModelOutput>> };
 
 /**
  * Runs up to `maxSteps` model calls. A step whose tool calls were all answered here (tools
  * with an execute function, or calls the SDK rejected) leads to the next step; a call left
- * for the client (no execute function), a step without tool calls, an error part or
- * `stop()` ends the loop. Aborting `signal` aborts the model call and the tools.
+ * for the client (no execute function) or for a person (LEFT_OPEN), a step without tool calls,
+ * an error part or `stop()` ends the loop. Aborting `signal` aborts the model call and the tools.
  */
 export async function runModelLoop(opts: {
   model: LanguageModel;
@@ -208,6 +214,7 @@ async function answerCall(call: ParsedCall, tools: ToolSet, messages: ModelMessa
     if (signal.aborted) throw err;
     return fail(err);
   }
+  if (output === LEFT_OPEN) return null;
   onPart({ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, output });
   return { call, output: await createToolModelOutput({ toolCallId: call.toolCallId, input: call.input, output, tool, errorMode: "none" }) };
 }

@@ -1,6 +1,8 @@
 import "server-only";
 import { jsonSchema, tool, type JSONSchema7, type ToolSet } from "ai";
+import type { ApprovalGate } from "../approvals/gate";
 import { logger } from "../logger";
+import { LEFT_OPEN } from "./model-loop";
 import type { Tool as ClientTool } from "../protocols/ag-ui/run-input";
 import { toolFailureText, type ToolOutcome } from "./tool-outcome";
 
@@ -27,6 +29,18 @@ function objectSchema(parameters: Record<string, unknown> | undefined): JSONSche
   return { type: "object", properties: {}, additionalProperties: true };
 }
 
+/** One project_cli call as the model's answer: a failure to run at all is reported, not thrown (unless aborted). */
+export async function runProjectCliCall(projectCli: ProjectCliBinding, request: ProjectCliRequest): Promise<ToolOutcome> {
+  try {
+    const r = await projectCli.run(request);
+    return { toolResponseText: r.toolResponseText, uiSchema: r.uiSchema, output: r.output as Record<string, unknown> };
+  } catch (err) {
+    if (request.signal?.aborted) throw err;
+    logger.error({ err, runId: request.runId, toolCallId: request.toolCallId }, "project_cli failed to run");
+    return { toolResponseText: toolFailureText("TOOL_UNAVAILABLE", "project_cli could not run; try again later"), uiSchema: null, output: null };
+  }
+}
+
 export function buildAgentTools(opts: {
   projectCli: ProjectCliBinding;
   userId: string;
@@ -34,8 +48,13 @@ export function buildAgentTools(opts: {
   timeZone: string;
   signal: AbortSignal;
   clientTools: readonly ClientTool[];
+  /** Stops the writes the run's approval policy reserves for a person; the call is left open. */
+  approvals?: ApprovalGate;
+  /** The id the client saw for a call (the event translator may suffix a provider's reused id). */
+  wireId?: (toolCallId: string) => string;
 }): ToolSet {
-  const { projectCli, userId, runId, timeZone, signal } = opts;
+  const { projectCli, userId, runId, timeZone, signal, approvals } = opts;
+  const wireId = opts.wireId ?? ((id: string) => id);
   const tools: ToolSet = {};
   for (const client of opts.clientTools) {
     if (client.name === projectCli.name || !TOOL_NAME.test(client.name)) {
@@ -50,15 +69,9 @@ export function buildAgentTools(opts: {
     // structured failure the model can act on, instead of the SDK's generic error.
     inputSchema: jsonSchema<unknown>(projectCli.parameters),
     strict: false,
-    execute: async (args, { toolCallId }): Promise<ToolOutcome> => {
-      try {
-        const r = await projectCli.run({ userId, runId, toolCallId, args, signal, timeZone });
-        return { toolResponseText: r.toolResponseText, uiSchema: r.uiSchema, output: r.output as Record<string, unknown> };
-      } catch (err) {
-        if (signal.aborted) throw err;
-        logger.error({ err, runId, toolCallId }, "project_cli failed to run");
-        return { toolResponseText: toolFailureText("TOOL_UNAVAILABLE", "project_cli could not run; try again later"), uiSchema: null, output: null };
-      }
+    execute: async (args, { toolCallId }): Promise<ToolOutcome | typeof LEFT_OPEN> => {
+      if (approvals && (await approvals.check({ toolCallId: wireId(toolCallId), args }))) return LEFT_OPEN;
+      return runProjectCliCall(projectCli, { userId, runId, toolCallId, args, signal, timeZone });
     },
     toModelOutput: ({ output }) => ({ type: "text", value: (output as ToolOutcome).toolResponseText }),
   });

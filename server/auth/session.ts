@@ -2,10 +2,20 @@ import "server-only";
 import { auth } from "./auth";
 import { AppError } from "../errors";
 import { findUserById } from "../repositories/users";
-import { authenticateApiKey, claimedApiKeyOwner } from "./api-keys";
+import { authenticateApiKey, claimedApiKeyOwner, hashApiKey } from "./api-keys";
 
-/** Who is calling; `apiKeyId` names the key of a caller that came with one (its budgets apply). */
-export type Principal = { userId: string; email: string; role: "user" | "admin"; via: "session" | "api_key"; apiKeyId?: string };
+/**
+ * Who is calling. `apiKeyId` names the key of a caller that came with one (its budgets apply);
+ * `apiKeyHash` is that key's SHA-256 (runs it starts may auto-approve writes).
+ */
+export type Principal = {
+  userId: string;
+  email: string;
+  role: "user" | "admin";
+  via: "session" | "api_key";
+  apiKeyId?: string;
+  apiKeyHash?: string;
+};
 
 /**
  * A caller's API key taken on trust (see withCaller, server/http/authenticate.ts) until the one statement that does the work
@@ -32,7 +42,7 @@ export async function authenticateRequest(req: Request): Promise<Principal> {
     const key = bearerKey(header);
     if (!key) throw new AppError("UNAUTHORIZED", "Malformed Authorization header: expected `Bearer <api key>`");
     const p = await authenticateApiKey(key);
-    return { userId: p.userId, email: p.email, role: p.role, via: "api_key", apiKeyId: p.apiKeyId };
+    return { userId: p.userId, email: p.email, role: p.role, via: "api_key", apiKeyId: p.apiKeyId, apiKeyHash: hashApiKey(key) };
   }
   const principal = await getSessionPrincipal();
   if (!principal) throw new AppError("UNAUTHORIZED", "Sign in or send `Authorization: Bearer <api key>`");
@@ -54,5 +64,5 @@ export function claimedApiKeyCaller(req: Request): { principal: Principal; keyHa
   const claimed = key ? claimedApiKeyOwner(key) : null;
   if (!claimed) return null;
   const { userId, email, role, apiKeyId } = claimed.principal;
-  return { principal: { userId, email, role, via: "api_key", apiKeyId }, keyHash: claimed.keyHash };
+  return { principal: { userId, email, role, via: "api_key", apiKeyId, apiKeyHash: claimed.keyHash }, keyHash: claimed.keyHash };
 }

@@ -18,6 +18,7 @@ export type AdminRunQuery = {
   createdTo?: Date;
   minDurationMs?: number;
   hasError?: boolean;
+  awaitingApproval?: boolean;
   after: { at: Date; id: string } | null;
   limit: number;
 };
@@ -78,6 +79,8 @@ export async function listAdminRunsPage(q: AdminRunQuery): Promise<AdminRunListR
     where.push(`r.started_at is not null and coalesce(r.finished_at, localtimestamp) - r.started_at >= ${min}`);
   }
   if (q.hasError !== undefined) where.push(q.hasError ? `r.error_code is not null` : `r.error_code is null`);
+  // Ended waiting for a person: an approval request of the run is still pending (server/approvals).
+  if (q.awaitingApproval) where.push(`exists (select 1 from approvals a where a.run_id = r.id and a.status = 'pending' and a.expires_at > now())`);
   // The cursor's timestamp went through the driver as local wall time; ::timestamp keeps it so.
   if (q.after) where.push(`(r.created_at, r.id) < (${param(q.after.at)}::timestamp, ${param(q.after.id)}::uuid)`);
   const { rows } = await getPool().query<AdminRunListRow>(

@@ -14,6 +14,8 @@ export type HistoryRow = {
   attachments: unknown;
   /** `metadata.tool_agent_output` of a tool message, else null. */
   toolOutput: unknown;
+  /** `metadata.approval` of a tool message that waits for approval (server/approvals), else null. */
+  approval?: unknown;
 };
 
 /**
@@ -75,7 +77,8 @@ const HISTORY_DAY_SQL = `with k as (select $4::text is null or exists (select 1 
    from (select m.seq, m.history_json as rendered, case when m.history_json is null then json_build_object('seq', m.seq, 'role', m.role,
            'messageId', m.message_id, 'content', m.content, 'timestamp', m.created_at::text,
            'attachments', case m.role when 'user' then m.metadata -> 'user_message_attachments' end,
-           'toolOutput', case m.role when 'tool' then m.metadata -> 'tool_agent_output' end) end as fields
+           'toolOutput', case m.role when 'tool' then m.metadata -> 'tool_agent_output' end,
+           'approval', case m.role when 'tool' then m.metadata -> 'approval' end) end as fields
          -- Lateral, so the day is always read as an index range of the page's thread, whatever
          -- the generic plan estimates (joined, it could be planned as a hash join over the table).
          from page cross join lateral (select * from messages where thread_id = page.thread and created_at >= page.start

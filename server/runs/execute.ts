@@ -211,6 +211,7 @@ export async function executeRun(
   let toolCalls = 0;
   const meter = meterRun({ ...run, runner: runner.id });
   const put = (event: AgUiEvent, extras?: EmitExtras) => {
+    if (extras?.answersEarlierCall && event.type === EventType.TOOL_CALL_RESULT) guard.adoptToolCall(event.toolCallId);
     const accepted = guard.accept(event);
     meter.event(accepted);
     if (accepted.type === EventType.TOOL_CALL_START) toolCalls++;
@@ -260,7 +261,9 @@ export async function executeRun(
 
   let ending: RunEnd | null = null;
   try {
-    const outcome: RunCloseOutcome = failure?.outcome ?? { type: "success", ...(result.result !== undefined ? { result: result.result } : {}) };
+    const outcome: RunCloseOutcome =
+      failure?.outcome ??
+      (result.interrupts?.length ? { type: "interrupt", interrupts: result.interrupts } : { type: "success", ...(result.result !== undefined ? { result: result.result } : {}) });
     // The terminal event carries the run's token usage (AG-UI's `usage`), as the ledger records it.
     const closing = withRunUsage(guard.close(outcome), result.usage, result.model);
     // Messages closed by the terminal sequence (a cancelled answer) are recorded too.
@@ -276,7 +279,7 @@ export async function executeRun(
     };
     // The closing events go in the statement that closes the run, after everything before them
     // is durable: the run's status and its log agree, whenever the process stops.
-    const messages = await recorder.unwritten();
+    const messages = [...(await recorder.unwritten()), ...(failure ? [] : (result.closingMessages ?? []))];
     let closedHere = false;
     ending = end;
     // Inside the run's span: the closing statement's time shows in its trace.

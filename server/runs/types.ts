@@ -1,3 +1,4 @@
+import type { Interrupt } from "@ag-ui/core";
 import type { AgUiEvent } from "../protocols/ag-ui/events";
 import type { RunAgentInput } from "../protocols/ag-ui/run-input";
 
@@ -28,10 +29,16 @@ export type RunHandle = {
   createdAt: Date;
   /** "running" when the run was accepted as started (the executor need not mark it). */
   status?: RunStatus;
+  /** SHA-256 of the API key that started the run, when one did (its approval policy may differ). */
+  apiKeyHash?: string | null;
 };
 
 /** Data that goes with an event into the thread's messages, never onto the wire. */
-export type EmitExtras = { messageMetadata?: Record<string, unknown> };
+export type EmitExtras = {
+  messageMetadata?: Record<string, unknown>;
+  /** A TOOL_CALL_RESULT for a call an earlier run of the thread left waiting for approval. */
+  answersEarlierCall?: boolean;
+};
 
 /** Sampling parameters a protocol passed through; runners apply what their model supports. */
 export type GenerationParams = {
@@ -67,6 +74,10 @@ export type RunnerResult = {
   /** Carried in RUN_FINISHED's `result`. */
   result?: unknown;
   model?: string;
+  /** The run waits for these (approvals): it ends with RUN_FINISHED's interrupt outcome. */
+  interrupts?: Interrupt[];
+  /** Thread messages written with the run's end, after the ones it streamed (pending approval cards). */
+  closingMessages?: { role: "tool"; messageId: string; content: string; metadata: Record<string, unknown> }[];
 };
 
 export interface Runner {

@@ -26,6 +26,7 @@ export const runFiltersSchema = z.object({
   createdTo: z.date().optional().describe("Created before this instant"),
   minDurationMs: z.number().int().min(0).max(7 * 86_400_000).optional().describe("Ran at least this long (so far, when still running)"),
   hasError: z.boolean().optional().describe("true: only runs with an error; false: only runs without"),
+  awaitingApproval: z.boolean().optional().describe("true: only runs waiting for a person's approval"),
 });
 export type RunFilters = z.infer<typeof runFiltersSchema>;
 

@@ -5,6 +5,7 @@ import type { AgUiEvent } from "../protocols/ag-ui/events";
 import { parseRunAgentInput } from "../protocols/ag-ui/run-input";
 import { createAgentApiEncoder } from "../protocols/agent-api/encoder";
 import { HEARTBEAT, HEARTBEAT_INTERVAL_MS, withHeartbeats } from "../protocols/agent-api/heartbeat";
+import { approvalAnswers } from "../protocols/agent-api/approvals";
 import type { AgentRequest } from "../protocols/agent-api/request";
 import type { AgentResponse, RunStatus as ResponseStatus, StreamObject } from "../protocols/agent-api/response";
 import { generationParams, toRunAgentInput } from "../protocols/agent-api/run-input";
@@ -18,6 +19,7 @@ import { rememberSessionName, sessionNameOf, sessionThread } from "./agent-api-s
 import { followRun } from "../runs/subscribe";
 import { TERMINAL_EVENT_TYPES, type RunStatus } from "../runs/types";
 import type { ClaimedApiKey } from "../auth/session";
+import { answerApprovalRequests, resumeOnlyInput } from "./approvals";
 import { cancelRunForUser, startRun, type KeepAlive } from "./runs";
 import { completeCounts } from "../usage/token-usage";
 
@@ -68,15 +70,6 @@ async function answersToOpenCalls(threadId: string, runId: string, turns: InputT
   });
 }
 
-/**
- * Answers to approval requests (mcp_approval_response). The session has none pending until the
- * human-in-the-loop gate asks; this is where its answers are taken.
- */
-function takeApprovalResponses(turns: InputTurns): void {
-  const [first] = turns.approvals;
-  if (first) throw badItem("answers no pending approval request of this session", `input[${first.index}]`);
-}
-
 export type AgentResponseStart = { run: RunRow; sessionId: string };
 
 /**
@@ -110,9 +103,20 @@ export async function startAgentResponse(opts: {
   const split = splitInput(request.input, fresh);
   if (!split.ok) throw badItem(split.message, split.field);
   const { turns } = split;
-  takeApprovalResponses(turns);
-
   const runId = request.response_id ?? `response_${randomUUID()}`;
+
+  // mcp_approval_response items decide their requests first; without a user message or function
+  // outputs the run only carries the decided work on.
+  const answers = approvalAnswers(request.input);
+  if (answers.length > 0) {
+    await opts.claimedKey?.verify();
+    await answerApprovalRequests({ userId, sessionId: request.session_id ? threadId : undefined, answers });
+    if (turns.userIndex === null && turns.outputs.length === 0) {
+      const resume = resumeOnlyInput({ threadId, runId, interruptIds: answers.map((a) => a.approvalRequestId), tools: request.tools ?? [] });
+      const { run } = await startRun({ userId, input: resume, protocol: "agent-api", generation: generationParams(request), requestOrigin: opts.requestOrigin, apiKeyId: opts.apiKeyId, keepAlive: opts.keepAlive });
+      return { run, sessionId: session?.name ?? run.threadId };
+    }
+  }
   const hasImages = turns.userIndex !== null && (request.input[turns.userIndex]!.content ?? []).some((part) => part.type === "image");
   // Nothing is fetched or stored for a key that is not checked yet.
   if (hasImages) await opts.claimedKey?.verify();

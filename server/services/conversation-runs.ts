@@ -14,6 +14,7 @@ import { abandonNow, followRunStream, isAbandoned } from "../runs/followers";
 import { followRunBatches } from "../runs/subscribe";
 import { TERMINAL_EVENT_TYPES, TERMINAL_STATUSES, type EventRecord } from "../runs/types";
 import { compileToolUiSchema, PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
+import { applyResumeEntries } from "./approvals";
 import { reconcileConversation, toolMessageText } from "./conversation-reconcile";
 import { startRun, type KeepAlive } from "./runs";
 
@@ -46,6 +47,7 @@ export async function startConversationRun(opts: {
   via: "session" | "api_key";
   apiKeyId?: string;
   claimedKey?: ClaimedApiKey;
+  apiKeyHash?: string;
   requestOrigin: string | null;
   keepAlive?: KeepAlive;
 }): Promise<ConversationStart> {
@@ -54,8 +56,16 @@ export async function startConversationRun(opts: {
   const state = await findThreadConversationState({ threadId: input.threadId, messageIds: ids });
   if (state.ownerId !== null && state.ownerId !== userId) throw new AppError("NOT_FOUND", `Thread ${input.threadId} not found`);
   const { tail, instructions } = reconcileConversation(input.messages, new Map(state.known.map((m) => [m.messageId, m])));
+  const resume = input.resume ?? [];
 
-  if (tail.length === 0) {
+  if (resume.length > 0) {
+    // AG-UI's answers to the interrupts (approvals) that ended the previous run: decided before
+    // the run that carries them starts. A repeated runId is the same task, decided already.
+    await opts.claimedKey?.verify();
+    const previous = await findRunByClientId({ userId, runId: input.runId });
+    if (previous) return { kind: "run", run: sameThread(previous, input), created: false };
+    await applyResumeEntries({ userId, threadId: input.threadId, resume });
+  } else if (tail.length === 0) {
     // Reading the thread needs a checked key (a run's accepting statement checks it itself).
     await opts.claimedKey?.verify();
     const previous = await findRunByClientId({ userId, runId: input.runId });
@@ -74,7 +84,18 @@ export async function startConversationRun(opts: {
     context: [...input.context, ...instructions.map((m) => ({ description: `Instructions from the client application (${m.role} message)`, value: m.content }))],
   };
   const start = () =>
-    startRun({ userId, input: runInput, protocol: "ag-ui", requestOrigin: opts.requestOrigin, via: opts.via, apiKeyId: opts.apiKeyId, claimedKey: opts.claimedKey, toolMessages, keepAlive: opts.keepAlive });
+    startRun({
+      userId,
+      input: runInput,
+      protocol: "ag-ui",
+      requestOrigin: opts.requestOrigin,
+      via: opts.via,
+      apiKeyId: opts.apiKeyId,
+      claimedKey: opts.claimedKey,
+      apiKeyHash: opts.apiKeyHash,
+      toolMessages,
+      keepAlive: opts.keepAlive,
+    });
   try {
     return { kind: "run", ...(await start()) };
   } catch (err) {

@@ -3,6 +3,8 @@ import { AppError } from "../errors";
 import type { HistoryMessage, HistorySnapshot } from "../protocols/ag-ui/history";
 import { UUID_PATTERN } from "../protocols/ag-ui/run-input-rules";
 import { findHistoryDay, HISTORY_PLACEHOLDER, type HistoryChunk, type HistoryRow } from "../repositories/messages";
+import { approvalWithCard, storedApprovalId } from "../approvals/preview";
+import { findApprovals, type ApprovalRow } from "../approvals/repository";
 import { compileToolUiSchema } from "../tools/project-cli/tool";
 import { attachmentLinks } from "./attachments";
 import type { ClaimedApiKey } from "../auth/session";
@@ -13,8 +15,14 @@ import type { ClaimedApiKey } from "../auth/session";
  * database renders every other message when it is written (messages.history_json, from
  * prisma/sql/functions/dispatch_history_json.sql); both follow historyMessageSchema.
  */
-function toHistoryMessage(m: HistoryRow): HistoryMessage {
+function toHistoryMessage(m: HistoryRow, approvals: ReadonlyMap<string, ApprovalRow>): HistoryMessage {
   if (m.role === "user") return { id: m.messageId, seq: m.seq, content: m.content, timestamp: m.timestamp, role: "user", url: null, attachments: [] };
+  // A call waiting for approval: its approval card and what can be done with it, as they stand now (server/approvals).
+  const approval = m.role === "tool" ? approvals.get(storedApprovalId(m.approval) ?? "") : undefined;
+  if (approval) {
+    const { view, uiSchema } = approvalWithCard(approval);
+    return { id: m.messageId, seq: m.seq, content: m.content, timestamp: m.timestamp, role: "tool", uiSchema, approval: view };
+  }
   // Compiled with the function TOOL_CALL_RESULT used, so the card is byte-identical to the live one.
   const uiSchema = m.role === "tool" ? compileToolUiSchema(m.toolOutput) : null;
   return { id: m.messageId, seq: m.seq, content: m.content, timestamp: m.timestamp, role: m.role, uiSchema };
@@ -40,7 +48,9 @@ async function signAttachments(rows: HistoryRow[], messages: HistoryMessage[], r
 async function chunkTexts(chunks: HistoryChunk[], requestOrigin?: string): Promise<string[]> {
   const rows = chunks.flatMap((c) => c.rows);
   if (rows.length === 0) return chunks.map((c) => c.json);
-  const messages = rows.map(toHistoryMessage);
+  const approvalIds = rows.flatMap((r) => (r.role === "tool" ? [storedApprovalId(r.approval)].filter((id): id is string => id !== null) : []));
+  const approvals = new Map(approvalIds.length > 0 ? (await findApprovals({ ids: approvalIds })).map((a) => [a.id, a]) : []);
+  const messages = rows.map((row) => toHistoryMessage(row, approvals));
   await signAttachments(rows, messages, requestOrigin);
   let next = 0;
   const texts = chunks.map((c) => (c.rows.length === 0 ? c.json : c.json.replaceAll(HISTORY_PLACEHOLDER, () => JSON.stringify(messages[next++]))));

@@ -54,6 +54,8 @@ export async function startRun(opts: {
   via?: "session" | "api_key";
   /** The API key `userId` was taken from without a database read (see withCaller), not checked yet. */
   claimedKey?: ClaimedApiKey;
+  /** The caller's API key (its hash), when it signed in with one: the run's approval policy may come from it. */
+  apiKeyHash?: string;
   /** The client's answers to the thread's open frontend tool calls (POST /api/v1/ag-ui). */
   toolMessages?: RunToolMessage[];
   /** The API key the caller came with: recorded on the run, and its budgets apply. */
@@ -130,7 +132,17 @@ export async function startRun(opts: {
         })
       : (local ?? defaultRunner());
     const execution = executeRun(
-      { id: r.id, runId: r.runId, threadId: r.threadId, userId: r.userId, protocol: r.protocol, deadlineAt: r.deadlineAt, createdAt: r.createdAt, status: r.status },
+      {
+        id: r.id,
+        runId: r.runId,
+        threadId: r.threadId,
+        userId: r.userId,
+        protocol: r.protocol,
+        deadlineAt: r.deadlineAt,
+        createdAt: r.createdAt,
+        status: r.status,
+        apiKeyHash: opts.apiKeyHash ?? opts.claimedKey?.hash ?? null,
+      },
       opts.input,
       runner,
       generation,

@@ -11,6 +11,7 @@ import { runnersRouter } from "./routers/runners";
 import { runnerApiCallsRouter } from "./routers/runner-api-calls";
 import { knowledgeRouter } from "./routers/knowledge";
 import { usageRouter } from "./routers/usage";
+import { approvalPolicyRouter } from "./routers/approval-policy";
 
 export const appRouter = createTRPCRouter({
   users: usersRouter,
@@ -24,6 +25,7 @@ export const appRouter = createTRPCRouter({
   runnerApiCalls: runnerApiCallsRouter,
   knowledge: knowledgeRouter,
   usage: usageRouter,
+  approvalPolicy: approvalPolicyRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -76,7 +76,7 @@ export const conversationRunEndpoint = endpoint({
     const encoding = negotiated.stream ? eventEncodingFor(negotiated.accept, input.protocolVersion) : null;
     // A stream past the follower caps is refused before its run starts.
     const slot = encoding ? admitFollower({ userId: principal.userId }) : null;
-    const start = await releasingOnError(slot, () => startConversationRun({ userId: principal.userId, input, via: principal.via, apiKeyId: principal.apiKeyId, claimedKey, requestOrigin: origin(), keepAlive }));
+    const start = await releasingOnError(slot, () => startConversationRun({ userId: principal.userId, input, via: principal.via, apiKeyId: principal.apiKeyId, claimedKey, apiKeyHash: principal.apiKeyHash, requestOrigin: origin(), keepAlive }));
     if (encoding && slot) return streamOf(start, input, encoding, slot);
     if (start.kind === "snapshot") {
       throw new AppError("BAD_REQUEST", "messages brings nothing new for the agent (no new user message or tool answer) and the thread has no run in progress", {
@@ -104,7 +104,7 @@ const CAPABILITIES: AgentCapabilities = {
   state: { snapshots: true, deltas: false, memory: true, persistentState: true },
   reasoning: { supported: false },
   multimodal: { input: { image: true, audio: false, video: false, pdf: false, file: false } },
-  humanInTheLoop: { supported: false },
+  humanInTheLoop: { supported: true, approvals: true, interrupts: true, approveWithEdits: true },
 };
 
 /** GET /api/v1/ag-ui/info: what the agent behind POST /api/v1/ag-ui can do (AG-UI 1.0 AgentCapabilities). */

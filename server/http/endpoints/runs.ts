@@ -29,7 +29,7 @@ export const startRunEndpoint = endpoint({
     const encoding = negotiated.stream ? eventEncodingFor(negotiated.accept, input.protocolVersion) : null;
     // A stream past the follower caps is refused before its run starts.
     const slot = encoding ? admitFollower({ userId: principal.userId }) : null;
-    const { run } = await releasingOnError(slot, () => startRun({ userId: principal.userId, input, protocol: "ag-ui", requestOrigin: origin(), via: principal.via, apiKeyId: principal.apiKeyId, claimedKey, keepAlive }));
+    const { run } = await releasingOnError(slot, () => startRun({ userId: principal.userId, input, protocol: "ag-ui", requestOrigin: origin(), via: principal.via, apiKeyId: principal.apiKeyId, claimedKey, apiKeyHash: principal.apiKeyHash, keepAlive }));
     if (!encoding || !slot) return jsonResponse(taskAccepted(run), 202);
     const follow = slot.forRun(run.id).holding((signal) => followRunBatches({ runId: run.id, after: 0, signal }));
     return sseResponse(follow, { encoding, headers: { "x-task-id": run.id }, final: TERMINAL_EVENT_TYPES });

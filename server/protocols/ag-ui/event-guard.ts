@@ -1,5 +1,5 @@
 import { firstIssue } from "../../input-issues";
-import { EventType } from "@ag-ui/core";
+import { EventType, type Interrupt } from "@ag-ui/core";
 import { AgUiEventSchema, unknownEventFields, type AgUiEvent } from "./events";
 
 // Every event of a run passes through this guard before it is persisted, so the log only
@@ -12,6 +12,8 @@ import { AgUiEventSchema, unknownEventFields, type AgUiEvent } from "./events";
 export type RunCloseOutcome =
   | { type: "success"; result?: unknown }
   | { type: "cancelled" }
+  /** The run waits for something outside it (a person's approval); a later run resumes it. */
+  | { type: "interrupt"; interrupts: Interrupt[] }
   | { type: "error"; message: string; code?: string };
 
 export type EventGuardStatus = "idle" | "running" | "finished" | "errored";
@@ -26,6 +28,11 @@ export interface EventSequenceGuard {
    * accepted; the caller persists them in order. Empty when the run already ended.
    */
   close(outcome: RunCloseOutcome): AgUiEvent[];
+  /**
+   * Lets this run answer a tool call an earlier run of the thread made and left waiting (an
+   * interrupt's call): its TOOL_CALL_RESULT is then accepted, once, as for a call of this run.
+   */
+  adoptToolCall(toolCallId: string): void;
 }
 
 export type EventSequenceGuardOptions = {
@@ -292,7 +299,8 @@ export function createEventSequenceGuard(options: EventSequenceGuardOptions = {}
     if (status === "idle") emit({ type: EventType.RUN_STARTED, threadId, runId, timestamp });
     for (const entity of [...open].reverse()) emit(endEventFor(entity, timestamp));
     const result = outcome.type === "success" && outcome.result !== undefined && outcome.result !== null ? { result: outcome.result } : {};
-    emit({ type: EventType.RUN_FINISHED, threadId, runId, timestamp, outcome: { type: outcome.type }, ...result });
+    const finished = outcome.type === "interrupt" ? { type: outcome.type, interrupts: outcome.interrupts } : { type: outcome.type };
+    emit({ type: EventType.RUN_FINISHED, threadId, runId, timestamp, outcome: finished, ...result });
     return emitted;
   }
 
@@ -302,5 +310,8 @@ export function createEventSequenceGuard(options: EventSequenceGuardOptions = {}
     },
     accept,
     close,
+    adoptToolCall(toolCallId) {
+      if (!toolCalls.has(toolCallId)) toolCalls.set(toolCallId, "ended");
+    },
   };
 }

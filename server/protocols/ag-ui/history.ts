@@ -34,11 +34,27 @@ export const historyUserMessageSchema = z.strictObject({
   attachments: z.array(historyAttachmentSchema),
 });
 
+/** A call that waits for a person's approval (docs/approvals.md): the request and what can be done with it. */
+export const historyApprovalSchema = z.strictObject({
+  id: z.string(),
+  status: z.enum(["pending", "approved", "denied", "expired", "superseded"]),
+  toolCallId: z.string(),
+  /** module.method */
+  action: z.string(),
+  input: z.unknown(),
+  expiresAt: z.iso.datetime(),
+  actions: z.array(z.enum(["approve", "edit", "deny"])),
+  decidedAt: z.iso.datetime().nullable(),
+  reason: z.string().nullable(),
+});
+
 export const historyToolMessageSchema = z.strictObject({
   ...messageFields,
   role: z.literal("tool"),
-  /** The card compiled from the result's tool_agent_output.ui_hints, as TOOL_CALL_RESULT sent it. */
+  /** The card compiled from the result's tool_agent_output.ui_hints, as TOOL_CALL_RESULT sent it; or the approval card. */
   uiSchema: uiSchemaDocumentSchema.nullable(),
+  /** Present while the call waits for approval: POST /api/v1/agent/interrupts/{approval.id} answers it. */
+  approval: historyApprovalSchema.optional(),
 });
 
 export const historyAssistantMessageSchema = z.strictObject({

@@ -252,7 +252,7 @@ export function parseRunAgentInput(rawBody: string, opts: { conversation?: boole
 }
 
 export type UserImageRef = { url: string; mimeType: string; filename?: string };
-/** `fromUser` is false for a run that only answers frontend tool calls: no text, the first answer's id. */
+/** `fromUser` is false for a run that only answers frontend tool calls or interrupts: no text, the first answer's id. */
 export type UserMessageParts = { messageId: string; text: string; images: UserImageRef[]; fromUser: boolean };
 
 /**
@@ -265,8 +265,10 @@ export function userMessageParts(input: RunAgentInput): UserMessageParts {
   const message = input.messages.find((candidate) => candidate.role === "user");
   if (!message) {
     const answer = input.messages.find((candidate) => candidate.role === "tool");
-    if (!answer) throw new Error("RunAgentInput has no user message; parse it with parseRunAgentInput first");
-    return { messageId: answer.id, text: "", images: [], fromUser: false };
+    if (answer) return { messageId: answer.id, text: "", images: [], fromUser: false };
+    // A run that continues from an interrupt may bring nothing but the answers to it.
+    if (input.resume?.length) return { messageId: `resume_${input.runId}`, text: "", images: [], fromUser: false };
+    throw new Error("RunAgentInput has no user message; parse it with parseRunAgentInput first");
   }
   const images: UserImageRef[] = [];
   if (Array.isArray(message.content)) {

@@ -1,5 +1,6 @@
 import { EventType } from "@ag-ui/core";
 import type { AgUiEvent } from "../ag-ui/events";
+import { approvalRequests } from "./approvals";
 import type { AgentResponse, Content, DataContent, ErrorMessage, Heartbeat, Message, RunStatus, StreamObject, TextContent, Usage } from "./response";
 
 // Encodes a run's AG-UI events as the Agent API's object stream: a pure state machine,
@@ -15,7 +16,9 @@ import type { AgentResponse, Content, DataContent, ErrorMessage, Heartbeat, Mess
 //   TOOL_CALL_END               content completed {call_id, name, arguments}, message completed
 //   TOOL_CALL_RESULT            function_call_output message: created, in_progress,
 //                               content completed {call_id, name, output}, completed
-//   RUN_FINISHED                response completed | canceled | incomplete (interrupt)
+//   RUN_FINISHED                response completed | canceled; an interrupt outcome: an
+//                               mcp_approval_request message per request, then response
+//                               incomplete (approvals.ts)
 //   RUN_ERROR                   an error message {code, message}, then response failed, or
 //                               rejected for a refusal (isRefusal), with error
 //
@@ -73,7 +76,7 @@ function terminalStatus(event: AgUiEvent): RunStatus {
   if (event.type !== EventType.RUN_FINISHED) return "unknown";
   const outcome = event.outcome?.type;
   if (outcome === "cancelled") return "canceled";
-  // An interrupted run waits for input this protocol cannot send.
+  // An interrupted run waits for the client's mcp_approval_response.
   if (outcome === "interrupt") return "incomplete";
   return "completed";
 }
@@ -98,6 +101,7 @@ export function createAgentApiEncoder(options: AgentApiEncoderOptions): AgentApi
   const texts = new Map<string, OpenText>();
   const calls = new Map<string, OpenCall>();
   const callNames = new Map<string, string>();
+  const callArguments = new Map<string, string>();
 
   const stamp = <T extends StreamObject>(object: T): T => ({ ...object, sequence_number: sequence++ });
   const snapshot = (): AgentResponse => ({ ...response, output: response.output.map((m) => ({ ...m, content: [...m.content] })) });
@@ -145,6 +149,11 @@ export function createAgentApiEncoder(options: AgentApiEncoderOptions): AgentApi
 
   function finish(event: AgUiEvent, usage: TokenCounts | null | undefined): StreamObject[] {
     const out = start();
+    if (event.type === EventType.RUN_FINISHED && event.outcome?.type === "interrupt") {
+      for (const request of approvalRequests(event.outcome.interrupts, callArguments)) {
+        out.push(...opened(request.id, "mcp_approval_request", "assistant"), ...completed(request.id, "mcp_approval_request", "assistant", data(request.id, request)));
+      }
+    }
     done = true;
     response.status = terminalStatus(event);
     response.completed_at = Math.floor(now() / 1000);
@@ -199,6 +208,7 @@ export function createAgentApiEncoder(options: AgentApiEncoderOptions): AgentApi
         const open = calls.get(event.toolCallId);
         if (!open) return [];
         calls.delete(event.toolCallId);
+        callArguments.set(open.id, open.args);
         return completed(open.id, "function_call", "assistant", data(open.id, { call_id: open.id, name: open.name, arguments: open.args }));
       }
       case EventType.TOOL_CALL_RESULT: {

@@ -86,6 +86,10 @@ export const InputMessageSchema = z.strictObject({
   metadata: optional(JsonObjectSchema),
   sequence_number: optional(z.int()),
   error: optional(ErrorSchema),
+  // An mcp_approval_response item (server/protocols/agent-api/approvals.ts).
+  approval_request_id: optional(z.string().min(1)),
+  approve: optional(z.boolean()),
+  reason: optional(z.string().max(1_000)),
 });
 
 const FunctionDefinitionSchema = z.strictObject({

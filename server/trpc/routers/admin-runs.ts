@@ -1,9 +1,11 @@
 import "server-only";
 import { adminProcedure, createTRPCRouter } from "../init";
 import { getRunDetail, listRunEvents, listRunEventsInput, listRuns, listRunsInput, runIdInput } from "../../services/admin-runs";
+import { listRunApprovals } from "../../services/approvals";
 
 export const adminRunsRouter = createTRPCRouter({
   list: adminProcedure.input(listRunsInput).query(({ input }) => listRuns(input)),
   get: adminProcedure.input(runIdInput).query(({ input }) => getRunDetail(input)),
   events: adminProcedure.input(listRunEventsInput).query(({ input }) => listRunEvents(input)),
+  approvals: adminProcedure.input(runIdInput).query(({ input }) => listRunApprovals({ runId: input.id })),
 });

@@ -1,0 +1,149 @@
+"use client";
+
+import { useId, useState } from "react";
+import { useRouter } from "next/navigation";
+import { UiSchemaView } from "@/components/ui-schema/ui-schema-view";
+import styles from "./approval-card.module.css";
+
+// A write the agent asked approval for (docs/approvals.md): its card (the same UiSchema every
+// surface shows) and, while it waits, Approve / Edit / Deny as real buttons and form fields, so
+// the keyboard reaches everything. The decision goes to POST /api/v1/agent/interrupts/{id}; the
+// run that continues is then followed here (live) or picked up by refreshing the page (history).
+
+export type ApprovalInfo = {
+  id: string;
+  status: "pending" | "approved" | "denied" | "expired" | "superseded";
+  action: string;
+  input: unknown;
+  expiresAt: string;
+  actions: string[];
+};
+
+type Mode = "idle" | "editing" | "denying";
+
+type Answer = { task: { runId: string } | null; error?: { message: string } };
+
+async function sendDecision(id: string, body: { approve: boolean; reason?: string; input?: unknown }): Promise<Answer> {
+  const res = await fetch(`/api/v1/agent/interrupts/${encodeURIComponent(id)}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify(body),
+  });
+  const answer = (await res.json().catch(() => ({}))) as Answer;
+  if (!res.ok) throw new Error(answer.error?.message ?? `The decision was not recorded (HTTP ${res.status})`);
+  return answer;
+}
+
+export function ApprovalCard({ approval, uiSchema, onContinue }: { approval: ApprovalInfo; uiSchema: unknown; onContinue?: (runId: string) => void }) {
+  const router = useRouter();
+  const ids = useId();
+  const [mode, setMode] = useState<Mode>("idle");
+  const [draft, setDraft] = useState(() => JSON.stringify(approval.input ?? {}, null, 2));
+  const [reason, setReason] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [decided, setDecided] = useState<string | null>(null);
+  const expired = approval.status === "expired" || (approval.status === "pending" && Date.parse(approval.expiresAt) <= Date.now());
+  const open = approval.status === "pending" && !expired && decided === null;
+
+  const decide = async (body: { approve: boolean; reason?: string; input?: unknown }) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const answer = await sendDecision(approval.id, body);
+      setDecided(body.approve ? "Approved" : "Denied");
+      setMode("idle");
+      if (answer.task && onContinue) onContinue(answer.task.runId);
+      else router.refresh();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const approveEdited = () => {
+    let input: unknown;
+    try {
+      input = JSON.parse(draft);
+    } catch {
+      setError("The changed input is not valid JSON");
+      return;
+    }
+    void decide({ approve: true, input });
+  };
+
+  return (
+    <div className="chat-tool chat-approval" data-testid="approval-card" data-status={decided ? decided.toLowerCase() : expired ? "expired" : approval.status} data-approval-id={approval.id}>
+      <UiSchemaView schema={uiSchema} />
+      {expired ? (
+        <p className="muted" data-testid="approval-expired">
+          This request expired: {approval.action} was not done. Ask again if you still want it.
+        </p>
+      ) : null}
+      {decided ? (
+        <p className="muted" role="status" data-testid="approval-decided">
+          {decided}.
+        </p>
+      ) : null}
+      {open && mode === "idle" ? (
+        <div className={styles.actions} role="group" aria-label={`Approve ${approval.action}?`}>
+          <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void decide({ approve: true })} data-testid="approval-approve">
+            Approve
+          </button>
+          <button type="button" className="btn" disabled={busy} onClick={() => setMode("editing")} data-testid="approval-edit">
+            Edit
+          </button>
+          <button type="button" className="btn btn-danger" disabled={busy} onClick={() => setMode("denying")} data-testid="approval-deny">
+            Deny
+          </button>
+        </div>
+      ) : null}
+      {open && mode === "editing" ? (
+        <form
+          className={`field ${styles.form}`}
+          onSubmit={(e) => {
+            e.preventDefault();
+            approveEdited();
+          }}
+        >
+          <label htmlFor={`${ids}-input`}>Input for {approval.action} (JSON)</label>
+          <textarea id={`${ids}-input`} className="input" rows={8} value={draft} onChange={(e) => setDraft(e.target.value)} data-testid="approval-input" autoFocus />
+          <div className={styles.actions}>
+            <button type="submit" className="btn btn-primary" disabled={busy} data-testid="approval-save">
+              Approve with changes
+            </button>
+            <button type="button" className="btn" disabled={busy} onClick={() => setMode("idle")}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : null}
+      {open && mode === "denying" ? (
+        <form
+          className={`field ${styles.form}`}
+          onSubmit={(e) => {
+            e.preventDefault();
+            void decide({ approve: false, ...(reason.trim() ? { reason: reason.trim() } : {}) });
+          }}
+        >
+          <label htmlFor={`${ids}-reason`}>Why not? (optional, the assistant is told)</label>
+          <input id={`${ids}-reason`} className="input" value={reason} maxLength={1000} onChange={(e) => setReason(e.target.value)} data-testid="approval-reason" autoFocus />
+          <div className={styles.actions}>
+            <button type="submit" className="btn btn-danger" disabled={busy} data-testid="approval-confirm-deny">
+              Deny
+            </button>
+            <button type="button" className="btn" disabled={busy} onClick={() => setMode("idle")}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : null}
+      {error ? (
+        <p className="chat-run-error" role="alert" data-testid="approval-error">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}

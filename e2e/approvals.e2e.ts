@@ -1,0 +1,107 @@
+import { expect, test, type Page } from "@playwright/test";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import { e2eAdmin } from "../playwright.config";
+import { ChatPage } from "./pages/chat-page";
+import { SignInPage } from "./pages/sign-in-page";
+
+// Approvals in the web chat (docs/approvals.md), against the production server and the offline
+// demo model: by default every change waits on a card with Approve / Edit / Deny.
+
+test.describe.configure({ mode: "serial" });
+
+const pageProblems: string[] = [];
+test.beforeEach(() => void pageProblems.splice(0));
+test.afterEach(() => expect(pageProblems).toEqual([]));
+
+async function signIn(page: Page): Promise<ChatPage> {
+  page.on("pageerror", (err) => pageProblems.push(`pageerror: ${err.message}`));
+  page.on("console", (msg) => {
+    if (msg.type() === "error" && /react|hydrat/i.test(msg.text())) pageProblems.push(`console: ${msg.text()}`);
+  });
+  const signInPage = new SignInPage(page);
+  await signInPage.goto();
+  await signInPage.signIn(e2eAdmin.email, e2eAdmin.password);
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  const chat = new ChatPage(page);
+  await chat.gotoNew();
+  return chat;
+}
+
+/** The e2e server's embedded database, to age a request the way only a day otherwise would. */
+async function withDatabase<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const info = JSON.parse(readFileSync(path.join(process.env.E2E_DATA_DIR!, "pg.json"), "utf8")) as { port: number; password: string };
+  const client = new pg.Client({ connectionString: `postgresql://postgres:${encodeURIComponent(info.password)}@127.0.0.1:${info.port}/dispatch` });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+const card = (chat: ChatPage) => chat.view().getByTestId("approval-card").last();
+
+test("a change waits on its card; Approve, reached with the keyboard, lets it happen and the answer follows", async ({ page }) => {
+  const chat = await signIn(page);
+  await chat.send("Remember that my favourite colour is green");
+  await expect(card(chat)).toHaveAttribute("data-status", "pending");
+  await expect(card(chat)).toContainText("Waiting for your approval");
+  await expect(card(chat)).toContainText("memory.update");
+  await chat.waitForIdle();
+  const approve = card(chat).getByRole("button", { name: "Approve" });
+  await approve.focus();
+  await page.keyboard.press("Enter");
+  await expect(chat.lastAssistant()).toHaveText("Got it. I'll remember that your favourite colour is green.");
+  await expect(chat.cards().filter({ hasText: "favourite" }).last()).toBeVisible();
+});
+
+test("Deny with a reason: nothing is changed and the assistant says why", async ({ page }) => {
+  const chat = await signIn(page);
+  await chat.send("Remember that I like tea");
+  await chat.waitForIdle();
+  await card(chat).getByRole("button", { name: "Deny" }).click();
+  await card(chat).getByLabel(/Why not/).fill("not now");
+  await card(chat).getByLabel(/Why not/).press("Enter");
+  await expect(chat.lastAssistant()).toContainText("NOT_APPROVED");
+  await expect(chat.lastAssistant()).toContainText("not now");
+});
+
+test("Edit: a wrong field is named, the corrected input is what happens", async ({ page }) => {
+  const chat = await signIn(page);
+  await chat.send("Remember that my city is Paris");
+  await chat.waitForIdle();
+  await card(chat).getByRole("button", { name: "Edit" }).click();
+  const input = card(chat).getByTestId("approval-input");
+  await input.fill(JSON.stringify({ facts: [{ key: "Home City", value: "Lyon" }] }));
+  await card(chat).getByRole("button", { name: "Approve with changes" }).click();
+  await expect(card(chat).getByRole("alert")).toContainText("input.facts.0.key");
+  await input.fill(JSON.stringify({ facts: [{ key: "home_city", value: "Lyon" }] }));
+  await card(chat).getByRole("button", { name: "Approve with changes" }).click();
+  await expect(chat.cards().filter({ hasText: "Lyon" }).last()).toBeVisible();
+  await chat.waitForIdle();
+  await chat.send("What do you remember about me?");
+  await expect(chat.lastAssistant()).toContainText("Lyon");
+});
+
+test("a pending request is back after a reload and can be approved there; an expired one says so", async ({ page }) => {
+  const chat = await signIn(page);
+  await chat.send("Remember that my dog is called Rex");
+  await chat.waitForIdle();
+  await page.reload();
+  const waiting = chat.view().getByTestId("history-day").getByTestId("approval-card");
+  await expect(waiting).toHaveAttribute("data-status", "pending");
+  await waiting.getByRole("button", { name: "Approve" }).click();
+  await expect(chat.assistantMessages().filter({ hasText: "Got it. I'll remember that your dog is called Rex." })).toBeVisible();
+
+  await chat.send("Remember that my cat is called Tom");
+  await chat.waitForIdle();
+  const id = await card(chat).getAttribute("data-approval-id");
+  await withDatabase((db) => db.query(`update approvals set expires_at = now() - interval '1 minute' where id = $1`, [id]));
+  await page.reload();
+  const expired = chat.view().getByTestId("history-day").getByTestId("approval-card").last();
+  await expect(expired).toHaveAttribute("data-status", "expired");
+  await expect(expired.getByTestId("approval-expired")).toBeVisible();
+  await expect(expired.getByRole("button", { name: "Approve" })).toHaveCount(0);
+});

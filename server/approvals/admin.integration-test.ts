@@ -1,0 +1,47 @@
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { createCaller } from "@/server/trpc/root";
+import { createTestUser } from "@/test/helpers";
+import { waitForRunEnd } from "@/test/runs";
+import { decide, interruptedRun, rememberTurn } from "./test-support";
+
+// The callers get their principal directly; the session lookup (Auth.js, which needs Next's runtime) is never reached.
+vi.mock("@/server/auth/session", () => ({ getSessionPrincipal: async () => null }));
+
+// The admin console's view of approvals: runs waiting for a person can be listed, and the run
+// page says who decided what and when (an admin deciding for the owner is recorded as such).
+
+let owner: Awaited<ReturnType<typeof createTestUser>>;
+let admin: Awaited<ReturnType<typeof createTestUser>>;
+let console_: ReturnType<typeof createCaller>;
+beforeAll(async () => {
+  [owner, admin] = await Promise.all([createTestUser(), createTestUser({ role: "admin" })]);
+  console_ = createCaller({ principal: { userId: admin.id, email: admin.email, role: "admin", via: "session" } });
+});
+
+describe("approvals in the admin console", () => {
+  it("filters the runs waiting for approval, and shows who decided on the run page", async () => {
+    const { body, interrupt } = await interruptedRun(owner.apiKey, rememberTurn(`adm_${Date.now()}`));
+    const waiting = (await console_.adminRuns.list({ userEmail: owner.email, awaitingApproval: true })).items;
+    expect(waiting.map((r) => r.runId)).toEqual([body.runId]);
+
+    const decided = await decide(admin.apiKey, interrupt.id, { approve: false, reason: "checked with the owner" });
+    expect(decided.status).toBe(202);
+    const task = ((await decided.json()) as { task: { runId: string } }).task;
+    expect((await waitForRunEnd(owner.apiKey, task.runId)).status).toBe("completed");
+    expect((await console_.adminRuns.list({ userEmail: owner.email, awaitingApproval: true })).items).toEqual([]);
+
+    const approvals = await console_.adminRuns.approvals({ id: waiting[0]!.id });
+    expect(approvals).toEqual([
+      expect.objectContaining({
+        id: interrupt.id,
+        action: "memory.update",
+        status: "denied",
+        askedByThisRun: true,
+        decidedByEmail: admin.email,
+        decidedAsAdmin: true,
+        ownerEmail: owner.email,
+        reason: "checked with the owner",
+      }),
+    ]);
+  });
+});

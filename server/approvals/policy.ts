@@ -1,0 +1,45 @@
+import "server-only";
+import { z } from "zod";
+import { findAction } from "../tools/project-cli/actions";
+
+// Which of the agent's project_cli calls wait for a person. A policy, not code: the user picks
+// one in the chat's settings, an API key or a runner binding may approve for automation, and the
+// run freezes the one in force when it first needs it (repository.ts, freezeRunPolicy).
+
+/** What a user can choose: every write asks, only writes that involve other people ask, nothing asks. */
+export const userApprovalPolicySchema = z.enum(["always", "others", "never"]).describe("always: every write asks; others: writes that involve other people ask; never: nothing asks");
+export type UserApprovalPolicy = z.infer<typeof userApprovalPolicySchema>;
+
+/** A run's frozen policy: the user's, or `auto` when its API key or binding approves by itself. */
+export type RunApprovalPolicy = UserApprovalPolicy | "auto";
+
+export const DEFAULT_APPROVAL_POLICY: UserApprovalPolicy = "always";
+
+// Writes that reach another person's calendar whatever their input says. A deletion takes the
+// event's invitations with it, so it counts too; create asks only when it invites someone.
+const ALWAYS_INVOLVES_OTHERS: ReadonlySet<string> = new Set(["calendar.share", "calendar.accept_invite", "calendar.reject_invite", "calendar.delete"]);
+
+function involvesOthers(action: string, input: unknown): boolean {
+  if (ALWAYS_INVOLVES_OTHERS.has(action)) return true;
+  if (action === "calendar.create") {
+    const attendees = (input as { attendees?: unknown } | null)?.attendees;
+    return Array.isArray(attendees) && attendees.length > 0;
+  }
+  // An update of an event others were invited to reaches them too; the event is not read here,
+  // so an update asks unless the user chose `never`.
+  return action === "calendar.update";
+}
+
+/** Whether `module.method` with this (already validated) input waits for a person under `policy`. */
+export function needsApproval(policy: RunApprovalPolicy, module: string, method: string, input: unknown): boolean {
+  const action = findAction(module, method);
+  if (!action || action.kind !== "write") return false;
+  switch (policy) {
+    case "always":
+      return true;
+    case "others":
+      return involvesOthers(`${module}.${method}`, input);
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,13 @@
+import "server-only";
+import { z } from "zod";
+import { userApprovalPolicySchema } from "../../approvals/policy";
+import { getApprovalPolicy, setApprovalPolicy } from "../../services/approvals";
+import { createTRPCRouter, protectedProcedure } from "../init";
+
+// The signed-in user's approval policy: which of the agent's writes wait for them (docs/approvals.md).
+export const approvalPolicyRouter = createTRPCRouter({
+  get: protectedProcedure.query(async ({ ctx }) => ({ policy: await getApprovalPolicy({ userId: ctx.principal.userId }) })),
+  set: protectedProcedure
+    .input(z.object({ policy: userApprovalPolicySchema }))
+    .mutation(async ({ ctx, input }) => ({ policy: await setApprovalPolicy({ userId: ctx.principal.userId, policy: input.policy }) })),
+});
