@@ -1,0 +1,26 @@
+"use client";
+
+import Link from "next/link";
+import { useDictionary } from "@/components/i18n/use-dictionary";
+import { PreferencesSection } from "./preferences-section";
+
+// The user's settings: one section per line, each a self-contained component with its own
+// heading, data and saving.
+const SECTIONS: React.ComponentType[] = [PreferencesSection];
+
+export function SettingsPage() {
+  const t = useDictionary();
+  return (
+    <div className="chat-scroll">
+      <div className="chat-column settings" data-testid="settings">
+        <p>
+          <Link href="/chat">← {t.settings.back}</Link>
+        </p>
+        <h1 className="chat-title">{t.settings.title}</h1>
+        {SECTIONS.map((Section, i) => (
+          <Section key={i} />
+        ))}
+      </div>
+    </div>
+  );
+}
