@@ -1,4 +1,5 @@
 import { EventType, type AGUIEvent, type BaseEvent } from "@ag-ui/core";
+import { errorFromRunCode, type ChatError } from "./chat-errors";
 
 // What the chat shows of a run while it streams: the user's message, then the answer's
 // text and tool calls in the order they arrived, and how the run ended. Built only from
@@ -27,7 +28,7 @@ export type LiveTurn = {
   status: TurnStatus;
   started: boolean;
   stopping: boolean;
-  error: string | null;
+  error: ChatError | null;
 };
 
 export function isTurnOpen(turn: LiveTurn): boolean {
@@ -43,8 +44,8 @@ export function resetTurn(turn: LiveTurn): LiveTurn {
   return { ...turn, items: [], status: "sending", started: false, error: null };
 }
 
-export function failTurn(turn: LiveTurn, message: string): LiveTurn {
-  return { ...turn, status: "failed", stopping: false, error: message, items: closeItems(turn.items, "stopped") };
+export function failTurn(turn: LiveTurn, error: ChatError): LiveTurn {
+  return { ...turn, status: "failed", stopping: false, error, items: closeItems(turn.items, "stopped") };
 }
 
 function closeItems(items: LiveItem[], toolStatus: "stopped" | "done"): LiveItem[] {
@@ -110,7 +111,7 @@ export function applyRunEvent(turn: LiveTurn, raw: BaseEvent): LiveTurn {
       return { ...turn, status: cancelled ? "cancelled" : "completed", stopping: false, items: closeItems(turn.items, cancelled ? "stopped" : "done") };
     }
     case EventType.RUN_ERROR:
-      return failTurn(turn, event.message || "The run failed.");
+      return failTurn(turn, { kind: errorFromRunCode(event.code) });
     default:
       return turn;
   }

@@ -36,11 +36,21 @@ export function UiSchemaView({ schema }: { schema: unknown }) {
       data-status={doc.status}
       data-theme={doc.theme}
       lang={doc.locale}
+      // A group, not a region: a chat holds many cards, often with the same title.
+      role="group"
       aria-label={firstTitle(doc.root)}
     >
       <UiNodeView node={doc.root} locale={doc.locale} />
     </section>
   );
+}
+
+/** The title of a valid card with its status, or null: for a one-line summary of it. */
+export function cardSummary(schema: unknown): { title: string; status: UiSchema["status"] } | null {
+  const parsed = parseUiSchema(schema);
+  if (!parsed.success) return null;
+  const title = firstTitle(parsed.data.root);
+  return title ? { title, status: parsed.data.status } : null;
 }
 
 /** The card's heading, so the section has an accessible name in a long chat. */
