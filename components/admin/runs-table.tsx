@@ -171,9 +171,9 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
                   <td>
                     <span className={statusPillClass(r.status)}>{r.status}</span>
                   </td>
-                  <td className={`mono ${styles.truncate}`}>
-                    <Link href={`/admin/runs/${r.id}`} title={r.runId}>
-                      {r.runId}
+                  <td className={`${r.prompt?.trim() ? "" : "mono "}${styles.truncate}`}>
+                    <Link href={`/admin/runs/${r.id}`} title={`Run ${r.runId}`} data-testid="run-link">
+                      {r.prompt?.trim() || r.runId}
                     </Link>
                   </td>
                   <td>{r.userEmail}</td>

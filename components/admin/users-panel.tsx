@@ -2,6 +2,7 @@
 import { useState } from "react";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
+import { ConfirmButton } from "./confirm-button";
 
 export function UsersPanel({ currentUserId }: { currentUserId: string }) {
   const trpc = useTRPC();
@@ -85,7 +86,9 @@ export function UsersPanel({ currentUserId }: { currentUserId: string }) {
               <th>Role</th>
               <th>Active API keys</th>
               <th>Created</th>
-              <th />
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -97,13 +100,13 @@ export function UsersPanel({ currentUserId }: { currentUserId: string }) {
                 <td className="muted">{new Date(u.createdAt).toLocaleString()}</td>
                 <td>
                   {u.id !== currentUserId ? (
-                    <button
-                      className="btn"
-                      type="button"
-                      onClick={() => setRole.mutate({ id: u.id, role: u.role === "admin" ? "user" : "admin" })}
-                    >
-                      {u.role === "admin" ? "Make user" : "Make admin"}
-                    </button>
+                    <ConfirmButton
+                      label={u.role === "admin" ? "Make user" : "Make admin"}
+                      question={u.role === "admin" ? `Take admin rights from ${u.email}?` : `Give ${u.email} admin rights over every user and run?`}
+                      pending={setRole.isPending}
+                      testId="set-role"
+                      onConfirm={() => setRole.mutate({ id: u.id, role: u.role === "admin" ? "user" : "admin" })}
+                    />
                   ) : (
                     <span className="muted">you</span>
                   )}
