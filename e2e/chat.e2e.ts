@@ -16,7 +16,7 @@ process.env.DEMO_MODEL_DELAY_MS ??= "40";
 test.describe.configure({ mode: "serial" });
 
 const LONG_PROMPT = "Tell me a long story about the sea";
-const HELP_END = "then restart Dispatch.";
+const HELP_END = "Then restart Dispatch.";
 
 // Uncaught exceptions and React's own errors (hydration, render) fail the test that caused them.
 const pageProblems: string[] = [];
@@ -96,8 +96,10 @@ test("Shift+Enter adds a line and Enter sends", async ({ page }) => {
 test("calendar requests show tool calls while they run and calendar cards when done", async ({ page }) => {
   const chat = await signIn(page);
   await chat.send("Schedule a call with Ana on Friday at 10 for 30 minutes");
-  await expect(chat.toolCalls().first()).toHaveAttribute("data-status", "running");
-  await expect(chat.toolCalls().first()).toContainText("running…");
+  // The call is "running" only while its arguments stream: watch every frame, not on a backoff.
+  await page.waitForFunction(() => document.querySelector('[data-testid="tool-call"][data-status="running"]')?.textContent?.includes("running…") ?? false, null, {
+    polling: "raf",
+  });
   await chat.waitForIdle();
   await expect(chat.cards().filter({ hasText: "Event created" })).toBeVisible();
   await expect(chat.cards().filter({ hasText: "Call with Ana" })).toBeVisible();
@@ -130,9 +132,11 @@ test("Stop cancels the run and the chat says so", async ({ page }) => {
   expect(stopped.startsWith(partial)).toBe(true);
   expect(stopped).not.toContain(HELP_END);
 
-  // The server agrees: after a reload the answer is as far as it got, and nothing is running.
+  // The server agrees: after a reload the answer is as far as it got, still marked as stopped,
+  // and nothing is running.
   await page.reload();
   await expect(chat.lastAssistant()).toHaveText(stopped);
+  await expect(chat.view().getByTestId("history-day").getByTestId("run-cancelled")).toHaveCount(1);
   await expect(chat.liveTurns()).toHaveCount(0);
   await expect(chat.sendButton()).toBeVisible();
 });
@@ -170,7 +174,7 @@ test("a message the server refuses is shown with its error, and Retry sends it a
   await chat.waitForStreamedText(10);
   await other.send("Are you still there?");
   const error = other.view().getByTestId("run-error");
-  await expect(error).toContainText("already has a run in progress");
+  await expect(error).toHaveText("An answer is still being written in this chat. Wait for it to finish or press Stop, then send again.");
   await expect(other.liveTurns().last()).toHaveAttribute("data-status", "failed");
   await expect(other.sendButton()).toBeVisible();
 
