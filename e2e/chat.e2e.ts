@@ -95,12 +95,19 @@ test("Shift+Enter adds a line and Enter sends", async ({ page }) => {
 
 test("calendar requests show tool calls while they run and calendar cards when done", async ({ page }) => {
   const chat = await signIn(page);
-  await chat.send("Schedule a call with Ana on Friday at 10 for 30 minutes");
-  // The call is "running" only while its arguments stream: watch every frame, not on a backoff.
-  await page.waitForFunction(() => document.querySelector('[data-testid="tool-call"][data-status="running"]')?.textContent?.includes("running…") ?? false, null, {
-    polling: "raf",
+  // The call is "running" only while its arguments stream, shorter than a loaded machine's
+  // polling: record every change of the page from before sending.
+  await chat.ready();
+  await page.evaluate(() => {
+    const w = window as unknown as { sawRunning?: boolean };
+    w.sawRunning = false;
+    new MutationObserver(() => {
+      if (document.querySelector('[data-testid="tool-call"][data-status="running"]')?.textContent?.includes("running…")) w.sawRunning = true;
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
   });
+  await chat.send("Schedule a call with Ana on Friday at 10 for 30 minutes");
   await chat.waitForIdle();
+  expect(await page.evaluate(() => (window as unknown as { sawRunning?: boolean }).sawRunning)).toBe(true);
   await expect(chat.cards().filter({ hasText: "Event created" })).toBeVisible();
   await expect(chat.cards().filter({ hasText: "Call with Ana" })).toBeVisible();
 

@@ -2,6 +2,7 @@
 import { useState } from "react";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
+import { formatDateTime } from "./format";
 import { CopyButton } from "../chat/copy-button";
 import { ConfirmButton } from "./confirm-button";
 
@@ -90,7 +91,7 @@ export function ApiKeysPanel() {
                 <td className="mono">{k.prefix}…</td>
                 <td>{k.name}</td>
                 <td>{k.user.email}</td>
-                <td className="muted">{k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"}</td>
+                <td className="muted">{k.lastUsedAt ? formatDateTime(new Date(k.lastUsedAt)) : "never"}</td>
                 <td>{k.revokedAt ? <span className="pill pill-bad">revoked</span> : <span className="pill pill-ok">active</span>}</td>
                 <td>
                   {k.revokedAt ? null : (

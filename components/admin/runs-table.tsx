@@ -56,6 +56,8 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
   const trpc = useTRPC();
   const router = useRouter();
   const [filters, setFilters] = useState<RunFilters>(initialFilters);
+  // On a phone the form is folded behind a button, so the runs are on the first screen.
+  const [filtersOpen, setFiltersOpen] = useState(false);
   const [draft, setDraft] = useState<Draft>(() => toDraft(initialFilters));
   const runs = useInfiniteQuery(
     trpc.adminRuns.list.infiniteQueryOptions({ ...filters, limit: 25 }, { getNextPageParam: (last) => last.nextCursor ?? undefined }),
@@ -75,11 +77,18 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
   return (
     <>
       <section className="card" aria-labelledby="run-filters-title">
-        <h2 id="run-filters-title" className={styles.sectionTitle}>
-          Filters
-        </h2>
+        <div className="row">
+          <h2 id="run-filters-title" className={styles.sectionTitle}>
+            Filters
+          </h2>
+          <button type="button" className={`btn ${styles.filtersToggle}`} aria-expanded={filtersOpen} aria-controls="runs-filter-form" onClick={() => setFiltersOpen((o) => !o)}>
+            {filtersOpen ? "Hide filters" : "Show filters"}
+          </button>
+        </div>
         <form
+          id="runs-filter-form"
           className={styles.filters}
+          data-open={filtersOpen ? "true" : "false"}
           data-testid="runs-filter-form"
           onSubmit={(e) => {
             e.preventDefault();

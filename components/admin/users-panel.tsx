@@ -2,6 +2,7 @@
 import { useState } from "react";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
+import { formatDateTime } from "./format";
 import { ConfirmButton } from "./confirm-button";
 
 export function UsersPanel({ currentUserId }: { currentUserId: string }) {
@@ -97,7 +98,7 @@ export function UsersPanel({ currentUserId }: { currentUserId: string }) {
                 <td>{u.email}</td>
                 <td>{u.role}</td>
                 <td>{u.activeApiKeys}</td>
-                <td className="muted">{new Date(u.createdAt).toLocaleString()}</td>
+                <td className="muted">{formatDateTime(new Date(u.createdAt))}</td>
                 <td>
                   {u.id !== currentUserId ? (
                     <ConfirmButton

@@ -54,7 +54,7 @@ export function ChatHeader({
         <span className="muted chat-hide-narrow chat-email" data-testid="signed-in-as">
           {email}
         </span>
-        <form action={signOutAction}>
+        <form action={signOutAction} className="chat-hide-narrow">
           <button className="btn" type="submit">
             {t.chat.signOut}
           </button>

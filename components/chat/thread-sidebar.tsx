@@ -6,6 +6,7 @@ import { useParams, useRouter } from "next/navigation";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { randomUUID } from "@ag-ui/client";
 import { useTRPC } from "@/components/trpc-provider";
+import { signOutAction } from "@/app/(auth)/actions";
 import { useDictionary } from "@/components/i18n/use-dictionary";
 import { PencilIcon, PlusIcon, TrashIcon } from "./icons";
 
@@ -60,6 +61,11 @@ export function ThreadSidebar({ isAdmin, onNavigate }: { isAdmin: boolean; onNav
             {t.chat.admin}
           </Link>
         ) : null}
+        <form action={signOutAction}>
+          <button className="btn" type="submit" data-testid="drawer-sign-out">
+            {t.chat.signOut}
+          </button>
+        </form>
       </nav>
     </aside>
   );

@@ -5,7 +5,8 @@ import { useDictionary } from "@/components/i18n/use-dictionary";
 import { PreferencesSection } from "./preferences-section";
 
 // The user's settings: one section per line, each a self-contained component with its own
-// heading, data and saving.
+// heading, data and saving. The approval policy and usage sections join this list when their
+// components land (components/settings/approval-policy-section.tsx, usage-section.tsx).
 const SECTIONS: React.ComponentType[] = [PreferencesSection];
 
 export function SettingsPage() {
