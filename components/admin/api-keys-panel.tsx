@@ -71,7 +71,7 @@ export function ApiKeysPanel() {
           <CopyButton text={newKey} label="Copy the new key" testId="copy-api-key" />
         </p>
       ) : null}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="api-keys-table">
           <thead>
             <tr>

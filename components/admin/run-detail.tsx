@@ -111,7 +111,7 @@ function RunLatency({ detail }: { detail: RunDetail }) {
       <p className="muted" style={{ fontSize: 13 }}>
         Times are measured from when the run was accepted, from the stored event timestamps.
       </p>
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="latency-stages">
           <caption className={styles.caption}>Messages by stage (latency from message metadata)</caption>
           <thead>

@@ -28,7 +28,7 @@ export function RunTimeline({ runId, eventCount, startedAt }: { runId: string; e
           Could not load the events. Reload the page to try again.
         </p>
       ) : null}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data">
           <caption className={styles.caption}>
             {eventCount} persisted events{rows.length < eventCount ? `, ${rows.length} shown` : ""}, grouped into messages and tool calls

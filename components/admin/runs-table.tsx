@@ -154,7 +154,7 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
             {runs.error.message}
           </p>
         ) : null}
-        <div className="table-wrap">
+        <div className="table-wrap" tabIndex={0}>
           <table className="data" data-testid="runs-table" aria-busy={runs.isFetching}>
             <caption className={styles.caption}>
               Runs, newest first{runs.isPending ? " (loading…)" : ` (${rows.length}${runs.hasNextPage ? "+" : ""} shown)`}

@@ -79,7 +79,7 @@ export function UsersPanel({ currentUserId }: { currentUserId: string }) {
         </p>
       ) : null}
       {users.error ? <p className="error-text">{users.error.message}</p> : null}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="users-table">
           <thead>
             <tr>

@@ -1,4 +1,7 @@
+"use client";
+
 import ReactMarkdown, { type Components } from "react-markdown";
+import { useDictionary } from "@/components/i18n/use-dictionary";
 import remarkGfm from "remark-gfm";
 import { CodeBlock } from "./code-block";
 
@@ -15,11 +18,7 @@ const components: Components = {
     </a>
   ),
   // Wide tables scroll inside their own box instead of widening the page.
-  table: ({ children }) => (
-    <div className="md-table" tabIndex={0} role="region" aria-label="Table">
-      <table>{children}</table>
-    </div>
-  ),
+  table: ({ children }) => <MarkdownTable>{children}</MarkdownTable>,
   pre: ({ children }) => <>{children}</>,
   code: ({ className, children }) => {
     const text = String(children ?? "");
@@ -30,6 +29,16 @@ const components: Components = {
   },
   img: ({ src, alt }) => (typeof src === "string" ? <a href={src} target="_blank" rel="noreferrer noopener">{alt || src}</a> : null),
 };
+
+// A focusable box, so keyboard users can scroll a wide table.
+function MarkdownTable({ children }: { children?: React.ReactNode }) {
+  const t = useDictionary();
+  return (
+    <div className="md-table" tabIndex={0} role="group" aria-label={t.chat.table}>
+      <table>{children}</table>
+    </div>
+  );
+}
 
 export function Markdown({ text, streaming = false }: { text: string; streaming?: boolean }) {
   return (

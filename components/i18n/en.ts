@@ -89,8 +89,8 @@ export const en = {
     theme: { system: "System", light: "Light", dark: "Dark" },
     themeSwitch: (current: string, next: string) => `Theme: ${current}. Switch to ${next}`,
     themeIs: (current: string) => `Theme: ${current}`,
-    language: "Language",
     offline: "offline",
+    model: "Model",
   },
   errors: {
     busy: "An answer is still being written in this chat. Wait for it to finish or press Stop, then send again.",

@@ -89,8 +89,8 @@ export const zhCN: Dictionary = {
     theme: { system: "跟随系统", light: "浅色", dark: "深色" },
     themeSwitch: (current, next) => `主题：${current}。切换为${next}`,
     themeIs: (current) => `主题：${current}`,
-    language: "语言",
     offline: "离线",
+    model: "模型",
   },
   errors: {
     busy: "这个对话里还有一个回答正在生成。请等它完成或点击“停止”，然后再发送。",
