@@ -62,13 +62,23 @@ test("an admin finds a run by its filters and inspects its events and tool outpu
   await expect(page.getByLabel("User email")).toHaveValue("ADMIN@E2E");
   await expect(admin.runRow(runId)).toBeVisible();
 
-  await admin.runRow(runId).getByRole("link", { name: runId }).click();
+  // Runs are listed by their prompt; the run's page opens with the conversation.
+  await expect(admin.runRow(runId).getByTestId("run-link")).toHaveText(TOOL_PROMPT);
+  await admin.runRow(runId).getByTestId("run-link").click();
+  await expect(page.getByTestId("run-title")).toHaveText(TOOL_PROMPT);
+  const conversation = page.getByTestId("run-conversation");
+  await expect(conversation.getByTestId("user-message")).toHaveText(TOOL_PROMPT);
+  await expect(conversation.getByTestId("ui-schema-card")).toHaveAttribute("data-state", "valid");
+  await expect(conversation.getByTestId("assistant-message")).not.toBeEmpty();
   await expect(page.getByTestId("run-status")).toHaveText("completed");
   await expect(page.getByTestId("run-header")).toContainText(e2eAdmin.email);
   await expect(page.getByTestId("run-usage")).toContainText("total");
   await expect(admin.timelineRows().first()).toHaveAttribute("data-type", "RUN_STARTED");
   await expect(admin.timelineRows().last()).toHaveAttribute("data-type", "RUN_FINISHED");
-  await expect(page.locator('[data-testid="timeline-row"][data-type="TOOL_CALL_RESULT"]')).toHaveCount(1);
+  // Chunks are grouped: one row per message and per tool call, raw events inside.
+  await expect(page.locator('[data-testid="timeline-row"][data-type="TOOL_CALL"]')).toHaveCount(1);
+  await expect(page.locator('[data-testid="timeline-row"][data-type="TEXT_MESSAGE_CONTENT"]')).toHaveCount(0);
+  await expect(page.locator('[data-testid="timeline-row"][data-type="TEXT_MESSAGE"]').first()).toHaveAttribute("data-events", /^([3-9]|\d{2,})$/);
   const first = admin.timelineRows().first();
   await first.locator("summary").click();
   await expect(first.getByTestId("event-payload")).toContainText(`"runId": "${runId}"`);

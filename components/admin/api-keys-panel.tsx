@@ -2,6 +2,9 @@
 import { useState } from "react";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
+import { formatDateTime } from "./format";
+import { CopyButton } from "../chat/copy-button";
+import { ConfirmButton } from "./confirm-button";
 
 export function ApiKeysPanel() {
   const trpc = useTRPC();
@@ -60,13 +63,15 @@ export function ApiKeysPanel() {
           Create key
         </button>
       </form>
-      {create.error ? <p className="error-text">{create.error.message}</p> : null}
+      {create.error ? <p className="error-text">Could not create the key. Check the owner and try again.</p> : null}
+      {revoke.error ? <p className="error-text">Could not revoke the key. Reload the page and try again.</p> : null}
       {newKey ? (
-        <p role="status">
-          New key (shown once): <code data-testid="new-api-key">{newKey}</code>
+        <p role="status" className="row">
+          New key, shown only now: copy it somewhere safe. <code data-testid="new-api-key">{newKey}</code>
+          <CopyButton text={newKey} label="Copy the new key" testId="copy-api-key" />
         </p>
       ) : null}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="api-keys-table">
           <thead>
             <tr>
@@ -75,7 +80,9 @@ export function ApiKeysPanel() {
               <th>Owner</th>
               <th>Last used</th>
               <th>Status</th>
-              <th />
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -84,13 +91,19 @@ export function ApiKeysPanel() {
                 <td className="mono">{k.prefix}…</td>
                 <td>{k.name}</td>
                 <td>{k.user.email}</td>
-                <td className="muted">{k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"}</td>
+                <td className="muted">{k.lastUsedAt ? formatDateTime(new Date(k.lastUsedAt)) : "never"}</td>
                 <td>{k.revokedAt ? <span className="pill pill-bad">revoked</span> : <span className="pill pill-ok">active</span>}</td>
                 <td>
                   {k.revokedAt ? null : (
-                    <button className="btn btn-danger" type="button" onClick={() => revoke.mutate({ id: k.id })}>
-                      Revoke
-                    </button>
+                    <ConfirmButton
+                      label="Revoke"
+                      question={`Revoke ${k.prefix}…? Clients using it stop working at once.`}
+                      confirmLabel="Revoke key"
+                      danger
+                      pending={revoke.isPending}
+                      testId="revoke-key"
+                      onConfirm={() => revoke.mutate({ id: k.id })}
+                    />
                   )}
                 </td>
               </tr>

@@ -130,7 +130,7 @@ export function BindingsPanel() {
       {data && <CreateBindingForm runnerIds={data.runners.filter((r) => r.available).map((r) => r.id)} onDone={invalidate} />}
       {data && data.bindings.length === 0 && <p className="muted">No bindings yet.</p>}
       {data && data.bindings.length > 0 && (
-        <div className="table-wrap">
+        <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="bindings-table">
           <thead>
             <tr>

@@ -60,7 +60,7 @@ export function DashboardPanel() {
               testId="stat-tool-failure-rate"
               label="Tool failure rate"
               value={formatPercent(d.tools.failureRate)}
-              note={`${d.tools.failed} of ${d.tools.total} tool calls`}
+              note={`${d.tools.failed} of ${d.tools.total} tool calls failed; ${d.tools.partial} partial (done, with a note)`}
             />
           </div>
           <RunsPerHourChart buckets={d.perHour} />

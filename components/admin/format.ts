@@ -1,17 +1,18 @@
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/trpc/root";
 
-// Shared display helpers for the console. Times show in the browser's own time zone.
+// Shared display helpers for the console. Times show in the browser's own time zone, on the
+// 24-hour clock the chat and the cards use.
 
 export type AdminOutputs = inferRouterOutputs<AppRouter>;
 
 export function formatDateTime(at: Date | null | undefined): string {
   if (!at) return "—";
-  return at.toLocaleString(undefined, { year: "numeric", month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  return at.toLocaleString(undefined, { year: "numeric", month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
 }
 
 export function formatTime(at: Date): string {
-  return `${at.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false })}.${String(at.getMilliseconds()).padStart(3, "0")}`;
+  return `${at.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" })}.${String(at.getMilliseconds()).padStart(3, "0")}`;
 }
 
 export function formatDuration(ms: number | null | undefined): string {

@@ -5,7 +5,8 @@ import styles from "./admin.module.css";
 /** JSON shown as formatted text; collapsed behind a summary unless `open`. */
 export function JsonBlock({ value, summary, open = false, testId }: { value: unknown; summary?: string; open?: boolean; testId?: string }) {
   const pre = (
-    <pre className={styles.json} data-testid={testId}>
+    // Focusable: a long JSON box scrolls, and keyboard users must be able to scroll it.
+    <pre className={styles.json} data-testid={testId} tabIndex={0}>
       {prettyJson(value)}
     </pre>
   );

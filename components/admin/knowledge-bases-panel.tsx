@@ -88,7 +88,7 @@ export function KnowledgeBasesPanel() {
           {remove.error.message}
         </p>
       ) : null}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="kb-table">
           <thead>
             <tr>

@@ -27,7 +27,7 @@ export function KnowledgeDocuments({ kbId, onChanged }: { kbId: string; onChange
           {remove.error.message}
         </p>
       ) : null}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="kb-documents">
           <thead>
             <tr>

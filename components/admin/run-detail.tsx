@@ -3,6 +3,7 @@ import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
 import { formatDateTime, formatDuration, statusPillClass, type AdminOutputs } from "./format";
+import { RunConversation } from "./run-conversation";
 import { RunTimeline } from "./run-timeline";
 import { RunApprovals } from "./run-approvals";
 import { RunToolCalls } from "./run-tool-calls";
@@ -21,13 +22,24 @@ function Fact({ label, children, testId }: { label: string; children: React.Reac
   );
 }
 
+/** A run is known by what was asked: its prompt's first line. */
+function promptTitle(detail: RunDetail): string | null {
+  const prompt = detail.conversation.find((e) => e.role === "user")?.text?.replace(/\s+/g, " ").trim();
+  if (!prompt) return null;
+  return prompt.length > 90 ? `${prompt.slice(0, 87)}…` : prompt;
+}
+
 function RunHeader({ detail }: { detail: RunDetail }) {
   const { run } = detail;
   return (
     <section className="card" aria-labelledby="run-title" data-testid="run-header">
       <div className="row" style={{ marginBottom: 12 }}>
-        <h1 id="run-title" className={styles.title}>
-          Run <span className="mono">{run.runId}</span>
+        <h1 id="run-title" className={styles.title} data-testid="run-title">
+          {promptTitle(detail) ?? (
+            <>
+              Run <span className="mono">{run.runId}</span>
+            </>
+          )}
         </h1>
         <span className={statusPillClass(run.status)} data-testid="run-status">
           {run.status}
@@ -46,6 +58,9 @@ function RunHeader({ detail }: { detail: RunDetail }) {
         </Fact>
         <Fact label="Model">{run.model ?? "—"}</Fact>
         <Fact label="Protocol">{run.protocol}</Fact>
+        <Fact label="Run id">
+          <span className="mono">{run.runId}</span>
+        </Fact>
         <Fact label="Task id">
           <span className="mono">{run.id}</span>
         </Fact>
@@ -97,7 +112,7 @@ function RunLatency({ detail }: { detail: RunDetail }) {
       <p className="muted" style={{ fontSize: 13 }}>
         Times are measured from when the run was accepted, from the stored event timestamps.
       </p>
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="latency-stages">
           <caption className={styles.caption}>Messages by stage (latency from message metadata)</caption>
           <thead>
@@ -148,6 +163,7 @@ export function RunDetailView({ id }: { id: string }) {
         <Link href="/admin/runs">← All runs</Link>
       </p>
       <RunHeader detail={d} />
+      <RunConversation entries={d.conversation} />
       <RunLatency detail={d} />
       <RunToolCalls toolCalls={d.toolCalls} />
       <RunApprovals runId={d.run.id} />

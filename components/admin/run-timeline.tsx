@@ -2,9 +2,12 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
 import { formatDuration, formatTime, prettyJson } from "./format";
+import { groupTimeline } from "./timeline-groups";
 import styles from "./admin.module.css";
 
-/** Every persisted event of the run, 500 a page, payloads expandable. */
+const KIND_LABELS: Record<string, string> = { TEXT_MESSAGE: "Message", TOOL_CALL: "Tool call" };
+
+/** Every persisted event of the run, 500 a page: messages and tool calls grouped, raw events expandable. */
 export function RunTimeline({ runId, eventCount, startedAt }: { runId: string; eventCount: number; startedAt: Date }) {
   const trpc = useTRPC();
   const events = useInfiniteQuery(
@@ -14,6 +17,7 @@ export function RunTimeline({ runId, eventCount, startedAt }: { runId: string; e
     ),
   );
   const rows = events.data?.pages.flatMap((p) => p.items) ?? [];
+  const groups = groupTimeline(rows);
   return (
     <section className="card" aria-labelledby="timeline-title" data-testid="run-timeline">
       <h2 id="timeline-title" className={styles.sectionTitle}>
@@ -21,13 +25,13 @@ export function RunTimeline({ runId, eventCount, startedAt }: { runId: string; e
       </h2>
       {events.error ? (
         <p role="alert" className="error-text">
-          {events.error.message}
+          Could not load the events. Reload the page to try again.
         </p>
       ) : null}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data">
           <caption className={styles.caption}>
-            {eventCount} persisted events{rows.length < eventCount ? `, ${rows.length} shown` : ""}
+            {eventCount} persisted events{rows.length < eventCount ? `, ${rows.length} shown` : ""}, grouped into messages and tool calls
           </caption>
           <thead>
             <tr>
@@ -39,28 +43,44 @@ export function RunTimeline({ runId, eventCount, startedAt }: { runId: string; e
                 +ms
               </th>
               <th scope="col">Type</th>
-              <th scope="col">Payload</th>
+              <th scope="col">Content and raw events</th>
             </tr>
           </thead>
           <tbody>
-            {rows.map((e) => (
-              <tr key={e.seq} data-testid="timeline-row" data-type={e.type}>
-                <td className={`${styles.num} mono`}>{e.seq}</td>
-                <td className={`${styles.nowrap} mono`}>{formatTime(e.createdAt)}</td>
-                <td className={styles.num}>{formatDuration(e.createdAt.getTime() - startedAt.getTime())}</td>
-                <td className="mono">{e.type}</td>
-                <td style={{ minWidth: 280 }}>
-                  <details className={styles.details}>
-                    <summary className={`mono ${styles.truncate}`} style={{ maxWidth: 520 }}>
-                      {e.payload.length > 90 ? `${e.payload.slice(0, 90)}…` : e.payload}
-                    </summary>
-                    <pre className={styles.json} data-testid="event-payload">
-                      {prettyJson(e.payload)}
-                    </pre>
-                  </details>
-                </td>
-              </tr>
-            ))}
+            {groups.map((g) => {
+              const first = g.events[0]!;
+              const last = g.events.at(-1)!;
+              return (
+                <tr key={g.key} data-testid="timeline-row" data-type={g.kind} data-events={g.events.length}>
+                  <td className={`${styles.num} mono`}>{g.events.length > 1 ? `${first.seq}–${last.seq}` : first.seq}</td>
+                  <td className={`${styles.nowrap} mono`}>{formatTime(first.createdAt)}</td>
+                  <td className={styles.num}>{formatDuration(first.createdAt.getTime() - startedAt.getTime())}</td>
+                  <td className="mono">
+                    {KIND_LABELS[g.kind] ?? g.kind}
+                    {g.events.length > 1 ? <div className="muted">{g.events.length} events</div> : null}
+                  </td>
+                  <td style={{ minWidth: 280 }}>
+                    <details className={styles.details}>
+                      <summary className={styles.truncate} style={{ maxWidth: 520 }}>
+                        {g.summary || "—"}
+                      </summary>
+                      {g.events.map((e) => (
+                        <div key={e.seq}>
+                          {g.events.length > 1 ? (
+                            <div className="mono muted">
+                              #{e.seq} {e.type}
+                            </div>
+                          ) : null}
+                          <pre className={styles.json} data-testid="event-payload" tabIndex={0}>
+                            {prettyJson(e.payload)}
+                          </pre>
+                        </div>
+                      ))}
+                    </details>
+                  </td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
       </div>

@@ -24,7 +24,7 @@ export function RunnerApiCalls({ runId }: { runId: string }) {
         {truncated ? "+" : ""}
         {refused > 0 ? `, ${refused} not ok` : ""})
       </h2>
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data">
           <thead>
             <tr>

@@ -22,7 +22,7 @@ export function RunnerResults({ runId }: { runId: string }) {
       <h2 id="runner-results-title" className={styles.sectionTitle}>
         Runner results ({results.data.length})
       </h2>
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data">
           <thead>
             <tr>

@@ -8,7 +8,7 @@ const GAP = 2;
 const HEIGHT = 100;
 
 function hourLabel(at: Date, withDay: boolean): string {
-  return at.toLocaleString(undefined, withDay ? { month: "short", day: "numeric", hour: "2-digit" } : { hour: "2-digit", minute: "2-digit" });
+  return at.toLocaleString(undefined, withDay ? { month: "short", day: "numeric", hour: "2-digit", hourCycle: "h23" } : { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
 }
 
 /** Runs per hour as plain SVG bars, failures stacked in red; the summary is the accessible name. */

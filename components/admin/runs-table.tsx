@@ -59,6 +59,8 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
   const trpc = useTRPC();
   const router = useRouter();
   const [filters, setFilters] = useState<RunFilters>(initialFilters);
+  // On a phone the form is folded behind a button, so the runs are on the first screen.
+  const [filtersOpen, setFiltersOpen] = useState(false);
   const [draft, setDraft] = useState<Draft>(() => toDraft(initialFilters));
   const runs = useInfiniteQuery(
     trpc.adminRuns.list.infiniteQueryOptions({ ...filters, limit: 25 }, { getNextPageParam: (last) => last.nextCursor ?? undefined }),
@@ -78,11 +80,18 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
   return (
     <>
       <section className="card" aria-labelledby="run-filters-title">
-        <h2 id="run-filters-title" className={styles.sectionTitle}>
-          Filters
-        </h2>
+        <div className="row">
+          <h2 id="run-filters-title" className={styles.sectionTitle}>
+            Filters
+          </h2>
+          <button type="button" className={`btn ${styles.filtersToggle}`} aria-expanded={filtersOpen} aria-controls="runs-filter-form" onClick={() => setFiltersOpen((o) => !o)}>
+            {filtersOpen ? "Hide filters" : "Show filters"}
+          </button>
+        </div>
         <form
+          id="runs-filter-form"
           className={styles.filters}
+          data-open={filtersOpen ? "true" : "false"}
           data-testid="runs-filter-form"
           onSubmit={(e) => {
             e.preventDefault();
@@ -153,7 +162,7 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
             {runs.error.message}
           </p>
         ) : null}
-        <div className="table-wrap">
+        <div className="table-wrap" tabIndex={0}>
           <table className="data" data-testid="runs-table" aria-busy={runs.isFetching}>
             <caption className={styles.caption}>
               Runs, newest first{runs.isPending ? " (loading…)" : ` (${rows.length}${runs.hasNextPage ? "+" : ""} shown)`}
@@ -179,9 +188,9 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
                   <td>
                     <span className={statusPillClass(r.status)}>{r.status}</span>
                   </td>
-                  <td className={`mono ${styles.truncate}`}>
-                    <Link href={`/admin/runs/${r.id}`} title={r.runId}>
-                      {r.runId}
+                  <td className={`${r.prompt?.trim() ? "" : "mono "}${styles.truncate}`}>
+                    <Link href={`/admin/runs/${r.id}`} title={`Run ${r.runId}`} data-testid="run-link">
+                      {r.prompt?.trim() || r.runId}
                     </Link>
                   </td>
                   <td>{r.userEmail}</td>

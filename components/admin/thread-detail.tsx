@@ -16,7 +16,7 @@ function ThreadRuns({ detail }: { detail: ThreadDetail }) {
       <h2 id="thread-runs-title" className={styles.sectionTitle}>
         Runs
       </h2>
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="thread-runs">
           <caption className={styles.caption}>
             {runs.length < thread.runCount ? `Newest ${runs.length} of ${thread.runCount} runs` : `${thread.runCount} run${thread.runCount === 1 ? "" : "s"}`}

@@ -51,7 +51,7 @@ export function ThreadsTable({ initialUserEmail }: { initialUserEmail: string })
           {threads.error.message}
         </p>
       ) : null}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="threads-table" aria-busy={threads.isFetching}>
           <caption className={styles.caption}>Threads, most recently active first</caption>
           <thead>

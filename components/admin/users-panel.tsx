@@ -2,6 +2,8 @@
 import { useState } from "react";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
+import { formatDateTime } from "./format";
+import { ConfirmButton } from "./confirm-button";
 
 export function UsersPanel({ currentUserId }: { currentUserId: string }) {
   const trpc = useTRPC();
@@ -77,7 +79,7 @@ export function UsersPanel({ currentUserId }: { currentUserId: string }) {
         </p>
       ) : null}
       {users.error ? <p className="error-text">{users.error.message}</p> : null}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="users-table">
           <thead>
             <tr>
@@ -85,7 +87,9 @@ export function UsersPanel({ currentUserId }: { currentUserId: string }) {
               <th>Role</th>
               <th>Active API keys</th>
               <th>Created</th>
-              <th />
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -94,16 +98,16 @@ export function UsersPanel({ currentUserId }: { currentUserId: string }) {
                 <td>{u.email}</td>
                 <td>{u.role}</td>
                 <td>{u.activeApiKeys}</td>
-                <td className="muted">{new Date(u.createdAt).toLocaleString()}</td>
+                <td className="muted">{formatDateTime(new Date(u.createdAt))}</td>
                 <td>
                   {u.id !== currentUserId ? (
-                    <button
-                      className="btn"
-                      type="button"
-                      onClick={() => setRole.mutate({ id: u.id, role: u.role === "admin" ? "user" : "admin" })}
-                    >
-                      {u.role === "admin" ? "Make user" : "Make admin"}
-                    </button>
+                    <ConfirmButton
+                      label={u.role === "admin" ? "Make user" : "Make admin"}
+                      question={u.role === "admin" ? `Take admin rights from ${u.email}?` : `Give ${u.email} admin rights over every user and run?`}
+                      pending={setRole.isPending}
+                      testId="set-role"
+                      onConfirm={() => setRole.mutate({ id: u.id, role: u.role === "admin" ? "user" : "admin" })}
+                    />
                   ) : (
                     <span className="muted">you</span>
                   )}

@@ -1,5 +1,8 @@
+"use client";
+
 import Link from "next/link";
 import { signOutAction } from "@/app/(auth)/actions";
+import { useDictionary } from "@/components/i18n/use-dictionary";
 import { MenuIcon } from "./icons";
 import { ModelBadge } from "./model-badge";
 import { ThemeToggle } from "./theme-toggle";
@@ -17,6 +20,7 @@ export function ChatHeader({
   sidebarOpen: boolean;
   onToggleSidebar: () => void;
 }) {
+  const t = useDictionary();
   return (
     <header className="chat-header">
       <div className="row chat-header-start">
@@ -24,7 +28,7 @@ export function ChatHeader({
           id={TOGGLE_ID}
           type="button"
           className="btn chat-icon-btn chat-sidebar-toggle"
-          aria-label={sidebarOpen ? "Hide chats" : "Show chats"}
+          aria-label={sidebarOpen ? t.chat.hideChats : t.chat.showChats}
           aria-expanded={sidebarOpen}
           aria-controls="chat-sidebar"
           data-testid="sidebar-toggle"
@@ -37,19 +41,22 @@ export function ChatHeader({
         </Link>
         <ModelBadge />
       </div>
-      <nav className="row chat-header-end" aria-label="Account">
+      <nav className="row chat-header-end" aria-label={t.chat.account}>
         {isAdmin ? (
           <Link href="/admin" className="chat-hide-narrow">
-            Admin
+            {t.chat.admin}
           </Link>
         ) : null}
+        <Link href="/chat/settings" className="chat-hide-narrow" data-testid="settings-link">
+          {t.chat.settings}
+        </Link>
         <ThemeToggle />
         <span className="muted chat-hide-narrow chat-email" data-testid="signed-in-as">
           {email}
         </span>
-        <form action={signOutAction}>
+        <form action={signOutAction} className="chat-hide-narrow">
           <button className="btn" type="submit">
-            Sign out
+            {t.chat.signOut}
           </button>
         </form>
       </nav>

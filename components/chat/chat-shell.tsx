@@ -37,7 +37,7 @@ export function ChatShell({ email, isAdmin, children }: { email: string; isAdmin
     <div className="chat-app" data-sidebar={sidebarOpen ? "open" : "closed"}>
       <ChatHeader email={email} isAdmin={isAdmin} sidebarOpen={sidebarOpen} onToggleSidebar={() => setSidebarOpen((o) => !o)} />
       <div className="chat-body">
-        <ThreadSidebar onNavigate={close} />
+        <ThreadSidebar isAdmin={isAdmin} onNavigate={close} />
         {sidebarOpen ? <div className="chat-backdrop" aria-hidden="true" onClick={close} /> : null}
         <main className="chat-main" id="chat-main">
           {children}

@@ -1,20 +1,18 @@
 "use client";
 
-import { useCallback, useLayoutEffect, useRef, useState, useTransition } from "react";
+import { useCallback, useLayoutEffect, useMemo, useRef, useState, useTransition } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { loadOlderHistory } from "@/app/(chat)/chat/actions";
 import { useTRPC } from "@/components/trpc-provider";
 import { ApprovalCard } from "./approval-card";
+import { useI18n } from "@/components/i18n/use-dictionary";
+import { localDay } from "@/components/i18n/format";
 import { Composer } from "./composer";
 import type { LiveTurn } from "./live-turn";
-import { AssistantMessage, DayHeader, ToolCall, UserMessage } from "./message-parts";
-import { useChatRuns } from "./use-chat-runs";
-
-const SUGGESTIONS = [
-  "What's on my calendar tomorrow?",
-  "Schedule a call with Ana on Friday at 10 for 30 minutes",
-  "What do you remember about me?",
-];
+import { MessageActionsContext } from "./message-actions";
+import { AssistantMessage, DayHeader, StoppedNote, ToolCall, UserMessage } from "./message-parts";
+import { RegenerateIcon } from "./icons";
+import { useChatRuns, type SendInput } from "./use-chat-runs";
 
 // How close to the bottom (px) still counts as "reading the newest message".
 const STICKY_PX = 80;
@@ -25,58 +23,81 @@ type Props = {
   day: string | null;
   hasMore: boolean;
   hasHistory: boolean;
+  /** When the newest message of the history shown was written, to know whether "Today" needs a header. */
+  lastMessageAt: string | null;
+  /** The newest question in the history shown, which Regenerate asks again. */
+  lastQuestion: SendInput | null;
   activeRunId: string | null;
   /** The newest day of history, rendered on the server. */
   children: React.ReactNode;
 };
 
-export function ChatView({ threadId, title, day, hasMore, hasHistory, activeRunId, children }: Props) {
+export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessageAt, lastQuestion, activeRunId, children }: Props) {
+  const { t, timeZone, chosenTimeZone } = useI18n();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const refreshThreads = useCallback(() => void queryClient.invalidateQueries({ queryKey: trpc.threads.list.pathKey() }), [queryClient, trpc]);
-  const { turns, busy, send, stop, retry, join } = useChatRuns({ threadId, activeRunId, onRunStarted: refreshThreads, onRunEnded: refreshThreads });
+  const { turns, busy, send, stop, retry, join } = useChatRuns({ threadId, timeZone: chosenTimeZone, activeRunId, onRunStarted: refreshThreads, onRunEnded: refreshThreads });
   const scroller = useRef<HTMLDivElement>(null);
   const sticky = useRef(true);
-  const [today] = useState(() => new Date().toISOString().slice(0, 10));
+  const [today] = useState(() => localDay(new Date(), timeZone));
 
   useLayoutEffect(() => {
     const el = scroller.current;
     if (el && sticky.current) el.scrollTop = el.scrollHeight;
   }, [turns]);
 
-  const open = turns.find((t) => t.status === "sending" || t.status === "running");
-  const onSend = (input: Parameters<typeof send>[0]) => {
-    sticky.current = true;
-    send(input);
-  };
+  const open = turns.find((turn) => turn.status === "sending" || turn.status === "running");
+  const onSend = useCallback(
+    (input: SendInput) => {
+      sticky.current = true;
+      send(input);
+    },
+    [send],
+  );
+  const actions = useMemo(() => ({ send: onSend, busy }), [onSend, busy]);
+
+  // Regenerate asks the newest question again as a new run; the earlier answer stays above.
+  const lastTurn = turns.at(-1);
+  const question = turns.findLast((turn) => turn.user)?.user ?? lastQuestion;
+  const canRegenerate = !busy && question && (lastTurn ? lastTurn.status === "completed" || lastTurn.status === "cancelled" : hasHistory);
 
   return (
-    <div className="chat-view" data-testid="chat-view" data-thread-id={threadId}>
-      <div
-        className="chat-scroll"
-        ref={scroller}
-        onScroll={(e) => {
-          const el = e.currentTarget;
-          sticky.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICKY_PX;
-        }}
-      >
-        <div className="chat-column">
-          <h1 className="chat-title" data-testid="chat-title">
-            {title ?? provisionalTitle(turns[0]?.user?.text) ?? "New chat"}
-          </h1>
-          {day ? <OlderHistory key={threadId} threadId={threadId} before={day} hasMore={hasMore} scroller={scroller} /> : null}
-          {children}
-          {!hasHistory && turns.length === 0 ? <EmptyState onPick={(text) => onSend({ text, images: [] })} /> : null}
-          {turns.length > 0 && day !== today ? <DayHeader day={today} /> : null}
-          <div className="chat-live" role="log" aria-label="Current conversation" aria-busy={busy} data-testid="live-log">
-            {turns.map((turn) => (
-              <LiveTurnView key={turn.key} turn={turn} onRetry={busy ? null : retry} onContinue={join} />
-            ))}
+    <MessageActionsContext value={actions}>
+      <div className="chat-view" data-testid="chat-view" data-thread-id={threadId}>
+        <div
+          className="chat-scroll"
+          ref={scroller}
+          onScroll={(e) => {
+            const el = e.currentTarget;
+            sticky.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICKY_PX;
+          }}
+        >
+          <div className="chat-column">
+            <h1 className="chat-title" data-testid="chat-title">
+              {title ?? provisionalTitle(turns[0]?.user?.text) ?? t.chat.newChat}
+            </h1>
+            {day ? <OlderHistory key={threadId} threadId={threadId} before={day} hasMore={hasMore} scroller={scroller} /> : null}
+            {children}
+            {!hasHistory && turns.length === 0 ? <EmptyState onPick={(text) => onSend({ text, images: [] })} /> : null}
+            {turns.length > 0 && (!lastMessageAt || localDay(lastMessageAt, timeZone) !== today) ? <DayHeader day={today} /> : null}
+            <div className="chat-live" role="log" aria-label={t.chat.currentConversation} aria-busy={busy} data-testid="live-log">
+              {turns.map((turn) => (
+                <LiveTurnView key={turn.key} turn={turn} onRetry={busy ? null : retry} onContinue={join} />
+              ))}
+            </div>
+            {canRegenerate && question ? (
+              <div className="chat-end-actions">
+                <button type="button" className="btn chat-regenerate" data-testid="regenerate" onClick={() => onSend({ text: question.text, images: question.images })}>
+                  <RegenerateIcon size={14} /> {t.chat.regenerate}
+                </button>
+              </div>
+            ) : null}
           </div>
         </div>
+        <Composer threadId={threadId} busy={busy} stopping={open?.stopping ?? false} onSend={onSend} onStop={() => void stop()} />
       </div>
-      <Composer threadId={threadId} busy={busy} stopping={open?.stopping ?? false} onSend={onSend} onStop={() => void stop()} />
-    </div>
+    </MessageActionsContext>
   );
 }
 
@@ -88,13 +109,14 @@ function provisionalTitle(text: string | undefined): string | null {
 }
 
 function EmptyState({ onPick }: { onPick: (text: string) => void }) {
+  const { t } = useI18n();
   return (
     <div className="chat-empty" data-testid="chat-empty">
-      <p className="chat-empty-title">How can I help?</p>
-      <p className="muted">Ask about your calendar, contacts or what I remember, or attach an image.</p>
+      <p className="chat-empty-title">{t.chat.emptyTitle}</p>
+      <p className="muted">{t.chat.emptyText}</p>
       <div className="chat-suggestions">
-        {SUGGESTIONS.map((s) => (
-          <button key={s} type="button" className="btn chat-suggestion" onClick={() => onPick(s)}>
+        {t.chat.suggestions.map((s) => (
+          <button key={s} type="button" className="btn chat-suggestion" data-testid="suggestion" onClick={() => onPick(s)}>
             {s}
           </button>
         ))}
@@ -104,35 +126,40 @@ function EmptyState({ onPick }: { onPick: (text: string) => void }) {
 }
 
 function LiveTurnView({ turn, onRetry, onContinue }: { turn: LiveTurn; onRetry: ((turn: LiveTurn) => void) | null; onContinue: (runId: string) => void }) {
+  const { t } = useI18n();
   const waiting = (turn.status === "sending" || turn.status === "running") && turn.items.length === 0;
+  const error = turn.error ? (turn.error.stop ? t.errors.stopFailed(t.errors[turn.error.kind]) : t.errors[turn.error.kind]) : null;
   return (
     <div className="chat-turn" data-testid="live-turn" data-status={turn.status} data-run-id={turn.runId}>
       {turn.user ? <UserMessage text={turn.user.text} images={turn.user.images} /> : null}
-      {turn.items.map((item) =>
+      {turn.items.map((item, i) =>
         item.kind === "text" ? (
           <AssistantMessage key={`t:${item.id}`} text={item.text} streaming={item.streaming} />
         ) : item.approval ? (
           <ApprovalCard key={`a:${item.id}`} approval={item.approval.info} uiSchema={item.approval.uiSchema} onContinue={onContinue} />
         ) : (
-          <ToolCall key={`c:${item.id}`} name={item.name} status={item.status} uiSchema={item.result?.uiSchema ?? null} content={item.result?.content ?? null} />
+          <ToolCall
+            key={`c:${item.id}`}
+            name={item.name}
+            status={item.status}
+            uiSchema={item.result?.uiSchema ?? null}
+            content={item.result?.content ?? null}
+            intermediate={turn.items.slice(i + 1).some((later) => later.kind === "tool")}
+          />
         ),
       )}
       {waiting ? (
         <p className="chat-thinking muted" data-testid="thinking">
-          <span className="chat-spinner" aria-hidden="true" /> {turn.stopping ? "Stopping…" : "Thinking…"}
+          <span className="chat-spinner" aria-hidden="true" /> {turn.stopping ? t.chat.stopping : t.chat.thinking}
         </p>
       ) : null}
-      {turn.status === "cancelled" ? (
-        <p className="chat-run-note" data-testid="run-cancelled">
-          Stopped: the run was cancelled.
-        </p>
-      ) : null}
-      {turn.error ? (
+      {turn.status === "cancelled" ? <StoppedNote /> : null}
+      {error ? (
         <div className="chat-run-error" role="alert" data-testid="run-error">
-          <span>{turn.error}</span>
+          <span>{error}</span>
           {turn.status === "failed" && onRetry ? (
             <button type="button" className="btn" data-testid="retry" onClick={() => onRetry(turn)}>
-              Retry
+              {t.common.retry}
             </button>
           ) : null}
         </div>
@@ -152,6 +179,7 @@ function OlderHistory({
   hasMore: boolean;
   scroller: React.RefObject<HTMLDivElement | null>;
 }) {
+  const { t } = useI18n();
   const [days, setDays] = useState<{ day: string; node: React.ReactNode }[]>([]);
   const [cursor, setCursor] = useState(before);
   const [more, setMore] = useState(hasMore);
@@ -170,7 +198,7 @@ function OlderHistory({
 
   const load = () =>
     startLoading(async () => {
-      const result = await loadOlderHistory({ threadId, before: cursor }).catch(() => ({ ok: false as const, message: "Could not load older messages. Try again." }));
+      const result = await loadOlderHistory({ threadId, before: cursor }).catch(() => ({ ok: false as const, message: t.chat.olderFailed }));
       if (!result.ok) return setError(result.message);
       setError(null);
       const el = scroller.current;
@@ -188,7 +216,7 @@ function OlderHistory({
       {more ? (
         <div className="chat-older">
           <button type="button" className="btn" data-testid="load-older" onClick={load} disabled={loading}>
-            {loading ? "Loading…" : "Load older messages"}
+            {loading ? t.common.loading : t.chat.loadOlder}
           </button>
           {error ? (
             <p role="alert" className="error-text">
@@ -198,7 +226,7 @@ function OlderHistory({
         </div>
       ) : (
         <p className="chat-older muted" data-testid="history-start">
-          Beginning of this chat
+          {t.chat.historyStart}
         </p>
       )}
       {days.map((d) => (

@@ -5,6 +5,8 @@ import type { SendInput } from "./use-chat-runs";
 import { PaperclipIcon } from "./icons";
 import { ModelPicker } from "./model-picker";
 import { useAttachments, MAX_ATTACHMENTS } from "./use-attachments";
+import { useI18n } from "@/components/i18n/use-dictionary";
+import { formatNumber } from "@/components/i18n/format";
 
 // The spec's limit on a user message's text, in characters (code points).
 const MAX_TEXT = 10_000;
@@ -28,6 +30,7 @@ export function Composer({
   onSend: (input: SendInput) => void;
   onStop: () => void;
 }) {
+  const { t, locale } = useI18n();
   const [text, setText] = useState("");
   const attachments = useAttachments(threadId);
   const textarea = useRef<HTMLTextAreaElement>(null);
@@ -38,7 +41,7 @@ export function Composer({
   const tooLong = length > MAX_TEXT;
   const readyImages = attachments.items.filter((a) => a.status === "ready").length;
   const hasContent = text.trim() !== "" || readyImages > 0;
-  const blocked = attachments.uploading ? "Waiting for images to upload…" : attachments.failed ? "Remove the images that failed to upload." : null;
+  const blocked = attachments.uploading ? t.chat.waitUploads : attachments.failed ? t.chat.removeFailed : null;
   const canSend = !busy && hasContent && !tooLong && !blocked;
 
   const submit = () => {
@@ -51,7 +54,7 @@ export function Composer({
   return (
     <form
       className="chat-composer"
-      aria-label="Send a message"
+      aria-label={t.chat.composerLabel}
       data-testid="composer"
       data-hydrated={hydrated ? "true" : "false"}
       onSubmit={(e) => {
@@ -69,20 +72,20 @@ export function Composer({
       }}
     >
       {attachments.items.length > 0 ? (
-        <ul className="chat-attachments" aria-label="Images to send" data-testid="composer-attachments">
+        <ul className="chat-attachments" aria-label={t.chat.imagesToSend} data-testid="composer-attachments">
           {attachments.items.map((a) => (
             <li key={a.id} className="chat-attachment" data-testid="composer-attachment" data-status={a.status}>
               {/* eslint-disable-next-line @next/next/no-img-element -- a local blob: preview of the picked file */}
-              <img src={a.previewUrl} alt={`Preview of ${a.name}`} />
+              <img src={a.previewUrl} alt={t.chat.previewOf(a.name)} />
               {a.status === "uploading" ? (
-                <progress className="chat-attachment-progress" max={1} value={a.progress} aria-label={`Uploading ${a.name}`} />
+                <progress className="chat-attachment-progress" max={1} value={a.progress} aria-label={t.chat.uploading(a.name)} />
               ) : null}
               {a.status === "failed" ? (
                 <span className="chat-attachment-error" role="alert">
                   {a.error}
                 </span>
               ) : null}
-              <button type="button" className="chat-attachment-remove" aria-label={`Remove image ${a.name}`} onClick={() => attachments.remove(a.id)}>
+              <button type="button" className="chat-attachment-remove" aria-label={t.chat.removeImage(a.name)} onClick={() => attachments.remove(a.id)}>
                 ×
               </button>
             </li>
@@ -98,8 +101,8 @@ export function Composer({
         <button
           type="button"
           className="btn chat-icon-btn"
-          aria-label="Attach images"
-          title={`Attach images (up to ${MAX_ATTACHMENTS})`}
+          aria-label={t.chat.attachImages}
+          title={t.chat.attachImagesUpTo(MAX_ATTACHMENTS)}
           onClick={() => fileInput.current?.click()}
         >
           <PaperclipIcon size={18} />
@@ -118,14 +121,14 @@ export function Composer({
         />
         <ModelPicker />
         <label htmlFor="chat-input" className="sr-only">
-          Message
+          {t.chat.message}
         </label>
         <textarea
           id="chat-input"
           ref={textarea}
           className="chat-input"
           data-testid="chat-input"
-          placeholder="Message Dispatch…"
+          placeholder={t.chat.placeholder}
           rows={1}
           value={text}
           autoFocus
@@ -147,19 +150,19 @@ export function Composer({
         />
         {busy ? (
           <button type="button" className="btn chat-send chat-stop" data-testid="stop" onClick={onStop} disabled={stopping}>
-            {stopping ? "Stopping…" : "Stop"}
+            {stopping ? t.chat.stopping : t.chat.stop}
           </button>
         ) : (
           <button type="submit" className="btn btn-primary chat-send" data-testid="send" disabled={!canSend}>
-            Send
+            {t.chat.send}
           </button>
         )}
       </div>
       <p id="chat-input-hint" className={`chat-composer-note${tooLong ? " error-text" : ""}`} aria-live="polite">
         {tooLong ? (
-          `${length.toLocaleString("en")} / ${MAX_TEXT.toLocaleString("en")} characters: shorten your message to send it.`
+          t.chat.tooLong(formatNumber(length, locale), formatNumber(MAX_TEXT, locale))
         ) : (
-          blocked ?? <span className="chat-hide-narrow">Enter to send · Shift+Enter for a new line</span>
+          blocked ?? <span className="chat-hide-narrow">{t.chat.hint}</span>
         )}
       </p>
     </form>

@@ -1,9 +1,15 @@
+"use client";
+
+import { Fragment } from "react";
 import { z } from "zod";
 import type { HistoryMessage, HistorySnapshot } from "@/server/protocols/ag-ui/history";
 import { ApprovalCard } from "./approval-card";
-import { AssistantMessage, DayHeader, ToolCall, UserMessage, type ImageRef } from "./message-parts";
+import { useI18n } from "@/components/i18n/use-dictionary";
+import { localDay } from "@/components/i18n/format";
+import { AssistantMessage, DayHeader, StoppedNote, ToolCall, UserMessage, type ImageRef } from "./message-parts";
 
-// One day of a thread as /api/v1/agent/history serves it, rendered on the server.
+// One page of a thread as /api/v1/agent/history serves it (a UTC day), with a header for
+// each of the viewer's own days in it: near midnight one UTC day spans two local ones.
 
 // History may also list every attachment of a user message (spec/agent-chat-messages.md),
 // beside the single `url` of spec/agent-run-input.md; both are shown, once each.
@@ -25,10 +31,10 @@ function userImages(message: Extract<HistoryMessage, { role: "user" }>): ImageRe
   return images.filter((image, i) => images.findIndex((other) => other.url === image.url) === i);
 }
 
-function HistoryEntry({ message }: { message: HistoryMessage }) {
+function HistoryEntry({ message, intermediate }: { message: HistoryMessage; intermediate: boolean }) {
   if (message.role === "user") return <UserMessage text={message.content} images={userImages(message)} />;
   if (message.role === "tool" && message.approval) return <ApprovalCard approval={message.approval} uiSchema={message.uiSchema} />;
-  if (message.role === "tool") return <ToolCall name={null} status="done" uiSchema={message.uiSchema} content={message.content} />;
+  if (message.role === "tool") return <ToolCall name={null} status="done" uiSchema={message.uiSchema} content={message.content} intermediate={intermediate} />;
   return (
     <>
       {message.content ? <AssistantMessage text={message.content} /> : null}
@@ -37,14 +43,34 @@ function HistoryEntry({ message }: { message: HistoryMessage }) {
   );
 }
 
-export function HistoryDay({ snapshot }: { snapshot: HistorySnapshot }) {
+/** `stopped`: ids of the messages that end an answer the user stopped (stoppedAnswersIn). */
+/** Whether another tool result follows message `i` before the next question: it was a step, not the answer. */
+function anotherToolFollows(messages: readonly HistoryMessage[], i: number): boolean {
+  for (const later of messages.slice(i + 1)) {
+    if (later.role === "user") return false;
+    if (later.role === "tool") return true;
+  }
+  return false;
+}
+
+export function HistoryDay({ snapshot, stopped }: { snapshot: HistorySnapshot; stopped: readonly string[] }) {
+  const { t, timeZone } = useI18n();
   if (!snapshot.day || snapshot.messages.length === 0) return null;
+  let previous = "";
   return (
-    <section className="chat-day" aria-label={`Messages from ${snapshot.day}`} data-testid="history-day" data-day={snapshot.day}>
-      <DayHeader day={snapshot.day} id={`day-${snapshot.day}`} />
-      {snapshot.messages.map((message) => (
-        <HistoryEntry key={`${message.seq}`} message={message} />
-      ))}
+    <section className="chat-day" aria-label={t.chat.messagesFrom(snapshot.day)} data-testid="history-day" data-day={snapshot.day}>
+      {snapshot.messages.map((message, i) => {
+        const day = localDay(message.timestamp, timeZone);
+        const header = day !== previous ? <DayHeader day={day} id={i === 0 ? `day-${snapshot.day}` : undefined} /> : null;
+        previous = day;
+        return (
+          <Fragment key={message.seq}>
+            {header}
+            <HistoryEntry message={message} intermediate={message.role === "tool" && anotherToolFollows(snapshot.messages, i)} />
+            {message.role !== "user" && stopped.includes(message.id) ? <StoppedNote /> : null}
+          </Fragment>
+        );
+      })}
     </section>
   );
 }

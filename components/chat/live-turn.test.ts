@@ -63,10 +63,10 @@ describe("live turn", () => {
     expect(turn.items[0]).toMatchObject({ status: "stopped" });
   });
 
-  it("fails with the RUN_ERROR message", () => {
+  it("fails with a kind of error for the RUN_ERROR code, not the server's message", () => {
     const turn = play([started, { type: EventType.RUN_ERROR, message: "The model is unavailable", code: "UPSTREAM_ERROR" } as BaseEvent]);
     expect(turn.status).toBe("failed");
-    expect(turn.error).toBe("The model is unavailable");
+    expect(turn.error).toEqual({ kind: "modelUnavailable" });
   });
 
   it("rebuilds the same view when a run is replayed from the start", () => {
@@ -76,7 +76,7 @@ describe("live turn", () => {
       { type: EventType.TEXT_MESSAGE_CONTENT, messageId: "a", delta: "Once" } as BaseEvent,
     ];
     const live = play(events);
-    const replayed = play(events, resetTurn(failTurn(live, "connection lost")));
+    const replayed = play(events, resetTurn(failTurn(live, { kind: "closed" })));
     expect(replayed.items).toEqual(live.items);
     expect(replayed.error).toBeNull();
     expect(replayed.status).toBe("running");

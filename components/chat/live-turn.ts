@@ -1,5 +1,6 @@
 import { EventType, type AGUIEvent, type BaseEvent, type Interrupt } from "@ag-ui/core";
 import type { ApprovalInfo } from "./approval-card";
+import { errorFromRunCode, type ChatError } from "./chat-errors";
 
 // What the chat shows of a run while it streams: the user's message, then the answer's
 // text and tool calls in the order they arrived, and how the run ended. Built only from
@@ -30,7 +31,7 @@ export type LiveTurn = {
   status: TurnStatus;
   started: boolean;
   stopping: boolean;
-  error: string | null;
+  error: ChatError | null;
 };
 
 export function isTurnOpen(turn: LiveTurn): boolean {
@@ -46,8 +47,8 @@ export function resetTurn(turn: LiveTurn): LiveTurn {
   return { ...turn, items: [], status: "sending", started: false, error: null };
 }
 
-export function failTurn(turn: LiveTurn, message: string): LiveTurn {
-  return { ...turn, status: "failed", stopping: false, error: message, items: closeItems(turn.items, "stopped") };
+export function failTurn(turn: LiveTurn, error: ChatError): LiveTurn {
+  return { ...turn, status: "failed", stopping: false, error, items: closeItems(turn.items, "stopped") };
 }
 
 function closeItems(items: LiveItem[], toolStatus: "stopped" | "done"): LiveItem[] {
@@ -115,7 +116,7 @@ export function applyRunEvent(turn: LiveTurn, raw: BaseEvent): LiveTurn {
       return { ...turn, status: cancelled ? "cancelled" : "completed", stopping: false, items: waiting };
     }
     case EventType.RUN_ERROR:
-      return failTurn(turn, event.message || "The run failed.");
+      return failTurn(turn, { kind: errorFromRunCode(event.code) });
     default:
       return turn;
   }

@@ -1,82 +1,167 @@
-import { UiSchemaView } from "@/components/ui-schema/ui-schema-view";
+"use client";
+
+import { useId, useState } from "react";
+import { cardSummary, UiSchemaView } from "@/components/ui-schema/ui-schema-view";
+import { useI18n } from "@/components/i18n/use-dictionary";
+import { dayName } from "@/components/i18n/format";
+import { CopyButton } from "./copy-button";
+import { PencilIcon } from "./icons";
+import { Markdown } from "./markdown";
+import { useMessageActions } from "./message-actions";
 
 // The bubbles of a conversation, shared by the server-rendered history and the live stream
-// so a message looks the same before and after a reload. No hooks: both sides render them.
+// so a message looks the same before and after a reload.
 
 export type ImageRef = { url: string; mimeType?: string; name?: string };
 
 const MAX_TOOL_TEXT = 4_000;
 
 export function UserMessage({ text, images }: { text: string; images: ImageRef[] }) {
+  const { t } = useI18n();
+  const actions = useMessageActions();
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState(text);
+  const editId = useId();
+  const canEdit = actions !== null && text !== "";
+
   return (
-    <article className="chat-msg chat-msg-user" data-testid="user-message" aria-label="You said">
+    <article className="chat-msg chat-msg-user" data-testid="user-message" aria-label={t.chat.youSaid}>
       {images.length > 0 ? (
         <div className="chat-msg-images">
           {images.map((image) => (
             <a key={image.url} href={image.url} target="_blank" rel="noreferrer" className="chat-msg-image-link">
               {/* eslint-disable-next-line @next/next/no-img-element -- signed attachment URLs live on any storage host and expire */}
-              <img src={image.url} alt={image.name ? `Attached image ${image.name}` : "Attached image"} className="chat-msg-image" data-testid="user-message-image" />
+              <img src={image.url} alt={image.name ? t.chat.attachedImageNamed(image.name) : t.chat.attachedImage} className="chat-msg-image" data-testid="user-message-image" />
             </a>
           ))}
         </div>
       ) : null}
-      {text ? <div className="chat-msg-text">{text}</div> : null}
+      {editing && actions ? (
+        <form
+          className="chat-edit"
+          data-testid="edit-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (!draft.trim() || actions.busy) return;
+            setEditing(false);
+            actions.send({ text: draft.trim(), images: images.map((i) => ({ url: i.url, mimeType: i.mimeType ?? "image/*", name: i.name ?? "" })) });
+          }}
+        >
+          <label className="sr-only" htmlFor={editId}>
+            {t.chat.editLabel}
+          </label>
+          <textarea id={editId} className="chat-edit-input" value={draft} autoFocus rows={3} onChange={(e) => setDraft(e.target.value)} data-testid="edit-input" />
+          <p className="chat-composer-note">{t.chat.editNote}</p>
+          <div className="row chat-edit-actions">
+            <button type="button" className="btn" onClick={() => setEditing(false)}>
+              {t.common.cancel}
+            </button>
+            <button type="submit" className="btn btn-primary" disabled={!draft.trim() || actions.busy} data-testid="edit-send">
+              {t.chat.sendEdited}
+            </button>
+          </div>
+        </form>
+      ) : text ? (
+        <div className="chat-msg-text">{text}</div>
+      ) : null}
+      {!editing && text ? (
+        <div className="chat-msg-actions">
+          <CopyButton text={text} label={t.chat.copyMessage} />
+          {canEdit ? (
+            <button
+              type="button"
+              className="chat-mini-btn"
+              data-testid="edit"
+              aria-label={t.chat.edit}
+              title={t.chat.edit}
+              disabled={actions.busy}
+              onClick={() => {
+                setDraft(text);
+                setEditing(true);
+              }}
+            >
+              <PencilIcon size={14} />
+            </button>
+          ) : null}
+        </div>
+      ) : null}
     </article>
   );
 }
 
 export function AssistantMessage({ text, streaming = false }: { text: string; streaming?: boolean }) {
+  const { t } = useI18n();
   return (
-    <article className="chat-msg chat-msg-assistant" data-testid="assistant-message" data-streaming={streaming ? "true" : "false"} aria-label="Assistant said">
-      <div className="chat-msg-text">
-        {text}
-        {streaming ? <span className="chat-caret" aria-hidden="true" /> : null}
-      </div>
+    <article className="chat-msg chat-msg-assistant" data-testid="assistant-message" data-streaming={streaming ? "true" : "false"} aria-label={t.chat.assistantSaid}>
+      <Markdown text={text} streaming={streaming} />
+      {streaming ? <span className="chat-caret" aria-hidden="true" /> : null}
+      {!streaming && text ? (
+        <div className="chat-msg-actions">
+          <CopyButton text={text} label={t.chat.copyMessage} />
+        </div>
+      ) : null}
     </article>
   );
 }
 
 type ToolStatus = "running" | "done" | "stopped";
 
-const STATUS_WORDS: Record<ToolStatus, string> = { running: "running…", done: "done", stopped: "stopped" };
-
-/** A tool call: its name while it runs, then its card (UiSchema) or, without one, its raw output. */
-export function ToolCall({ name, status, uiSchema, content }: { name: string | null; status: ToolStatus; uiSchema: unknown; content: string | null }) {
+/**
+ * A tool call: a short note while it runs, then its card (UiSchema) or, without one, its raw
+ * output. `intermediate`: another call followed it in the same answer, so a lookup card (say,
+ * the contacts searched before scheduling) is one line, its details on demand.
+ */
+export function ToolCall({ name, status, uiSchema, content, intermediate = false }: { name: string | null; status: ToolStatus; uiSchema: unknown; content: string | null; intermediate?: boolean }) {
+  const { t } = useI18n();
   const hasCard = uiSchema !== null && uiSchema !== undefined;
+  const lookup = intermediate && status === "done" && hasCard ? cardSummary(uiSchema) : null;
+  if (lookup && lookup.status === "info") {
+    return (
+      <div className="chat-tool" data-testid="tool-call" data-status={status} data-tool={name ?? undefined} data-intermediate="true">
+        <details className="chat-tool-lookup">
+          <summary>{t.chat.lookedUp(lookup.title)}</summary>
+          <UiSchemaView schema={uiSchema} />
+        </details>
+      </div>
+    );
+  }
+  const words: Record<ToolStatus, string> = { running: t.chat.toolRunning, done: t.chat.toolDone, stopped: t.chat.toolStopped };
   return (
     <div className="chat-tool" data-testid="tool-call" data-status={status} data-tool={name ?? undefined}>
       {status !== "done" || !hasCard ? (
         <div className="chat-tool-head">
           {status === "running" ? <span className="chat-spinner" aria-hidden="true" /> : null}
-          <span className="chat-tool-name">{name ?? "Tool result"}</span>
-          {name ? <span className="muted">{STATUS_WORDS[status]}</span> : null}
+          <span className="chat-tool-name">{name ?? t.chat.toolResult}</span>
+          {name ? <span className="muted">{words[status]}</span> : null}
         </div>
       ) : null}
       {hasCard ? <UiSchemaView schema={uiSchema} /> : null}
       {!hasCard && content ? (
         <details className="chat-tool-output">
-          <summary>Output</summary>
-          <pre>{content.length > MAX_TOOL_TEXT ? `${content.slice(0, MAX_TOOL_TEXT)}…` : content}</pre>
+          <summary>{t.chat.output}</summary>
+          <pre tabIndex={0}>{content.length > MAX_TOOL_TEXT ? `${content.slice(0, MAX_TOOL_TEXT)}…` : content}</pre>
         </details>
       ) : null}
     </div>
   );
 }
 
-/** "Today", "Yesterday" or the date, for a UTC day `YYYY-MM-DD` as /history groups them. */
-export function dayLabel(day: string, now: Date = new Date()): string {
-  const today = now.toISOString().slice(0, 10);
-  const yesterday = new Date(now.getTime() - 86_400_000).toISOString().slice(0, 10);
-  if (day === today) return "Today";
-  if (day === yesterday) return "Yesterday";
-  const date = new Date(`${day}T00:00:00Z`);
-  return new Intl.DateTimeFormat("en", { weekday: "long", day: "numeric", month: "long", year: "numeric", timeZone: "UTC" }).format(date);
-}
-
+/** A day's header ("Today", "Yesterday" or the date) for a day in the viewer's zone. */
 export function DayHeader({ day, id }: { day: string; id?: string }) {
+  const { t, locale, timeZone } = useI18n();
   return (
     <h2 className="chat-day-header" id={id} tabIndex={-1} data-testid="day-header" data-day={day}>
-      <span>{dayLabel(day)}</span>
+      <span>{dayName(day, { locale, timeZone, words: t.common })}</span>
     </h2>
+  );
+}
+
+/** The mark under an answer the user stopped, live and after a reload alike. */
+export function StoppedNote() {
+  const { t } = useI18n();
+  return (
+    <p className="chat-run-note" data-testid="run-cancelled">
+      {t.chat.stoppedNote}
+    </p>
   );
 }

@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { useDictionary } from "@/components/i18n/use-dictionary";
 import { z } from "zod";
 
 const modelSchema = z.object({ id: z.string(), provider: z.string(), label: z.string(), offline: z.boolean() });
@@ -8,6 +9,7 @@ type ModelInfo = z.infer<typeof modelSchema>;
 
 /** Which model answers, from GET /api/v1/agent/model; nothing at all when the server does not say. */
 export function ModelBadge() {
+  const t = useDictionary();
   const [model, setModel] = useState<ModelInfo | null>(null);
   useEffect(() => {
     const abort = new AbortController();
@@ -20,7 +22,7 @@ export function ModelBadge() {
     return () => abort.abort();
   }, []);
   if (!model) return null;
-  const offlineNote = model.offline && !/offline/i.test(model.label) ? " (offline)" : "";
+  const offlineNote = model.offline && !/offline/i.test(model.label) ? ` (${t.chat.offline})` : "";
   return (
     <span
       className={`chat-model-badge${model.offline ? " chat-model-badge-offline" : ""}`}
@@ -30,7 +32,7 @@ export function ModelBadge() {
     >
       <span className="chat-model-dot" aria-hidden="true" />
       <span className="chat-model-label">
-        <span className="sr-only">Model: </span>
+        <span className="sr-only">{t.chat.model}: </span>
         {model.label}
         {offlineNote}
       </span>

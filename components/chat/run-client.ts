@@ -11,6 +11,7 @@ import {
 import type { Observable } from "rxjs";
 import type { LiveImage } from "./live-turn";
 import { selectedModel } from "./model-picker";
+import { errorFromStatus, type ChatErrorKind } from "./chat-errors";
 
 // The chat talks to Dispatch through its public AG-UI endpoints with the official client,
 // authenticated by the browser session (same-origin requests carry the cookie).
@@ -51,6 +52,8 @@ export async function startRun(opts: {
   runId: string;
   message: UserMessage;
   abortController: AbortController;
+  /** The zone chosen in settings; the browser's own when none. */
+  timeZone: string | null;
   onEvent: OnEvent;
 }): Promise<RunOutcome> {
   const agent = new HttpAgent({ url: RUNS_URL, threadId: opts.threadId });
@@ -59,7 +62,7 @@ export async function startRun(opts: {
   // The agent reads "tomorrow" and "at 10" in the user's own time zone.
   // The model picker's choice, when the server offers several models.
   const model = selectedModel();
-  const forwardedProps = { timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone, ...(model ? { model } : {}) };
+  const forwardedProps = { timeZone: opts.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone, ...(model ? { model } : {}) };
   await agent.runAgent({ runId: opts.runId, abortController: opts.abortController, forwardedProps }, trackingSubscriber(opts.onEvent, seen));
   return seen;
 }
@@ -105,12 +108,11 @@ export function isAbortError(err: unknown): boolean {
   return err instanceof Error && (err.name === "AbortError" || ABORT_MESSAGES.has(err.message));
 }
 
-/** A sentence for the person in the chat: the server's `{error:{message}}` when there is one. */
-export function describeError(err: unknown): string {
-  const e = err as { status?: number; payload?: unknown; message?: string } | null;
-  const payload = e?.payload as { error?: { message?: unknown } } | undefined;
-  if (typeof payload?.error?.message === "string" && payload.error.message) return payload.error.message;
-  if (typeof e?.status === "number") return `The server answered ${e.status}. Try again.`;
-  if (err instanceof TypeError) return "Could not reach Dispatch. Check your connection and try again.";
-  return "Something went wrong while talking to the agent. Try again.";
+/** What the person in the chat is told about a failed request (see chat-errors.ts). */
+export function describeError(err: unknown): ChatErrorKind {
+  const e = err as { status?: number; payload?: unknown } | null;
+  const payload = e?.payload as { error?: { code?: unknown } } | undefined;
+  if (typeof e?.status === "number") return errorFromStatus(e.status, typeof payload?.error?.code === "string" ? payload.error.code : undefined);
+  if (err instanceof TypeError) return "network";
+  return "generic";
 }

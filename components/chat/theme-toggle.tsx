@@ -1,10 +1,10 @@
 "use client";
 
 import { useSyncExternalStore } from "react";
+import { useDictionary } from "@/components/i18n/use-dictionary";
 import { MoonIcon, SunIcon, SystemThemeIcon } from "./icons";
 import { applyTheme, isTheme, THEME_STORAGE_KEY, THEMES, type Theme } from "./theme";
 
-const LABELS: Record<Theme, string> = { system: "System", light: "Light", dark: "Dark" };
 const listeners = new Set<() => void>();
 
 function readTheme(): Theme {
@@ -25,7 +25,7 @@ function subscribe(listener: () => void): () => void {
   };
 }
 
-function saveTheme(theme: Theme): void {
+export function saveTheme(theme: Theme): void {
   try {
     if (theme === "system") localStorage.removeItem(THEME_STORAGE_KEY);
     else localStorage.setItem(THEME_STORAGE_KEY, theme);
@@ -37,8 +37,15 @@ function saveTheme(theme: Theme): void {
 }
 
 /** Cycles System → Light → Dark; the button says what is in use now. */
+/** The theme in use, following changes from any tab or control. */
+export function useTheme(): Theme {
+  return useSyncExternalStore(subscribe, readTheme, () => "system" as Theme);
+}
+
 export function ThemeToggle() {
-  const theme = useSyncExternalStore(subscribe, readTheme, () => "system" as Theme);
+  const t = useDictionary();
+  const theme = useTheme();
+  const labels = t.chat.theme;
   const next = THEMES[(THEMES.indexOf(theme) + 1) % THEMES.length]!;
   return (
     <button
@@ -46,12 +53,12 @@ export function ThemeToggle() {
       className="btn chat-icon-btn"
       data-testid="theme-toggle"
       data-theme-choice={theme}
-      aria-label={`Theme: ${LABELS[theme]}. Switch to ${LABELS[next]}`}
-      title={`Theme: ${LABELS[theme]}`}
+      aria-label={t.chat.themeSwitch(labels[theme], labels[next])}
+      title={t.chat.themeIs(labels[theme])}
       onClick={() => saveTheme(next)}
     >
       {theme === "dark" ? <MoonIcon /> : theme === "light" ? <SunIcon /> : <SystemThemeIcon />}
-      <span className="chat-hide-narrow">{LABELS[theme]}</span>
+      <span className="chat-hide-narrow">{labels[theme]}</span>
     </button>
   );
 }

@@ -6,11 +6,14 @@ import { useParams, useRouter } from "next/navigation";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { randomUUID } from "@ag-ui/client";
 import { useTRPC } from "@/components/trpc-provider";
+import { signOutAction } from "@/app/(auth)/actions";
+import { useDictionary } from "@/components/i18n/use-dictionary";
 import { PencilIcon, PlusIcon, TrashIcon } from "./icons";
 
 type Thread = { id: string; title: string; running: boolean };
 
-export function ThreadSidebar({ onNavigate }: { onNavigate: () => void }) {
+export function ThreadSidebar({ isAdmin, onNavigate }: { isAdmin: boolean; onNavigate: () => void }) {
+  const t = useDictionary();
   const trpc = useTRPC();
   const router = useRouter();
   const params = useParams<{ threadId?: string }>();
@@ -19,7 +22,7 @@ export function ThreadSidebar({ onNavigate }: { onNavigate: () => void }) {
   const items = threads.data?.pages.flatMap((p) => p.items) ?? [];
 
   return (
-    <aside className="chat-sidebar" id="chat-sidebar" aria-label="Chats" data-testid="thread-sidebar">
+    <aside className="chat-sidebar" id="chat-sidebar" aria-label={t.chat.chats} data-testid="thread-sidebar">
       <button
         type="button"
         className="btn btn-primary chat-new"
@@ -29,30 +32,47 @@ export function ThreadSidebar({ onNavigate }: { onNavigate: () => void }) {
           router.push(`/chat/${randomUUID()}`);
         }}
       >
-        <PlusIcon /> New chat
+        <PlusIcon /> {t.chat.newChat}
       </button>
       {threads.error ? (
         <p role="alert" className="error-text">
-          Could not load your chats: {threads.error.message}
+          {t.chat.chatsFailed}
         </p>
       ) : null}
-      {threads.isPending ? <p className="muted chat-sidebar-note">Loading chats…</p> : null}
-      {!threads.isPending && items.length === 0 && !threads.error ? <p className="muted chat-sidebar-note">No chats yet.</p> : null}
+      {threads.isPending ? <p className="muted chat-sidebar-note">{t.chat.loadingChats}</p> : null}
+      {!threads.isPending && items.length === 0 && !threads.error ? <p className="muted chat-sidebar-note">{t.chat.noChats}</p> : null}
       <ul className="chat-thread-list" data-testid="thread-list">
-        {items.map((t) => (
-          <ThreadRow key={t.id} thread={t} current={t.id === currentId} onNavigate={onNavigate} />
+        {items.map((thread) => (
+          <ThreadRow key={thread.id} thread={thread} current={thread.id === currentId} onNavigate={onNavigate} />
         ))}
       </ul>
       {threads.hasNextPage ? (
         <button type="button" className="btn chat-more" onClick={() => void threads.fetchNextPage()} disabled={threads.isFetchingNextPage}>
-          {threads.isFetchingNextPage ? "Loading…" : "Show older chats"}
+          {threads.isFetchingNextPage ? t.common.loading : t.chat.showOlderChats}
         </button>
       ) : null}
+      {/* On a phone the header has no room for these: the drawer carries them. */}
+      <nav className="chat-drawer-links" aria-label={t.chat.account}>
+        <Link href="/chat/settings" onClick={onNavigate} data-testid="drawer-settings">
+          {t.chat.settings}
+        </Link>
+        {isAdmin ? (
+          <Link href="/admin" data-testid="drawer-admin">
+            {t.chat.admin}
+          </Link>
+        ) : null}
+        <form action={signOutAction}>
+          <button className="btn" type="submit" data-testid="drawer-sign-out">
+            {t.chat.signOut}
+          </button>
+        </form>
+      </nav>
     </aside>
   );
 }
 
 function ThreadRow({ thread, current, onNavigate }: { thread: Thread; current: boolean; onNavigate: () => void }) {
+  const t = useDictionary();
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
@@ -88,7 +108,7 @@ function ThreadRow({ thread, current, onNavigate }: { thread: Thread; current: b
           }}
         >
           <label className="sr-only" htmlFor={`rename-${thread.id}`}>
-            Chat title
+            {t.chat.chatTitle}
           </label>
           <input
             id={`rename-${thread.id}`}
@@ -103,25 +123,25 @@ function ThreadRow({ thread, current, onNavigate }: { thread: Thread; current: b
           />
           <div className="row">
             <button type="submit" className="btn btn-primary" disabled={rename.isPending}>
-              Save
+              {t.common.save}
             </button>
             <button type="button" className="btn" onClick={() => setMode("view")}>
-              Cancel
+              {t.common.cancel}
             </button>
           </div>
         </form>
       ) : (
         <div className="chat-thread-row">
           <Link href={`/chat/${thread.id}`} className="chat-thread-link" aria-current={current ? "page" : undefined} onClick={onNavigate} data-testid="thread-link">
-            {thread.running ? <span className="chat-spinner" role="img" aria-label="Answering" /> : null}
+            {thread.running ? <span className="chat-spinner" role="img" aria-label={t.chat.answering} /> : null}
             <span className="chat-thread-title">{thread.title}</span>
           </Link>
           <div className="chat-thread-actions">
             <button
               type="button"
               className="chat-mini-btn"
-              aria-label={`Rename chat ${thread.title}`}
-              title="Rename"
+              aria-label={t.chat.renameChat(thread.title)}
+              title={t.common.rename}
               onClick={() => {
                 setDraft(thread.title);
                 setMode("rename");
@@ -132,8 +152,8 @@ function ThreadRow({ thread, current, onNavigate }: { thread: Thread; current: b
             <button
               type="button"
               className="chat-mini-btn"
-              aria-label={`Delete chat ${thread.title}`}
-              title="Delete"
+              aria-label={t.chat.deleteChat(thread.title)}
+              title={t.common.delete}
               onClick={() => setMode("confirm-delete")}
             >
               <TrashIcon size={14} />
@@ -142,21 +162,21 @@ function ThreadRow({ thread, current, onNavigate }: { thread: Thread; current: b
         </div>
       )}
       {mode === "confirm-delete" ? (
-        <div className="chat-thread-confirm" role="group" aria-label={`Delete chat ${thread.title}?`}>
-          <span>{thread.running ? "Stop the answer and delete this chat?" : "Delete this chat?"}</span>
+        <div className="chat-thread-confirm" role="group" aria-label={t.chat.deleteChatQuestion(thread.title)}>
+          <span>{thread.running ? t.chat.deleteRunningConfirm : t.chat.deleteConfirm}</span>
           <div className="row">
             <button type="button" className="btn btn-danger" autoFocus disabled={remove.isPending} onClick={() => remove.mutate({ id: thread.id })}>
-              {remove.isPending ? "Deleting…" : "Delete"}
+              {remove.isPending ? t.common.deleting : t.common.delete}
             </button>
             <button type="button" className="btn" onClick={() => setMode("view")}>
-              Cancel
+              {t.common.cancel}
             </button>
           </div>
         </div>
       ) : null}
       {error ? (
         <p role="alert" className="error-text chat-thread-error">
-          {error.message}
+          {rename.error ? t.chat.renameFailed : t.chat.deleteFailed}
         </p>
       ) : null}
     </li>

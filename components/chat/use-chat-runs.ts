@@ -3,15 +3,16 @@
 import { useCallback, useEffect, useReducer, useRef } from "react";
 import { randomUUID, type BaseEvent } from "@ag-ui/client";
 import { applyRunEvent, failTurn, isTurnOpen, newTurn, resetTurn, type LiveImage, type LiveTurn } from "./live-turn";
+import type { ChatError } from "./chat-errors";
 import { cancelRun, describeError, followRun, isAbortError, startRun, userMessage, type RunOutcome } from "./run-client";
 
 type Action =
   | { type: "add"; turn: LiveTurn }
   | { type: "event"; key: string; event: BaseEvent }
   | { type: "reset"; key: string }
-  | { type: "fail"; key: string; message: string }
+  | { type: "fail"; key: string; error: ChatError }
   | { type: "stopping"; key: string; stopping: boolean }
-  | { type: "notice"; key: string; message: string };
+  | { type: "notice"; key: string; error: ChatError };
 
 function reducer(turns: LiveTurn[], action: Action): LiveTurn[] {
   if (action.type === "add") return turns.some((t) => t.key === action.turn.key) ? turns : [...turns, action.turn];
@@ -23,11 +24,11 @@ function reducer(turns: LiveTurn[], action: Action): LiveTurn[] {
       case "reset":
         return resetTurn(turn);
       case "fail":
-        return failTurn(turn, action.message);
+        return failTurn(turn, action.error);
       case "stopping":
         return { ...turn, stopping: action.stopping };
       case "notice":
-        return { ...turn, error: action.message };
+        return { ...turn, error: action.error };
     }
   });
 }
@@ -40,7 +41,7 @@ export type SendInput = { text: string; images: LiveImage[] };
  * The runs started (or rejoined) on this page: send, stop, retry and reconnect. Only one
  * run is open at a time, as the server allows one per thread.
  */
-export function useChatRuns(opts: { threadId: string; activeRunId: string | null; onRunStarted: () => void; onRunEnded: () => void }) {
+export function useChatRuns(opts: { threadId: string; timeZone: string | null; activeRunId: string | null; onRunStarted: () => void; onRunEnded: () => void }) {
   const { threadId } = opts;
   const [turns, dispatch] = useReducer(reducer, []);
   const pending = useRef<Pending | null>(null);
@@ -63,9 +64,9 @@ export function useChatRuns(opts: { threadId: string; activeRunId: string | null
 
   const settle = useCallback((p: Pending, outcome: RunOutcome | null, error: unknown) => {
     if (pending.current === p) pending.current = null;
-    if (error !== null && !isAbortError(error)) dispatch({ type: "fail", key: p.key, message: describeError(error) });
+    if (error !== null && !isAbortError(error)) dispatch({ type: "fail", key: p.key, error: { kind: describeError(error) } });
     else if (outcome && !outcome.ended && !p.abort.signal.aborted) {
-      dispatch({ type: "fail", key: p.key, message: "The connection closed before the answer finished." });
+      dispatch({ type: "fail", key: p.key, error: { kind: "closed" } });
     }
     callbacks.current.onRunEnded();
   }, []);
@@ -92,7 +93,7 @@ export function useChatRuns(opts: { threadId: string; activeRunId: string | null
       let outcome: RunOutcome | null = null;
       let error: unknown = null;
       try {
-        outcome = await startRun({ threadId, runId, message: userMessage(messageId, input.text, input.images), abortController: p.abort, onEvent: (e) => handleEvent(p, e) });
+        outcome = await startRun({ threadId, runId, message: userMessage(messageId, input.text, input.images), abortController: p.abort, timeZone: callbacks.current.timeZone, onEvent: (e) => handleEvent(p, e) });
       } catch (err) {
         error = err;
       }
@@ -144,7 +145,7 @@ export function useChatRuns(opts: { threadId: string; activeRunId: string | null
     } catch (err) {
       // The run goes on; say so rather than pretend it stopped.
       dispatch({ type: "stopping", key: p.key, stopping: false });
-      dispatch({ type: "notice", key: p.key, message: `Could not stop the run: ${describeError(err)}` });
+      dispatch({ type: "notice", key: p.key, error: { kind: describeError(err), stop: true } });
     }
   }, []);
 

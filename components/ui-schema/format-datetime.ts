@@ -1,5 +1,5 @@
-// Date formatting for cards. Times are shown in the event's own zone, not the viewer's,
-// so "10:00 in Shanghai" reads the same to everyone and server and client render alike.
+// Date formatting for cards: 24-hour times, in the viewer's zone when the page knows it (see
+// viewer-zone.ts), else in the zone the card carries, named, so "10:00 GMT+8" is never ambiguous.
 
 export type DateTimeParts = "date" | "time" | "datetime";
 
@@ -15,7 +15,7 @@ type FormatOptions = {
 };
 
 const DATE: Intl.DateTimeFormatOptions = { weekday: "short", year: "numeric", month: "short", day: "numeric" };
-const TIME: Intl.DateTimeFormatOptions = { hour: "numeric", minute: "2-digit" };
+const TIME: Intl.DateTimeFormatOptions = { hour: "2-digit", minute: "2-digit", hourCycle: "h23" };
 
 const OFFSET = /(Z|([+-])(\d{2}):?(\d{2}))$/i;
 

@@ -1,4 +1,5 @@
-import { useId } from "react";
+import { useContext, useId } from "react";
+import { ViewerZoneContext } from "./viewer-zone";
 import type { UiNodeOf } from "@/server/ui-schema/schema";
 import { formatInstant, isSameDay, justBefore } from "./format-datetime";
 import { labelsFor, type RendererLabels } from "./labels";
@@ -61,7 +62,11 @@ export function CalendarEventView({ node, locale }: { node: UiNodeOf<"calendar_e
 }
 
 function EventWhen({ node, locale, labels }: { node: UiNodeOf<"calendar_event">; locale: string; labels: RendererLabels }) {
-  const { start, end, timeZone } = node;
+  const { start, end } = node;
+  const viewerZone = useContext(ViewerZoneContext);
+  // An all-day event is a date where it was made; a timed one is shown in the viewer's zone.
+  const timeZone = node.allDay ? node.timeZone : (viewerZone ?? node.timeZone);
+  const withZone = !viewerZone;
   if (node.allDay) {
     // An all-day end is exclusive: the event on the 21st ends at midnight starting the 22nd.
     const lastMoment = end ? justBefore(end) : undefined;
@@ -81,14 +86,14 @@ function EventWhen({ node, locale, labels }: { node: UiNodeOf<"calendar_event">;
     );
   }
   if (!end) {
-    return <Time iso={start} text={formatInstant(start, { locale, timeZone, parts: "datetime", withZone: true })} />;
+    return <Time iso={start} text={formatInstant(start, { locale, timeZone, parts: "datetime", withZone })} />;
   }
   const endParts = isSameDay(start, end, locale, timeZone) ? "time" : "datetime";
   return (
     <>
       <Time iso={start} text={formatInstant(start, { locale, timeZone, parts: "datetime" })} />
       {" – "}
-      <Time iso={end} text={formatInstant(end, { locale, timeZone, parts: endParts, withZone: true, zoneOf: start })} />
+      <Time iso={end} text={formatInstant(end, { locale, timeZone, parts: endParts, withZone, zoneOf: start })} />
     </>
   );
 }

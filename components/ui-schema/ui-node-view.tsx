@@ -1,6 +1,8 @@
 import type { UiNode, UiNodeOf } from "@/server/ui-schema/schema";
 import { CalendarEventView, ContactView } from "./ui-domain-nodes";
+import { useContext } from "react";
 import { formatInstant } from "./format-datetime";
+import { ViewerZoneContext } from "./viewer-zone";
 import { UiFallback } from "./ui-fallback";
 import styles from "./ui-schema.module.css";
 
@@ -100,7 +102,8 @@ function ListView({ node, locale }: NodeProps<"list">) {
 }
 
 function DateTimeView({ node, locale }: NodeProps<"datetime">) {
-  const text = formatInstant(node.value, { locale, timeZone: node.timeZone, parts: node.format, withZone: true });
+  const viewerZone = useContext(ViewerZoneContext);
+  const text = formatInstant(node.value, { locale, timeZone: viewerZone ?? node.timeZone, parts: node.format, withZone: !viewerZone });
   return (
     <span className={styles.datetime} data-testid="ui-node-datetime">
       {node.label ? <span className={styles.datetimeLabel}>{node.label}</span> : null}

@@ -3,14 +3,21 @@ import { describe, expect, it } from "vitest";
 import { compileUiHints } from "@/server/tools/project-cli/cards";
 import type { UiNodeInput, UiSchemaInput } from "@/server/ui-schema/schema";
 import { UiSchemaView } from "./ui-schema-view";
+import { I18nContext } from "@/components/i18n/i18n-provider";
+import { dictionaries } from "@/components/i18n/dictionaries";
 
 function card(root: UiNodeInput, extra: Partial<UiSchemaInput> = {}): UiSchemaInput {
   return { version: "2.0", locale: "en-US", status: "info", theme: "default", root, ...extra };
 }
 
-// ICU versions differ on whether "10:00 AM" uses a narrow no-break space; assert on the words.
-function render(schema: unknown): string {
-  return renderToStaticMarkup(<UiSchemaView schema={schema} />).replace(/[\u00a0\u202f]/g, " ");
+// ICU versions differ on whether spaces are no-break ones; assert on the words. The viewer's
+// zone comes from the page's I18n context, as in the chat.
+function render(schema: unknown, timeZone = "Asia/Shanghai"): string {
+  return renderToStaticMarkup(
+    <I18nContext value={{ locale: "en", timeZone, chosenTimeZone: null, t: dictionaries.en }}>
+      <UiSchemaView schema={schema} />
+    </I18nContext>,
+  ).replace(/[\u00a0\u202f]/g, " ");
 }
 
 const event: UiNodeInput = {
@@ -60,17 +67,18 @@ describe("UiSchemaView", () => {
     expect(html).toMatch(/<article[^>]*aria-labelledby="[^"]+"/);
   });
 
-  it("formats event times in the event's zone and keeps the ISO value machine-readable", () => {
+  it("formats event times on a 24-hour clock in the viewer's zone and keeps the ISO value machine-readable", () => {
     const html = render(card(event));
-    expect(html).toContain('<time dateTime="2026-04-21T10:00:00+08:00">Tue, Apr 21, 2026, 10:00 AM</time>');
-    expect(html).toMatch(/<time dateTime="2026-04-21T11:00:00\+08:00">11:00 AM GMT\+8<\/time>/);
+    expect(html).toContain('<time dateTime="2026-04-21T10:00:00+08:00">Tue, Apr 21, 2026, 10:00</time>');
+    expect(html).toContain('<time dateTime="2026-04-21T11:00:00+08:00">11:00</time>');
+    expect(render(card(event), "America/New_York")).toContain('<time dateTime="2026-04-21T10:00:00+08:00">Mon, Apr 20, 2026, 22:00</time>');
     expect(html).toContain("Room 4.01");
     expect(html).toContain('<a href="mailto:li@example.com">Li Wei</a>');
     expect(html).toMatch(/<ul[^>]*aria-label="Attendees"[^>]*>.*Ann Lee.*\(accepted\)/);
   });
 
-  it("shows an instant without a zone in its own offset, and all-day events by date", () => {
-    expect(render(card({ type: "datetime", value: "2026-04-21T23:30:00-05:00", format: "time" }))).toContain(">11:30 PM UTC-05:00</time>");
+  it("shows an instant in the viewer's zone, and all-day events by the date they were made for", () => {
+    expect(render(card({ type: "datetime", value: "2026-04-21T23:30:00-05:00", format: "time" }))).toContain(">12:30</time>");
     const allDay = render(card({ ...event, allDay: true, start: "2026-04-21T00:00:00+08:00", end: "2026-04-22T00:00:00+08:00" }));
     expect(allDay).toContain(">Tue, Apr 21, 2026</time> · All day");
     expect(allDay).not.toContain("Apr 22");

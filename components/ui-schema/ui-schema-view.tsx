@@ -4,6 +4,8 @@ import { useMemo } from "react";
 import { parseUiSchema, type UiNode, type UiSchema } from "@/server/ui-schema/schema";
 import { UiFallback } from "./ui-fallback";
 import { UiNodeView } from "./ui-node-view";
+import { ViewerZoneContext } from "./viewer-zone";
+import { useI18n } from "@/components/i18n/use-dictionary";
 import styles from "./ui-schema.module.css";
 
 // Renders a tool card from TOOL_CALL_RESULT `metadata.ui_schema` or /history `uiSchema`.
@@ -18,6 +20,7 @@ const THEME_CLASS: Record<UiSchema["theme"], string | undefined> = {
 
 export function UiSchemaView({ schema }: { schema: unknown }) {
   const parsed = useMemo(() => parseUiSchema(schema), [schema]);
+  const { timeZone } = useI18n();
 
   if (!parsed.success) {
     return (
@@ -36,11 +39,23 @@ export function UiSchemaView({ schema }: { schema: unknown }) {
       data-status={doc.status}
       data-theme={doc.theme}
       lang={doc.locale}
+      // A group, not a region: a chat holds many cards, often with the same title.
+      role="group"
       aria-label={firstTitle(doc.root)}
     >
-      <UiNodeView node={doc.root} locale={doc.locale} />
+      <ViewerZoneContext value={timeZone}>
+        <UiNodeView node={doc.root} locale={doc.locale} />
+      </ViewerZoneContext>
     </section>
   );
+}
+
+/** The title of a valid card with its status, or null: for a one-line summary of it. */
+export function cardSummary(schema: unknown): { title: string; status: UiSchema["status"] } | null {
+  const parsed = parseUiSchema(schema);
+  if (!parsed.success) return null;
+  const title = firstTitle(parsed.data.root);
+  return title ? { title, status: parsed.data.status } : null;
 }
 
 /** The card's heading, so the section has an accessible name in a long chat. */

@@ -20,8 +20,9 @@ export class ChatPage {
     return this.page.getByTestId("chat-view");
   }
 
+  /** The composer's text box (by test id: its label is in the page's language). */
   input(): Locator {
-    return this.page.getByLabel("Message", { exact: true });
+    return this.page.getByTestId("chat-input");
   }
 
   /** Before hydration Enter would only add a line to the server-rendered textarea. */

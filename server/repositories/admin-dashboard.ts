@@ -17,7 +17,7 @@ export type RunWindowStats = {
   p95Ms: number | null;
 };
 
-export type ToolWindowStats = { total: number; failed: number };
+export type ToolWindowStats = { total: number; failed: number; partial: number };
 
 export async function countRunsPerHour({ hours }: { hours: number }): Promise<HourBucket[]> {
   const { rows } = await getPool().query<HourBucket>(
@@ -51,11 +51,15 @@ export async function findRunWindowStats({ hours }: { hours: number }): Promise<
   return rows[0]!;
 }
 
-/** Tool results stored by runs in the window; a failure is any status but success. */
+/**
+ * Tool results stored by runs in the window, by outcome. `partial` (say, an event created with
+ * an attendee who could not be invited) did what was asked and is not counted as a failure.
+ */
 export async function findToolWindowStats({ hours }: { hours: number }): Promise<ToolWindowStats> {
   const { rows } = await getPool().query<ToolWindowStats>(
     `select count(*)::int as total,
-       count(*) filter (where m.metadata->'tool_agent_output'->>'status' <> 'success')::int as failed
+       count(*) filter (where m.metadata->'tool_agent_output'->>'status' not in ('success', 'partial'))::int as failed,
+       count(*) filter (where m.metadata->'tool_agent_output'->>'status' = 'partial')::int as partial
      from runs r join messages m on m.thread_id = r.thread_id and m.run_id = r.id
      where r.created_at >= localtimestamp - $1::int * interval '1 hour'
        and m.role = 'tool' and m.metadata ? 'tool_agent_output'`,

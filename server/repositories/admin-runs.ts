@@ -23,7 +23,12 @@ export type AdminRunQuery = {
   limit: number;
 };
 
-export type AdminRunListRow = Omit<RunRow, "usage" | "deadlineAt"> & { userEmail: UserModel["email"]; durationMs: number | null };
+export type AdminRunListRow = Omit<RunRow, "usage" | "deadlineAt"> & {
+  userEmail: UserModel["email"];
+  durationMs: number | null;
+  /** The start of the run's user message, by which a person knows the run. */
+  prompt: string | null;
+};
 
 export type AdminRunRow = AdminRunListRow &
   Pick<RunRow, "usage" | "deadlineAt"> &
@@ -57,7 +62,8 @@ const DURATION_MS = `(extract(epoch from (r.finished_at - r.started_at)) * 1000)
 
 const LIST_COLUMNS = `r.id, r.run_id as "runId", r.thread_id as "threadId", r.user_id as "userId", u.email as "userEmail",
   r.status, r.protocol, r.runner, r.model, r.error_code as "errorCode", r.error_message as "errorMessage",
-  r.created_at as "createdAt", r.started_at as "startedAt", r.finished_at as "finishedAt", ${DURATION_MS} as "durationMs"`;
+  r.created_at as "createdAt", r.started_at as "startedAt", r.finished_at as "finishedAt", ${DURATION_MS} as "durationMs",
+  (select left(m.content, 200) from messages m where m.run_id = r.id and m.role = 'user' order by m.seq limit 1) as prompt`;
 
 function roundDuration<T extends { durationMs: number | null }>(row: T): T {
   return { ...row, durationMs: row.durationMs === null ? null : Math.round(row.durationMs) };

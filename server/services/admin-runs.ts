@@ -100,8 +100,24 @@ export async function getRunDetail(raw: z.input<typeof runIdInput>) {
         createdAt: m.createdAt,
       })),
     },
+    conversation: conversationOf(messages),
     toolCalls: assembleToolCalls(toolEvents, messages.filter((m) => m.role === "tool")),
   };
+}
+
+/**
+ * The run as its user saw it, for the top of its console page: the prompt, the answer's texts
+ * and the cards, in order. A tool result without a card is left to the tool calls below.
+ */
+type ConversationEntry = { seq: number; role: "user" | "assistant" | "tool"; text: string | null; uiSchema: ReturnType<typeof compileToolUiSchema> };
+
+function conversationOf(messages: RunMessageRow[]): ConversationEntry[] {
+  return messages.flatMap((m): ConversationEntry[] => {
+    if (m.role === "user") return [{ seq: m.seq, role: "user", text: m.content, uiSchema: null }];
+    if (m.role === "assistant") return m.content ? [{ seq: m.seq, role: "assistant", text: m.content, uiSchema: null }] : [];
+    const uiSchema = compileToolUiSchema(m.metadata.tool_agent_output);
+    return uiSchema ? [{ seq: m.seq, role: "tool", text: null, uiSchema }] : [];
+  });
 }
 
 /** Joins each tool call's streamed events with the tool message the engine stored for it. */

@@ -15,12 +15,17 @@ export type DemoIntent =
   | { kind: "memory.recall" }
   | { kind: "contacts.find"; query: string | null }
   | { kind: "greeting" }
+  | { kind: "unsupported"; what: string }
   | { kind: "unknown" };
 
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 const MONTH = "(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?";
 const WEEKDAY = "(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?";
-const NAME = "([A-Z][\\p{L}'’-]*(?:\\s+[A-Z][\\p{L}'’-]*)?)";
+// A capitalised name of one or two words; a command word at the start of a sentence ("Find Ana's
+// email") is not part of it.
+const NOT_A_NAME = "(?!(?:Find|Look|Search|Show|Get|Give|Tell|What|Who|Where|Send|Please|Can|Could|Do|Does|I|My)\\b)";
+const NAME_WORD = `${NOT_A_NAME}[A-Z][\\p{L}’-]*(?:'(?!s\\b)\\p{L}+)?`;
+const NAME = `(${NAME_WORD}(?:\\s+${NAME_WORD})?)`;
 
 function monthIndex(word: string): number {
   return MONTHS.indexOf(word.slice(0, 3).toLowerCase());
@@ -116,9 +121,28 @@ function rememberIntent(text: string): DemoIntent | null {
   return statement ? { kind: "memory.remember", statement } : null;
 }
 
+// Requests outside calendar, contacts and memory that look like them ("book a flight" reads as
+// scheduling): named, so the answer can say plainly what the demo cannot do.
+const UNSUPPORTED: [RegExp, string][] = [
+  [/\b(flights?|plane tickets?|airlines?)\b/, "book flights"],
+  [/\b(hotels?|airbnb|accommodation)\b/, "book hotels"],
+  [/\b(trains?|taxis?|cabs?|uber|lyft|car rental)\b/, "arrange travel"],
+  [/\b(restaurant|table for)\b/, "reserve restaurants"],
+  [/\b(order|buy|purchase|pay|checkout)\b/, "buy or pay for things"],
+  [/\b(weather|forecast)\b/, "check the weather"],
+  [/\b(send|write|draft) (an? )?(e-?mail|message|text|sms)\b/, "send messages"],
+];
+
+function unsupportedIntent(t: string): DemoIntent | null {
+  const found = UNSUPPORTED.find(([pattern]) => pattern.test(t));
+  return found ? { kind: "unsupported", what: found[1] } : null;
+}
+
 export function parseIntent(text: string, now: Date, timeZone: string): DemoIntent {
   const today = localToday(now, timeZone);
   const t = text.toLowerCase();
+  const unsupported = unsupportedIntent(t);
+  if (unsupported) return unsupported;
   const remember = rememberIntent(text);
   if (remember) return remember;
   if (/what (?:do|did) you (?:remember|know) about me|what have you (?:remembered|saved|noted)|(?:show|read|what'?s in) (?:your|my) memory|do you remember anything/.test(t)) {

@@ -60,7 +60,7 @@ describe("the demo model's phrasings", () => {
       { title: "Holiday", start_at: "2026-01-01T05:00:00Z", end_at: "2026-01-02T05:00:00Z", all_day: true },
     ];
     expect(text(plan("what's on my calendar this week", [{ args: null, output: ok("calendar", "read", { items: events }) }]))).toBe(
-      "This week you have 2 events:\n- Mon, Dec 29, 09:00–09:15 Standup\n- Thu, Jan 1, all day: Holiday",
+      "This week you have 2 events:\n\n| Day | Time | Event |\n| --- | --- | --- |\n| Mon, Dec 29 | 09:00–09:15 | Standup |\n| Thu, Jan 1 | All day | Holiday |",
     );
   });
 
@@ -120,6 +120,10 @@ describe("the demo model's phrasings", () => {
 
   it("find Ana's email: looks her up among the contacts", () => {
     expect(toolCall(plan("find Ana's email"))).toEqual({ module: "contacts", method: "read", input: { query: "Ana" } });
+    // As the help text and the suggestion chip write it: the command word is not part of the name.
+    expect(toolCall(plan("Find Ana's email"))).toEqual({ module: "contacts", method: "read", input: { query: "Ana" } });
+    expect(toolCall(plan("What is Ana Souza's phone number?"))).toEqual({ module: "contacts", method: "read", input: { query: "Ana Souza" } });
+    expect(toolCall(plan("Find Sinéad O'Brien's email"))).toEqual({ module: "contacts", method: "read", input: { query: "Sinéad O'Brien" } });
     expect(text(plan("find Ana's email", [{ args: null, output: ok("contacts", "read", { items: [DIANA, ANA] }) }]))).toBe("Ana Souza's email is ana.souza@example.com.");
     expect(text(plan("find Ana's email", [{ args: null, output: ok("contacts", "read", { items: [] }) }]))).toBe("I couldn't find a contact matching “Ana”.");
     expect(toolCall(plan("What is the email of Ana Souza?"))).toEqual({ module: "contacts", method: "read", input: { query: "Ana Souza" } });
@@ -128,7 +132,7 @@ describe("the demo model's phrasings", () => {
 
   it("reports a tool failure in plain words", () => {
     expect(text(plan("what's on my calendar today", [{ args: null, output: fail("TOOL_UNAVAILABLE", "project_cli is not available on this server") }]))).toBe(
-      "I couldn't complete that: project_cli is not available on this server (TOOL_UNAVAILABLE).",
+      "I couldn't complete that: project_cli is not available on this server.",
     );
   });
 
@@ -139,6 +143,21 @@ describe("the demo model's phrasings", () => {
     expect(reply).toContain("LLM_BASE_URL, LLM_API_KEY and LLM_MODEL");
     expect(reply).toContain("OPENAI_API_KEY");
     expect(text(plan("hello"))).toMatch(/^Hi! I'm Dispatch's offline demo model/);
+  });
+
+  it("answers what it cannot do in one short honest sentence, not as a scheduling request", () => {
+    expect(text(plan("Book me a flight to Lisbon on Friday"))).toBe("I can't book flights: this offline demo only works with your calendar, contacts and memory.");
+    expect(text(plan("Book a table for two at 8"))).toBe("I can't reserve restaurants: this offline demo only works with your calendar, contacts and memory.");
+    expect(text(plan("What's the weather tomorrow?"))).toMatch(/^I can't check the weather: /);
+    expect(toolCall(plan("Book a meeting with Ana on Friday at 10"))).toEqual({ module: "contacts", method: "read", input: { query: "Ana" } });
+  });
+
+  it("says it got an attached image and that it cannot see it, instead of the help text", () => {
+    const one = text(planDemoTurn({ userText: "", images: 1, turn: [], now: NOW, timeZone: TZ }));
+    expect(one).toMatch(/^I got your image, but this offline demo model cannot see pictures/);
+    expect(text(planDemoTurn({ userText: "What is this?", images: 2, turn: [], now: NOW, timeZone: TZ }))).toMatch(/^I got your 2 images/);
+    // A request the demo understands is answered as usual, image or not.
+    expect(toolCall(planDemoTurn({ userText: "What's on my calendar tomorrow?", images: 1, turn: [], now: NOW, timeZone: TZ })).module).toBe("calendar");
   });
 });
 

@@ -43,10 +43,17 @@ function safeJson(text: string): unknown {
   }
 }
 
-/** The latest user request and the project_cli calls and results that followed it. */
-export function readTurn(prompt: LanguageModelV4Prompt): { userText: string; turn: DemoExchange[] } {
+function imagesIn(parts: readonly { type: string; mediaType?: string }[] | string): number {
+  if (typeof parts === "string") return 0;
+  return parts.filter((p) => p.type === "file" && p.mediaType?.startsWith("image/")).length;
+}
+
+/** The latest user request (its text and how many images it carries) and the project_cli calls and results that followed it. */
+export function readTurn(prompt: LanguageModelV4Prompt): { userText: string; images: number; turn: DemoExchange[] } {
   const lastUser = prompt.findLastIndex((m) => m.role === "user");
-  const userText = lastUser >= 0 ? textOf(prompt[lastUser]!.content as { type: string; text?: string }[]) : "";
+  const userContent = lastUser >= 0 ? (prompt[lastUser]!.content as { type: string; text?: string; mediaType?: string }[]) : [];
+  const userText = textOf(userContent);
+  const images = imagesIn(userContent);
   const calls = new Map<string, ProjectCliArgs | null>();
   const turn: DemoExchange[] = [];
   for (const message of prompt.slice(lastUser + 1)) {
@@ -61,7 +68,7 @@ export function readTurn(prompt: LanguageModelV4Prompt): { userText: string; tur
       }
     }
   }
-  return { userText, turn };
+  return { userText, images, turn };
 }
 
 function usageOf(prompt: LanguageModelV4Prompt, outputTokens: number): LanguageModelV4Usage {
@@ -73,8 +80,8 @@ function usageOf(prompt: LanguageModelV4Prompt, outputTokens: number): LanguageM
 }
 
 function decide(options: LanguageModelV4CallOptions, opts: DemoModelOptions): DemoAction {
-  const { userText, turn } = readTurn(options.prompt);
-  const action = planDemoTurn({ userText, turn, now: opts.now(), timeZone: opts.timeZone });
+  const { userText, images, turn } = readTurn(options.prompt);
+  const action = planDemoTurn({ userText, images, turn, now: opts.now(), timeZone: opts.timeZone });
   const canCall = options.tools?.some((t) => t.name === TOOL_NAME) && options.toolChoice?.type !== "none";
   return action.type === "tool" && !canCall ? { type: "text", text: "I would need my project_cli tool for that, and it is not available right now." } : action;
 }

@@ -8,6 +8,7 @@ import {
   bestContacts,
   dayLabel,
   eventLine,
+  eventTable,
   failureReply,
   field,
   listIn,
@@ -74,8 +75,9 @@ function calendarReply(intent: Extract<DemoIntent, { kind: "calendar.day" | "cal
   const when = intent.kind === "calendar.day" ? `${intent.day.label} (${dayLabel(intent.day.date, timeZone)})` : intent.label;
   const When = when.charAt(0).toUpperCase() + when.slice(1);
   if (events.length === 0) return `Your calendar is clear ${when}: no events.`;
-  const lines = events.map((e) => eventLine(e, timeZone, intent.kind === "calendar.week"));
-  return `${When} you have ${events.length === 1 ? "1 event" : `${events.length} events`}:\n${lines.join("\n")}`;
+  const head = `${When} you have ${events.length === 1 ? "1 event" : `${events.length} events`}:`;
+  if (intent.kind === "calendar.week") return `${head}\n\n${eventTable(events, timeZone)}`;
+  return `${head}\n${events.map((e) => eventLine(e, timeZone)).join("\n")}`;
 }
 
 function contactsReply(query: string | null, result: Extract<ToolResult, { ok: true }>): string {
@@ -140,8 +142,13 @@ function schedulePlan(intent: Extract<DemoIntent, { kind: "schedule" }>, turn: r
   });
 }
 
+function imageReply(count: number): string {
+  const got = count === 1 ? "I got your image" : `I got your ${count} images`;
+  return `${got}, but this offline demo model cannot see pictures. Connect a vision model (LLM_BASE_URL, LLM_API_KEY and LLM_MODEL) and ask again to have ${count === 1 ? "it" : "them"} described.`;
+}
+
 /** Decides the demo model's next step for the latest user request. */
-export function planDemoTurn(opts: { userText: string; turn: readonly DemoExchange[]; now: Date; timeZone: string }): DemoAction {
+export function planDemoTurn(opts: { userText: string; images?: number; turn: readonly DemoExchange[]; now: Date; timeZone: string }): DemoAction {
   const { turn, timeZone } = opts;
   const intent = parseIntent(opts.userText, opts.now, timeZone);
   const last = turn.at(-1);
@@ -171,8 +178,10 @@ export function planDemoTurn(opts: { userText: string; turn: readonly DemoExchan
       if (!lastResult) return call("contacts", "read", intent.query ? { query: intent.query } : {});
       return say(lastResult.ok ? contactsReply(intent.query, lastResult) : failureReply(lastResult));
     case "greeting":
-      return say(`Hi! ${HELP_TEXT}`);
+      return say(opts.images ? imageReply(opts.images) : `Hi! ${HELP_TEXT}`);
+    case "unsupported":
+      return say(`I can't ${intent.what}: this offline demo only works with your calendar, contacts and memory.`);
     case "unknown":
-      return say(HELP_TEXT);
+      return say(opts.images ? imageReply(opts.images) : HELP_TEXT);
   }
 }

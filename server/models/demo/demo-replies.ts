@@ -57,18 +57,32 @@ function shortDay(iso: string, timeZone: string): string {
   return new Intl.DateTimeFormat("en-US", { timeZone, weekday: "short", month: "short", day: "numeric" }).format(instant);
 }
 
-/** One event as a line: "10:00–10:30 Project sync" (with the day, for ranges). */
-export function eventLine(event: Record<string, unknown>, timeZone: string, withDay: boolean): string {
+/** A week's events as a Markdown table: day, time, title (a `|` in a title is escaped). */
+export function eventTable(events: Record<string, unknown>[], timeZone: string): string {
+  const rows = events.map((event) => {
+    const title = (field(event, "title", "name") ?? "Untitled event").replace(/\|/g, "\\|");
+    const start = field(event, "start_at", "startAt", "start");
+    const end = field(event, "end_at", "endAt", "end");
+    const allDay = event.all_day === true || event.allDay === true;
+    const from = start ? clock(start, timeZone) : null;
+    const to = end ? clock(end, timeZone) : null;
+    const time = allDay ? "All day" : from ? `${from}${to ? `–${to}` : ""}` : "";
+    return `| ${start ? shortDay(start, timeZone) : ""} | ${time} | ${title} |`;
+  });
+  return ["| Day | Time | Event |", "| --- | --- | --- |", ...rows].join("\n");
+}
+
+/** One event of a day as a list item: "- 10:00–10:30 Project sync". */
+export function eventLine(event: Record<string, unknown>, timeZone: string): string {
   const title = field(event, "title", "name") ?? "Untitled event";
   const start = field(event, "start_at", "startAt", "start");
   const end = field(event, "end_at", "endAt", "end");
   const allDay = event.all_day === true || event.allDay === true;
-  const day = withDay && start ? `${shortDay(start, timeZone)}, ` : "";
   if (!start) return `- ${title}`;
-  if (allDay) return `- ${day}all day: ${title}`;
+  if (allDay) return `- All day: ${title}`;
   const from = clock(start, timeZone);
   const to = end ? clock(end, timeZone) : null;
-  return `- ${day}${from}${to ? `–${to}` : ""} ${title}`;
+  return `- ${from}${to ? `–${to}` : ""} ${title}`;
 }
 
 /**
@@ -105,8 +119,15 @@ export const HELP_TEXT = `I'm Dispatch's offline demo model, so I only understan
 - "Schedule a call with Ana on Friday at 10 for 30 minutes"
 - "Find Ana's email"
 - "Remember that I prefer mornings" and "What do you remember about me?"
-For open conversation, connect a real model: set LLM_BASE_URL, LLM_API_KEY and LLM_MODEL for any OpenAI-compatible server (vLLM, Ollama, LM Studio...), or OPENAI_API_KEY for OpenAI, then restart Dispatch.`;
+
+For open conversation, connect a real model: set LLM_BASE_URL, LLM_API_KEY and LLM_MODEL for any OpenAI-compatible server (vLLM, Ollama, LM Studio...), or OPENAI_API_KEY for OpenAI. For example, for Ollama:
+\`\`\`bash
+LLM_BASE_URL=http://localhost:11434/v1
+LLM_API_KEY=ollama
+LLM_MODEL=llama3.1
+\`\`\`
+Then restart Dispatch.`;
 
 export function failureReply(result: { code: string; message: string }): string {
-  return `I couldn't complete that: ${result.message.replace(/\.$/, "")} (${result.code}).`;
+  return `I couldn't complete that: ${result.message.replace(/\.$/, "")}.`;
 }

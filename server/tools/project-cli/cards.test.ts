@@ -66,10 +66,16 @@ describe("compileUiHints", () => {
     expect(texts(schema, "title")).toEqual(["Tuesday, April 21"]);
     expect(texts(schema, "caption")).toEqual(["2 events"]);
     expect(ofType(schema, "calendar_event").map((e) => e.title)).toEqual(["Project sync", "Lunch"]);
-    expect(ofType(schema, "datetime").map((d) => [d.label, d.value])).toEqual([
-      ["From", "2026-04-21T00:00:00+08:00"],
-      ["Until", "2026-04-22T00:00:00+08:00"],
-    ]);
+    // The title already names the day: no "From … Until …" beside it.
+    expect(ofType(schema, "datetime")).toEqual([]);
+    const week = compileUiHints({
+      kind: "calendar.events",
+      range: { start: "2026-11-23T00:00:00+08:00", end: "2026-11-30T00:00:00+08:00", timeZone: "Asia/Shanghai" },
+      events: [sync],
+    });
+    expect(texts(week, "title")).toEqual(["Mon, Nov 23 – Sun, Nov 29"]);
+    const day = compileUiHints({ kind: "calendar.events", range: { start: "2026-11-27T00:00:00-05:00", end: "2026-11-28T00:00:00-05:00", timeZone: "America/New_York" }, events: [] });
+    expect(texts(day, "title")).toEqual(["Friday, Nov 27"]);
   });
 
   it("keeps event times as ISO values with their zone and drops attendees with no name or email", () => {
@@ -86,11 +92,11 @@ describe("compileUiHints", () => {
     expect(texts(compileUiHints({ kind: "memory.facts", action: "read", facts: [] }), "body")).toEqual(["Nothing remembered yet."]);
   });
 
-  it("reports a created event as success with a badge and the event", () => {
+  it("reports a created event as success with the event, its title saying what happened", () => {
     const schema = compileUiHints({ kind: "calendar.event", action: "created", event: sync });
     expect(schema.status).toBe("success");
     expect(texts(schema, "title")).toEqual(["Event created"]);
-    expect(ofType(schema, "badge")).toEqual([{ type: "badge", label: "Created", status: "success" }]);
+    expect(ofType(schema, "badge")).toEqual([]);
     expect(ofType(schema, "calendar_event")[0]?.title).toBe("Project sync");
   });
 

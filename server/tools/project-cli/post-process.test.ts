@@ -86,10 +86,13 @@ describe("the tool post-processor", () => {
     expect(toolResponseText).toContain("stranger@example.com");
   });
 
-  it("gives no card for actions the protocol does not list", () => {
-    const { output } = postProcess({ toolCallId: "c", args: {}, outcome: success("memory.read", { facts: [], count: 0 }) });
-    expect(output).toMatchObject({ status: "success", ui_hints: null });
-    expect(compileToolUiSchema(output)).toBeNull();
+  it("gives memory.read a card too: what the agent remembers is the answer, not raw JSON", () => {
+    const facts = [{ key: "prefers_mornings", value: "Prefers mornings", updated_at: "2026-04-21T02:00:00.000Z" }];
+    const { output } = postProcess({ toolCallId: "c", args: {}, outcome: success("memory.read", { facts, count: 1 }) });
+    expect(output).toMatchObject({ status: "success", ui_hints: { kind: "memory.facts", action: "read" } });
+    const card = JSON.stringify(compileToolUiSchema(output));
+    // The fact is said once: its key would only repeat it as a label.
+    expect(card.match(/Prefers mornings/g)).toHaveLength(1);
   });
 
   it("gives no card, rather than a wrong one, for data that does not match the action", () => {

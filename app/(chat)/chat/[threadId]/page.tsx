@@ -5,6 +5,7 @@ import { UUID_PATTERN } from "@/server/protocols/ag-ui/run-input-rules";
 import { getThreadView } from "@/server/services/threads";
 import { ChatView } from "@/components/chat/chat-view";
 import { HistoryDay } from "@/components/chat/history-day";
+import { stoppedAnswersIn } from "@/server/services/stopped-answers";
 
 export const dynamic = "force-dynamic";
 
@@ -17,6 +18,10 @@ export default async function ThreadPage({ params }: { params: Promise<{ threadI
     if (err instanceof AppError && err.code === "NOT_FOUND") notFound();
     throw err;
   });
+  const stopped = await stoppedAnswersIn({ userId: principal.userId, snapshot: view.history });
+  const messages = view.history.messages;
+  const lastUser = messages.findLast((m) => m.role === "user");
+  const lastQuestion = lastUser ? { text: lastUser.content, images: lastUser.attachments.map((a) => ({ url: a.url, mimeType: a.mime_type, name: a.path.split("/").at(-1) ?? "" })) } : null;
   return (
     <ChatView
       key={threadId}
@@ -24,10 +29,12 @@ export default async function ThreadPage({ params }: { params: Promise<{ threadI
       title={view.thread?.title ?? null}
       day={view.history.day}
       hasMore={view.history.hasMore}
-      hasHistory={view.history.messages.length > 0}
+      hasHistory={messages.length > 0}
+      lastMessageAt={messages.at(-1)?.timestamp ?? null}
+      lastQuestion={lastQuestion}
       activeRunId={view.activeRun?.runId ?? null}
     >
-      <HistoryDay snapshot={view.history} />
+      <HistoryDay snapshot={view.history} stopped={stopped} />
     </ChatView>
   );
 }

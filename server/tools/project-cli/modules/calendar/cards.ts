@@ -68,14 +68,14 @@ export type CalendarEventHint = z.infer<typeof calendarEventHintSchema>;
 export type CalendarEventAction = z.infer<typeof calendarEventActionSchema>;
 export type CalendarEventChangeHint = z.infer<typeof calendarEventChangeHintSchema>;
 
-type ActionWords = { title: string; badge: string };
+type ActionWords = { title: string };
 type Words = {
   calendarTitle: string;
   events: string;
   eventsCount: (n: number) => string;
   noEvents: string;
-  rangeFrom: string;
-  rangeUntil: string;
+  /** The language dates of a period are written in. */
+  dateLocale: string;
   eventActions: Record<CalendarEventAction, ActionWords>;
   changed: string;
   sharedWith: string;
@@ -87,15 +87,14 @@ const words: Translations<Words> = {
     events: "Events",
     eventsCount: (n) => (n === 1 ? "1 event" : `${n} events`),
     noEvents: "No events in this period.",
-    rangeFrom: "From",
-    rangeUntil: "Until",
+    dateLocale: "en-US",
     eventActions: {
-      created: { title: "Event created", badge: "Created" },
-      updated: { title: "Event updated", badge: "Updated" },
-      deleted: { title: "Event deleted", badge: "Deleted" },
-      shared: { title: "Event shared", badge: "Shared" },
-      invite_accepted: { title: "Invitation accepted", badge: "Accepted" },
-      invite_rejected: { title: "Invitation declined", badge: "Declined" },
+      created: { title: "Event created" },
+      updated: { title: "Event updated" },
+      deleted: { title: "Event deleted" },
+      shared: { title: "Event shared" },
+      invite_accepted: { title: "Invitation accepted" },
+      invite_rejected: { title: "Invitation declined" },
     },
     changed: "Changed",
     sharedWith: "Shared with",
@@ -105,15 +104,14 @@ const words: Translations<Words> = {
     events: "日程列表",
     eventsCount: (n) => `${n} 个日程`,
     noEvents: "这段时间没有日程。",
-    rangeFrom: "开始",
-    rangeUntil: "结束",
+    dateLocale: "zh-CN",
     eventActions: {
-      created: { title: "日程已创建", badge: "已创建" },
-      updated: { title: "日程已更新", badge: "已更新" },
-      deleted: { title: "日程已删除", badge: "已删除" },
-      shared: { title: "日程已共享", badge: "已共享" },
-      invite_accepted: { title: "已接受邀请", badge: "已接受" },
-      invite_rejected: { title: "已拒绝邀请", badge: "已拒绝" },
+      created: { title: "日程已创建" },
+      updated: { title: "日程已更新" },
+      deleted: { title: "日程已删除" },
+      shared: { title: "日程已共享" },
+      invite_accepted: { title: "已接受邀请" },
+      invite_rejected: { title: "已拒绝邀请" },
     },
     changed: "已修改",
     sharedWith: "共享给",
@@ -144,23 +142,36 @@ function eventNode(event: CalendarEventHint): UiNodeInput {
   };
 }
 
+const DAY_MS = 86_400_000;
+
+function offsetMs(iso: string): number {
+  const m = /([+-])(\d{2}):?(\d{2})$/.exec(iso);
+  return m ? (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) * 60_000 : 0;
+}
+
+/** The days a read covered, in its zone; the end is exclusive (midnight after the last day). */
+function periodText(range: { start: string; end: string; timeZone?: string }, locale: string): { text: string; oneDay: boolean } | null {
+  const start = Date.parse(range.start);
+  const end = Date.parse(range.end);
+  if (Number.isNaN(start) || Number.isNaN(end) || end <= start) return null;
+  // Without a zone name, the start's own offset says which days they were.
+  const offset = range.timeZone ? 0 : offsetMs(range.start);
+  const day = (ms: number, weekday: "long" | "short") =>
+    new Intl.DateTimeFormat(locale, { weekday, month: "short", day: "numeric", timeZone: range.timeZone ?? "UTC" }).format(ms + offset);
+  // A day is 23 to 25 hours around a daylight-saving change.
+  if (end - start <= DAY_MS + 3_600_000) return { text: day(start, "long"), oneDay: true };
+  return { text: `${day(start, "short")} – ${day(end - 1, "short")}`, oneDay: false };
+}
+
 export const calendarCards = [
   card(words, {
     schema: calendarEventsHintSchema,
     status: () => "info",
     build: (hints, m, common) => {
-      const nodes: UiNodeInput[] = [title(hints.title ?? m.calendarTitle)];
-      if (hints.range) {
-        const { start, end, timeZone } = hints.range;
-        nodes.push({
-          type: "stack",
-          direction: "horizontal",
-          children: [
-            { type: "datetime", value: start, timeZone, format: "datetime", label: m.rangeFrom },
-            { type: "datetime", value: end, timeZone, format: "datetime", label: m.rangeUntil },
-          ],
-        });
-      }
+      // A period reads as a person says it: "Friday, Nov 27", or "Mon, Nov 23 – Sun, Nov 29".
+      const period = hints.range ? periodText(hints.range, m.dateLocale) : null;
+      const nodes: UiNodeInput[] = [title(hints.title ?? period?.text ?? m.calendarTitle)];
+      if (period && !period.oneDay) nodes.push(caption(period.text));
       if (hints.events.length === 0) {
         nodes.push(body(m.noEvents));
         return nodes;
@@ -175,11 +186,8 @@ export const calendarCards = [
     status: () => "success",
     build: (hints, m) => {
       const action = m.eventActions[hints.action];
-      const nodes: UiNodeInput[] = [
-        title(action.title),
-        { type: "badge", label: action.badge, status: hints.action === "invite_rejected" ? "neutral" : "success" },
-        eventNode(hints.event),
-      ];
+      // The title says what happened; a badge repeating it would only add noise.
+      const nodes: UiNodeInput[] = [title(action.title), eventNode(hints.event)];
       const changed = hints.changedFields?.filter(Boolean) ?? [];
       if (changed.length > 0) {
         nodes.push({ type: "key_value", items: [{ label: m.changed, value: clip(changed.join(", "), LONG) }] });

@@ -64,10 +64,13 @@ export const memoryCards = [
         return nodes;
       }
       nodes.push(caption(countCaption(hints.facts.length, hints.facts.length, m.factsCount, common)));
-      nodes.push({
-        type: "key_value",
-        items: hints.facts.slice(0, MAX_CHILDREN).map((fact) => ({ label: clip(humanizeKey(fact.key), SHORT), value: fact.value })),
-      });
+      // A fact saved from a sentence ("Prefers mornings" under prefers_mornings) says it all: its
+      // key as a label would only repeat it.
+      const facts = hints.facts.slice(0, MAX_CHILDREN);
+      const restates = (fact: (typeof facts)[number]) => fact.value.toLowerCase().startsWith(humanizeKey(fact.key).toLowerCase());
+      const labelled = facts.filter((fact) => !restates(fact));
+      for (const fact of facts.filter(restates)) nodes.push(body(fact.value));
+      if (labelled.length > 0) nodes.push({ type: "key_value", items: labelled.map((fact) => ({ label: clip(humanizeKey(fact.key), SHORT), value: fact.value })) });
       const latest = hints.facts
         .map((fact) => fact.updatedAt)
         .filter((at): at is string => at !== undefined)

@@ -1,7 +1,7 @@
 import "server-only";
 import { hintsFrom, method, type ModuleDefinition } from "../../module";
 import { memoryCards } from "./cards";
-import { memoryUpdateDataSchema } from "./data";
+import { memoryReadDataSchema, memoryUpdateDataSchema } from "./data";
 import { readMemory, updateMemory } from "./handlers";
 import { memoryReadInput, memoryUpdateInput } from "./schemas";
 
@@ -9,7 +9,18 @@ export const memoryModule: ModuleDefinition = {
   name: "memory",
   subject: "memory",
   methods: {
-    read: method({ kind: "read", input: memoryReadInput, handler: readMemory, example: {} }),
+    // What the agent remembers is the answer itself: the user sees it as a card, not as JSON.
+    read: method({
+      kind: "read",
+      input: memoryReadInput,
+      handler: readMemory,
+      hints: hintsFrom(memoryReadDataSchema, (d) => ({
+        kind: "memory.facts",
+        action: "read",
+        facts: d.facts.map((f) => ({ key: f.key, value: f.value, updatedAt: f.updated_at })),
+      })),
+      example: {},
+    }),
     update: method({
       kind: "write",
       input: memoryUpdateInput,

@@ -1,0 +1,16 @@
+"use client";
+
+import { createContext, useContext } from "react";
+import type { SendInput } from "./use-chat-runs";
+
+// What a message's buttons can do in the open chat: send a new question (edit and resend).
+// History rendered on the server sits inside the chat view, so its messages get it too;
+// elsewhere (the console) there is no provider and the buttons that need it are left out.
+
+export type MessageActions = { send: (input: SendInput) => void; busy: boolean };
+
+export const MessageActionsContext = createContext<MessageActions | null>(null);
+
+export function useMessageActions(): MessageActions | null {
+  return useContext(MessageActionsContext);
+}

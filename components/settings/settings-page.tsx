@@ -1,0 +1,28 @@
+"use client";
+
+import Link from "next/link";
+import { useDictionary } from "@/components/i18n/use-dictionary";
+import { ApprovalPolicySection } from "./approval-policy-section";
+import { PreferencesSection } from "./preferences-section";
+import { UsageSection } from "./usage-section";
+
+// The user's settings: one section per line, each a self-contained component with its own
+// heading, data and saving.
+const SECTIONS: React.ComponentType[] = [PreferencesSection, ApprovalPolicySection, UsageSection];
+
+export function SettingsPage() {
+  const t = useDictionary();
+  return (
+    <div className="chat-scroll">
+      <div className="chat-column settings" data-testid="settings">
+        <p>
+          <Link href="/chat">← {t.settings.back}</Link>
+        </p>
+        <h1 className="chat-title">{t.settings.title}</h1>
+        {SECTIONS.map((Section, i) => (
+          <Section key={i} />
+        ))}
+      </div>
+    </div>
+  );
+}
