@@ -21,6 +21,8 @@ import { startPlatform, type Platform } from "./platform";
 // VERCEL_SMOKE_OUTPUT=<dir>/.vercel/output reuses a build (its database is migrated here instead).
 
 const TIME_LIMIT_MS = 30_000;
+// The second stand-in tells each invocation its deadline: runs end 30 s before it, streams 10 s before it.
+const INFORMED_LIMIT_MS = 45_000;
 // recovery.ts: a run is taken for abandoned after three missed heartbeats.
 const STALE_AFTER_S = 15;
 const CRON_SECRET = randomBytes(16).toString("hex");
@@ -32,6 +34,7 @@ let databaseUrl = "";
 let s3: TestS3Server;
 let llm: FakeLlm;
 let platform: Platform;
+let informed: Platform;
 let cookie = "";
 
 beforeAll(async () => {
@@ -51,10 +54,7 @@ beforeAll(async () => {
     expect(build.status, "vercel build").toBe(0);
     output = path.join(app, ".vercel/output");
   }
-  platform = await startPlatform({
-    output,
-    timeLimitMs: TIME_LIMIT_MS,
-    env: {
+  const env = {
       DATABASE_URL: databaseUrl,
       AUTH_SECRET: randomBytes(32).toString("base64url"),
       CRON_SECRET,
@@ -67,13 +67,15 @@ beforeAll(async () => {
       // A document near the 5 MB limit is a few thousand chunks, written in one statement that can
       // outlast the default 10 s on a busy machine (the same through the direct upload).
       DATABASE_STATEMENT_TIMEOUT_MS: "60000",
-      ...s3.env,
-    },
-  });
+    ...s3.env,
+  };
+  platform = await startPlatform({ output, timeLimitMs: TIME_LIMIT_MS, env });
+  informed = await startPlatform({ output, timeLimitMs: INFORMED_LIMIT_MS, tellsDeadline: true, env });
 }, 15 * 60_000);
 
 afterAll(async () => {
   await platform?.close();
+  await informed?.close();
   await Promise.all([s3?.stop(), llm?.close()]);
   await db?.stop();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
@@ -172,12 +174,25 @@ describe("a Vercel deployment", () => {
     expect(await added.json()).toMatchObject({ title: "Runbook", size: doc.byteLength, chunkCount: expect.any(Number) });
   });
 
+  it("ends a run at its deadline, brought before the invocation's limit, with its end written", { timeout: 2 * 60_000 }, async () => {
+    const body = runBody("[[hang]] this answer never ends either");
+    const res = await fetch(`${informed.url}/api/v1/agent/runs`, { method: "POST", headers: headers({ "content-type": "application/json" }), body: JSON.stringify(body) });
+    expect(res.status).toBe(202);
+    const list = events(await collect(await fetch(`${informed.url}/api/v1/agent/runs/${body.runId}/events`, { headers: headers() })));
+    expect(list.at(-1)).toMatchObject({ type: "RUN_ERROR", code: "DEADLINE_EXCEEDED" });
+    expect(await runStatus(body.runId)).toBe("failed");
+    expect(informed.cut()).toBe(0);
+  });
+
   it("a run cut by the time limit: the client rejoins with Last-Event-ID and the cron-called sweeper closes it", { timeout: 3 * 60_000 }, async () => {
     const cutBefore = platform.cut();
     const body = runBody("[[hang]] this answer never ends");
     expect((await startRun(body, false)).status).toBe(202);
     // Follows until the platform stops the invocation executing the run (and this stream's, when
     // they share an instance): the stream is cut, with no terminal event.
+    // A follower whose invocation knows its deadline: its stream ends cleanly before the limit,
+    // with no terminal event, and its instance is not stopped.
+    const informedFollower = collect(await fetch(`${informed.url}/api/v1/agent/runs/${body.runId}/events`, { headers: headers() }));
     const seen: SseFrame[] = [];
     try {
       for await (const frame of readSse(await fetch(`${platform.url}/api/v1/agent/runs/${body.runId}/events`, { headers: headers() }))) seen.push(frame);
@@ -201,6 +216,10 @@ describe("a Vercel deployment", () => {
     const after = await rejoined;
     expect(after.every((f) => Number(f.id) > lastId)).toBe(true);
     expect(events(after).at(-1)).toMatchObject({ type: "RUN_ERROR", code: "EXECUTOR_LOST" });
+    const ended = events(await informedFollower);
+    expect(ended.map((e) => e.type)).toContain("TEXT_MESSAGE_CONTENT");
+    expect(ended.some((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR")).toBe(false);
+    expect(informed.cut()).toBe(0);
     expect(await runStatus(body.runId)).toBe("failed");
     expect((await fetch(`${platform.url}/api/cron/recover-runs`)).status).toBe(401);
   });

@@ -4,7 +4,9 @@
 // its time limit comes (its answer not finished, or work handed to waitUntil not settled) stops the
 // whole instance at once, as the platform does. The parent runs this with the code folder mounted
 // read-only and tells it the port through IPC.
-//   node function-instance.mjs <function dir> <time limit ms>
+// With a third argument `tell`, the request context also says when the invocation will be
+// stopped (`deadline`, read by @vercel/functions' getDeadline), as a platform may.
+//   node function-instance.mjs <function dir> <time limit ms> [tell]
 import { AsyncLocalStorage } from "node:async_hooks";
 import { readFileSync } from "node:fs";
 import http from "node:http";
@@ -12,7 +14,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { clearTimeout, setTimeout } from "node:timers";
 
-const [funcDir, limitArg] = process.argv.slice(2);
+const [funcDir, limitArg, tell] = process.argv.slice(2);
 const timeLimitMs = Number(limitArg);
 const config = JSON.parse(readFileSync(path.join(funcDir, ".vc-config.json"), "utf8"));
 Object.assign(process.env, config.environment ?? {});
@@ -44,7 +46,8 @@ const server = http.createServer((req, res) => {
       settle();
     });
   };
-  requestContext.run({ waitUntil, headers: req.headers }, () => {
+  const deadline = tell === "tell" ? new Date(Date.now() + timeLimitMs).toISOString() : undefined;
+  requestContext.run({ waitUntil, headers: req.headers, deadline }, () => {
     Promise.resolve(handler(req, res)).catch((err) => {
       process.stderr.write(`[function] handler failed: ${err?.stack ?? err}\n`);
       if (!res.headersSent) res.writeHead(500);

@@ -68,7 +68,13 @@ function stageFunction(funcDir: string, projectDir: string, into: string): strin
   return into;
 }
 
-export async function startPlatform(opts: { output: string; env: Record<string, string>; timeLimitMs: number; log?: (line: string) => void }): Promise<Platform> {
+export async function startPlatform(opts: {
+  output: string;
+  env: Record<string, string>;
+  timeLimitMs: number;
+  /** The request context tells each invocation its deadline (else the app assumes the routes' maxDuration). */
+  tellsDeadline?: boolean;
+}): Promise<Platform> {
   const functionsDir = path.join(opts.output, "functions");
   const instances = new Map<string, Instance>();
   let starts = 0;
@@ -93,7 +99,7 @@ export async function startPlatform(opts: { output: string; env: Record<string, 
     // with the build output bound read-only over itself.
     const child = spawn(
       "unshare",
-      ["-m", "--propagation", "private", "sh", "-c", 'mount --bind -o ro "$0" "$0" && exec "$1" "$2" "$0" "$3"', code, process.execPath, instanceScript, String(opts.timeLimitMs)],
+      ["-m", "--propagation", "private", "sh", "-c", 'mount --bind -o ro "$0" "$0" && exec "$1" "$2" "$0" "$3" "$4"', code, process.execPath, instanceScript, String(opts.timeLimitMs), opts.tellsDeadline ? "tell" : ""],
       { stdio: ["ignore", "inherit", "inherit", "ipc"], env: { ...process.env, ...opts.env, VERCEL: "1", VERCEL_ENV: "production", VERCEL_REGION: "dev0", NODE_ENV: "production" } },
     );
     child.once("exit", (_code, signal) => {
