@@ -95,6 +95,9 @@ export async function startAgentResponse(opts: {
       return { run: existing, sessionId: await sessionNameOf(existing.threadId) };
     }
   }
+  if (!request.session_id && request.input.some((item) => item.type === "mcp_approval_response")) {
+    throw new AppError("BAD_REQUEST", "session_id: required with mcp_approval_response (the session whose run asked for approval)", { field: "session_id" });
+  }
   const session = request.session_id ? sessionThread(userId, request.session_id) : null;
   const threadId = session?.threadId ?? randomUUID();
   const owner = session ? (await findThreadConversationState({ threadId, messageIds: [] })).ownerId : null;
