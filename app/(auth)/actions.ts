@@ -1,5 +1,5 @@
 "use server";
-import { AuthError } from "next-auth";
+import { AuthError, CredentialsSignin } from "next-auth";
 import { signIn, signOut } from "@/server/auth/auth";
 import { isDatabaseUnavailable } from "@/server/errors";
 
@@ -20,6 +20,8 @@ export async function signInAction(_prev: SignInState, form: FormData): Promise<
   } catch (err) {
     if (err instanceof AuthError) {
       if (isDatabaseUnavailable(err.cause?.err ?? err)) return { error: "The service is temporarily unavailable. Try again shortly.", email };
+      const wait = err instanceof CredentialsSignin ? /^too_many_attempts:(\d+)$/.exec(err.code)?.[1] : undefined;
+      if (wait) return { error: `Too many failed sign-in attempts. Wait ${wait} seconds, then try again.`, email };
       return { error: "Wrong email or password.", email };
     }
     throw err;

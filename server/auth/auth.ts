@@ -4,9 +4,18 @@ import Credentials from "next-auth/providers/credentials";
 import { env } from "../env";
 import { logger } from "../logger";
 import { verifyCredentials } from "./credentials";
+import { clientAddress, recordSignIn, signInWait, TOO_MANY_ATTEMPTS } from "../limits/attempts";
 
 class InvalidCredentials extends CredentialsSignin {
   code = "invalid_credentials";
+}
+
+/** Too many failed sign-ins for the account or from the address: the code carries the seconds to wait. */
+class TooManyAttempts extends CredentialsSignin {
+  constructor(seconds: number) {
+    super();
+    this.code = `${TOO_MANY_ATTEMPTS}:${seconds}`;
+  }
 }
 
 // Email + password sign-in with JWT sessions: no session row is read per request.
@@ -18,7 +27,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
   // A wrong password is an expected outcome, not a server error worth a stack trace.
   logger: {
     error(error) {
-      if (error.name === "CredentialsSignin" || error.name === "InvalidCredentials") logger.info({ reason: error.name }, "sign-in refused");
+      if (error.name === "CredentialsSignin" || error.name === "InvalidCredentials" || error.name === "TooManyAttempts") logger.info({ reason: error.name }, "sign-in refused");
       else logger.error({ err: error }, "auth error");
     },
     warn(code) {
@@ -31,11 +40,20 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
   providers: [
     Credentials({
       credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-      async authorize(credentials) {
+      async authorize(credentials, request) {
         const email = typeof credentials?.email === "string" ? credentials.email : "";
         const password = typeof credentials?.password === "string" ? credentials.password : "";
         if (!email || !password) throw new InvalidCredentials();
+        // Held back before the password is even checked, so guessing gains nothing while it waits.
+        const account = email.trim().toLowerCase().slice(0, 254);
+        const address = clientAddress(request.headers);
+        const seconds = await signInWait({ email: account, address });
+        if (seconds > 0) {
+          logger.warn({ address, seconds }, "sign-in held back after repeated failures");
+          throw new TooManyAttempts(seconds);
+        }
         const user = await verifyCredentials({ email, password });
+        await recordSignIn({ email: account, address, succeeded: !!user });
         if (!user) throw new InvalidCredentials();
         return { id: user.id, email: user.email, name: user.name ?? user.email };
       },

@@ -1,4 +1,5 @@
 import "server-only";
+import { apiKeyRefusal } from "../limits/attempts";
 import { auth } from "./auth";
 import { AppError } from "../errors";
 import { findUserById } from "../repositories/users";
@@ -41,7 +42,9 @@ export async function authenticateRequest(req: Request): Promise<Principal> {
   if (header !== null) {
     const key = bearerKey(header);
     if (!key) throw new AppError("UNAUTHORIZED", "Malformed Authorization header: expected `Bearer <api key>`");
-    const p = await authenticateApiKey(key);
+    const p = await authenticateApiKey(key).catch(async (err: unknown) => {
+      throw await apiKeyRefusal(err, req.headers);
+    });
     return { userId: p.userId, email: p.email, role: p.role, via: "api_key", apiKeyId: p.apiKeyId, apiKeyHash: hashApiKey(key) };
   }
   const principal = await getSessionPrincipal();

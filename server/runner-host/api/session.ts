@@ -4,6 +4,7 @@ import type { RunAuthorization } from "../policy";
 import { findEndpointBySecretHash, findEndpointRunRow, type EndpointRunRow } from "../repository";
 import { hashRunnerSecret } from "../secrets";
 import { HostApiFailure, refused } from "./failure";
+import { clientAddress, refusedCredential } from "../../limits/attempts";
 
 // Who is calling (the runner endpoint its secret names) and which run session the call
 // belongs to. The runner's identity comes from its credential only; run_id merely picks one
@@ -33,7 +34,12 @@ export async function authenticateRunner(req: Request): Promise<{ endpointId: st
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw credentialFailure("Send the runner secret as Authorization: Bearer <secret>");
   const endpoint = await findEndpointBySecretHash({ secretHash: hashRunnerSecret(match[1]!) });
-  if (!endpoint) throw credentialFailure("The runner secret is not valid");
+  if (!endpoint) {
+    // Refused secrets are audited; from an address that keeps failing they are answered rate_limited.
+    const seconds = await refusedCredential({ kind: "runner_secret", address: clientAddress(req.headers) });
+    if (seconds > 0) throw new HostApiFailure("rate_limited", `Too many invalid runner secrets from your address: retry in ${seconds} s`, { details: { retry_after_ms: seconds * 1000 } });
+    throw credentialFailure("The runner secret is not valid");
+  }
   return { endpointId: endpoint.id };
 }
 
