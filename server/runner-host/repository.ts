@@ -218,3 +218,28 @@ export async function rankTextsFullText({ query, texts }: { query: string; texts
   });
   return rows.map((r) => r.score);
 }
+
+/**
+ * Takes one token from the bucket `key` (capacity and refill: `ratePerMinute` a minute, by the
+ * database's clock, so every instance shares it): `allowed` false, and nothing taken, when less
+ * than one token is left; `tokens` is what remains.
+ */
+export async function takeRateToken({ key, ratePerMinute }: { key: string; ratePerMinute: number }): Promise<{ allowed: boolean; tokens: number }> {
+  const refill = `least($2::float8, b.tokens + extract(epoch from clock_timestamp() - b.refreshed_at)::float8 * $2::float8 / 60)`;
+  const { rows } = await getPool().query<{ allowed: boolean; tokens: number }>({
+    name: "dispatch-take-rate-token",
+    text: `insert into runner_api_rate_buckets as b (key, tokens, allowed, refreshed_at) values ($1, $2::float8 - 1, true, clock_timestamp())
+      on conflict (key) do update set
+        tokens = case when ${refill} >= 1 then ${refill} - 1 else ${refill} end,
+        allowed = ${refill} >= 1,
+        refreshed_at = clock_timestamp()
+      returning allowed, tokens`,
+    values: [key, ratePerMinute],
+  });
+  return rows[0]!;
+}
+
+/** Forgets buckets idle this long (full again by then, so forgetting them changes nothing). */
+export async function deleteIdleRateBuckets({ idleSeconds }: { idleSeconds: number }): Promise<void> {
+  await getPool().query(`delete from runner_api_rate_buckets where refreshed_at < clock_timestamp() - make_interval(secs => $1)`, [idleSeconds]);
+}

@@ -16,6 +16,7 @@ import { findRunByClientId, findRunById, type RunRow, type RunToolMessage } from
 import { PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
 import { importRequestImages } from "./agent-api-images";
 import { rememberSessionName, sessionNameOf, sessionThread } from "./agent-api-session";
+import { sameThread } from "../runs/accept";
 import { followRun } from "../runs/subscribe";
 import { TERMINAL_EVENT_TYPES, type RunStatus } from "../runs/types";
 import type { ClaimedApiKey } from "../auth/session";
@@ -121,8 +122,12 @@ export async function startAgentResponse(opts: {
     }
   }
   const hasImages = turns.userIndex !== null && (request.input[turns.userIndex]!.content ?? []).some((part) => part.type === "image");
-  // Nothing is fetched or stored for a key that is not checked yet.
-  if (hasImages) await opts.claimedKey?.verify();
+  // Nothing is fetched or stored for a key that is not checked yet, nor for a response that exists.
+  if (hasImages) {
+    await opts.claimedKey?.verify();
+    const existing = request.response_id ? await findRunByClientId({ userId, runId: request.response_id }) : null;
+    if (existing) return { run: sameThread(existing, { runId: existing.runId, threadId }), sessionId: session?.name ?? existing.threadId };
+  }
   const withImages = hasImages ? await importRequestImages({ userId, request, userIndex: turns.userIndex, requestOrigin: opts.requestOrigin }) : request;
   const newIds: string[] = [];
   const { input, sources } = toRunAgentInput(withImages, turns, {

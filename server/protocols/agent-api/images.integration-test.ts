@@ -100,6 +100,10 @@ describe("Agent API image_url", () => {
       };
       const user = history.messages.find((m) => m.role === "user")!;
       expect(user.attachments).toEqual([expect.objectContaining({ mime_type: "image/png", url: expect.stringContaining(baseUrl()) })]);
+      // Repeating the response follows it again: nothing fetched or stored a second time.
+      const again = await post({ ...withImage(url), response_id: response.id });
+      expect(again.body).toMatchObject({ id: response.id, session_id: response.session_id, status: "completed" });
+      expect(await attachmentCount()).toBe(before + 1);
     }
   });
 

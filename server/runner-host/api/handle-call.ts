@@ -8,7 +8,7 @@ import { callTarget, checkOperation, checkResource } from "./authorize";
 import type { HostCall, JsonHandler, StreamHandler } from "./call";
 import { HostApiFailure, toHostApiFailure } from "./failure";
 import { HOST_API_HANDLERS } from "./handlers";
-import { runnerApiLimiter } from "./rate-limiter";
+import { takeRunnerApiToken } from "./rate-limiter";
 import { countRefusedCall } from "./refusals";
 import { readRequestBody, tooLarge } from "./request-body";
 import { failureResponse, ndjsonResponse, okResponse } from "./respond";
@@ -37,7 +37,7 @@ async function authorizedCall(req: Request, endpointId: string, action: HostApiA
   Object.assign(audit, callTarget(action, body.json, session));
   const limit = session.authorization.limits.max_payload_bytes;
   if ((body.declaredBytes ?? 0) > limit || body.bytes > limit) throw tooLarge(Math.max(body.bytes, body.declaredBytes ?? 0), limit);
-  runnerApiLimiter().take(`${endpointId}:${session.runId}`, session.authorization.limits.rate_per_minute);
+  await takeRunnerApiToken(`${endpointId}:${session.runId}`, session.authorization.limits.rate_per_minute);
   checkOperation(action, session);
   checkResource(action, body.json, session);
   const parsed = HOST_API_ACTIONS[action].request.safeParse(body.json);
