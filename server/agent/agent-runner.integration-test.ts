@@ -159,7 +159,7 @@ describe("the offline demo model with the real project_cli", () => {
     expect(answer(scheduled)).toMatch(/^Done: “Call with Ana Souza” is on your calendar for Friday, January 2 at 10:00 \(30 minutes\)\./);
 
     expect(answer(await ask("What's on my calendar tomorrow?"))).toBe("Tomorrow (Friday, January 2) you have 1 event:\n- 10:00–10:30 Call with Ana Souza");
-    expect(answer(await ask("what's on my calendar this week"))).toContain("Fri, Jan 2, 10:00–10:30 Call with Ana Souza");
+    expect(answer(await ask("what's on my calendar this week"))).toContain("| Fri, Jan 2 | 10:00–10:30 | Call with Ana Souza |");
     expect(answer(await ask("Remember that I prefer mornings"))).toBe("Got it. I'll remember that you prefer mornings.");
     expect(answer(await ask("What do you remember about me?"))).toContain("- Prefers mornings");
     expect(answer(await ask("find Ana's email"))).toBe("Ana Souza's email is ana.souza@example.com.");
