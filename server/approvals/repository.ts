@@ -161,3 +161,25 @@ export async function listApprovalsForRun({ runId }: { runId: string }): Promise
   );
   return rows;
 }
+
+/** The approval a thread holds for a tool call id that no run has carried yet, if any (external runners retry by id). */
+export async function findOpenApprovalForCall({ threadId, toolCallId }: { threadId: string; toolCallId: string }): Promise<ApprovalRow | null> {
+  const { rows } = await getPool().query<ApprovalRow>(
+    `select ${COLUMNS} from approvals where thread_id = $1 and tool_call_id = $2 and resolved_run_id is null order by created_at desc limit 1`,
+    [threadId, toolCallId],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * Hands one approval that is no longer pending (or whose time is up: then expired) to `runId`,
+ * once; null when it is still pending or another run has it.
+ */
+export async function claimApproval({ id, runId }: { id: string; runId: string }): Promise<ApprovalRow | null> {
+  const { rows } = await getPool().query<ApprovalRow>(
+    `update approvals set resolved_run_id = $2, status = case when status = 'pending' then 'expired' else status end
+     where id = $1 and resolved_run_id is null and (status <> 'pending' or expires_at <= now()) returning ${COLUMNS}`,
+    [id, runId],
+  );
+  return rows[0] ?? null;
+}

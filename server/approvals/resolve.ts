@@ -22,16 +22,24 @@ export type ResolvedApproval = {
 
 const failure = (code: string, message: string) => JSON.stringify({ status: "failure", error: { code, message } });
 
-function notDone(row: ClaimedApproval): string {
+type NotDone = Pick<ClaimedApproval, "status" | "action" | "reason" | "expiresAt">;
+
+/** Why an approval's action was not done (denied, expired, superseded), as a failure code and message. */
+export function notDoneReason(row: NotDone): { code: string; message: string } {
   switch (row.status) {
     case "denied":
-      return failure("NOT_APPROVED", `The user denied ${row.action}; it was not done.${row.reason ? ` Their reason: ${row.reason}` : ""}`);
+      return { code: "NOT_APPROVED", message: `The user denied ${row.action}; it was not done.${row.reason ? ` Their reason: ${row.reason}` : ""}` };
     case "expired":
-      return failure("APPROVAL_EXPIRED", `Nobody approved ${row.action} before the request expired at ${row.expiresAt.toISOString()}; it was not done.`);
+      return { code: "APPROVAL_EXPIRED", message: `Nobody approved ${row.action} before the request expired at ${row.expiresAt.toISOString()}; it was not done.` };
     default:
-      return failure("NOT_APPROVED", `The user sent a new message instead of approving ${row.action}; it was not done. Ask again if it is still wanted.`);
+      return { code: "NOT_APPROVED", message: `The user sent a new message instead of approving ${row.action}; it was not done. Ask again if it is still wanted.` };
   }
 }
+
+const notDoneText = (row: NotDone) => {
+  const { code, message } = notDoneReason(row);
+  return failure(code, message);
+};
 
 /** The outcome of each claimed approval (claimApprovalsForRun), running the approved ones, in order. */
 export async function carryApprovals(
@@ -43,7 +51,7 @@ export async function carryApprovals(
     const [module = "", method = ""] = row.action.split(".");
     const args = { module, method, input: row.status === "approved" ? (row.editedInput ?? row.input) : row.input };
     const result: ApprovalCallResult =
-      row.status === "approved" ? await execute({ toolCallId: row.toolCallId, args }) : { toolResponseText: notDone(row), uiSchema: approvalCard(row), output: null };
+      row.status === "approved" ? await execute({ toolCallId: row.toolCallId, args }) : { toolResponseText: notDoneText(row), uiSchema: approvalCard(row), output: null };
     resolved.push({ row, toolCallId: row.toolCallId, toolName: PROJECT_CLI_TOOL_NAME, args, result });
   }
   return resolved;

@@ -336,6 +336,8 @@ describe("tools", () => {
   });
 
   it("runs project_cli for the run's user: a calendar event, its ToolAgentOutput and card", async () => {
+    // Writes wait for a person unless the binding approves for automation (server/approvals/runner.integration-test.ts).
+    await getPool().query(`update agent_bindings set auto_approve = true where id = $1`, [bindingId]);
     const data = await ok<{ output: { status: string; result: { data: { event: { id: string } } } }; ui_schema: unknown; tool_call_id: string; tool_response_text: string }>(
       "tools/call",
       {

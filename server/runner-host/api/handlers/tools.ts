@@ -4,6 +4,7 @@ import { z } from "zod";
 import { resolveTimeZone } from "../../../lib/time";
 import { findRunInput } from "../../../repositories/runs";
 import { PROJECT_CLI_TOOL_NAME, projectCliArgsSchema, projectCliToolDescription, runProjectCli } from "../../../tools/project-cli/tool";
+import { gateRunnerToolCall } from "../../../approvals/runner-gate";
 import type { JsonHandler } from "../call";
 import { HostApiFailure } from "../failure";
 
@@ -35,11 +36,17 @@ export const getToolDetail: JsonHandler<"tools/get_detail"> = async ({ params })
 export const callTool: JsonHandler<"tools/call"> = async ({ params, session, signal }) => {
   if (params.tool_name !== PROJECT_CLI_TOOL_NAME) throw unknownTool(params.tool_name);
   const toolCallId = params.tool_call_id ?? `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
+  // Writes the run's approval policy reserves for a person wait for one (server/approvals/runner-gate.ts).
+  const gate = await gateRunnerToolCall({ run: { id: session.runId, threadId: session.threadId, userId: session.userId }, toolCallId, args: params.parameters });
+  if ("answer" in gate) {
+    const { output, toolResponseText, uiSchema } = gate.answer;
+    return { tool_name: PROJECT_CLI_TOOL_NAME, tool_call_id: toolCallId, output, tool_response_text: toolResponseText, ui_schema: uiSchema };
+  }
   const r = await runProjectCli({
     userId: session.userId,
     runId: session.runId,
     toolCallId,
-    args: params.parameters,
+    args: gate.run,
     signal,
     timeZone: await runTimeZone(session.runId),
   });

@@ -1,0 +1,46 @@
+import "server-only";
+import { PROJECT_CLI_TOOL_NAME, type ToolAgentOutput } from "../tools/project-cli/tool";
+import { createApprovalGate } from "./gate";
+import { approvalCard, approvalView } from "./preview";
+import { claimApproval, findOpenApprovalForCall, type ApprovalRow } from "./repository";
+import { notDoneReason } from "./resolve";
+
+// The same policy for external runners: a runner's tools/call of a write through the host API
+// (server/runner-host/api/handlers/tools.ts) passes this gate. A write that needs a person is
+// not run: the answer is a ToolAgentOutput failure with code APPROVAL_PENDING, the approval's
+// id and expiry, and its card. The runner ends its run; once the person decides, the run that
+// continues calls tools/call again with the same tool_call_id, and gets the action run (with
+// the person's edits) or the reason it was not, exactly once.
+
+export type RunnerToolCall = { run: { id: string; threadId: string; userId: string }; toolCallId: string; args: unknown };
+
+type Answer = { output: ToolAgentOutput; toolResponseText: string; uiSchema: unknown };
+
+/** Run it (with these arguments), or answer without running it. */
+export type RunnerToolGate = { run: unknown } | { answer: Answer };
+
+function answerFor(row: ApprovalRow, args: unknown, code: string, message: string): Answer {
+  const error = { code, message, approval: approvalView(row) };
+  return {
+    output: { tool_name: PROJECT_CLI_TOOL_NAME, tool_call_id: row.toolCallId, tool_call_args: args, status: "failure", result: null, error, ui_hints: null },
+    toolResponseText: JSON.stringify({ status: "failure", error: { code, message, approval_id: row.id, expires_at: row.expiresAt.toISOString() } }),
+    uiSchema: approvalCard(row),
+  };
+}
+
+const pending = (row: ApprovalRow, args: unknown) =>
+  answerFor(row, args, "APPROVAL_PENDING", `${row.action} waits for the user's approval until ${row.expiresAt.toISOString()}; end the run and call again with the same tool_call_id once it is decided`);
+
+export async function gateRunnerToolCall({ run, toolCallId, args }: RunnerToolCall): Promise<RunnerToolGate> {
+  const earlier = await findOpenApprovalForCall({ threadId: run.threadId, toolCallId });
+  if (earlier) {
+    const claimed = await claimApproval({ id: earlier.id, runId: run.id });
+    if (!claimed) return { answer: pending(earlier, args) };
+    const [module, method] = claimed.action.split(".");
+    if (claimed.status === "approved") return { run: { module, method, input: claimed.editedInput ?? claimed.input } };
+    const why = notDoneReason(claimed);
+    return { answer: answerFor(claimed, args, why.code, why.message) };
+  }
+  const asked = await createApprovalGate(run).check({ toolCallId, args });
+  return asked ? { answer: pending(asked, args) } : { run: args };
+}
