@@ -64,7 +64,7 @@ test("Deny with a reason: nothing is changed and the assistant says why", async 
   await card(chat).getByRole("button", { name: "Deny" }).click();
   await card(chat).getByLabel(/Why not/).fill("not now");
   await card(chat).getByLabel(/Why not/).press("Enter");
-  await expect(chat.lastAssistant()).toContainText("NOT_APPROVED");
+  await expect(chat.lastAssistant()).toContainText("denied memory.update; it was not done");
   await expect(chat.lastAssistant()).toContainText("not now");
 });
 

@@ -69,6 +69,8 @@ test("answers render Markdown: a table and a highlighted code block, copied with
   const chat = await signIn(page);
   // An event today is in this week's table whatever weekday the test runs on.
   await chat.send("Schedule a meeting today at 23:00 for 30 minutes");
+  // Changes wait for the user's approval by default (e2e/approvals.e2e.ts).
+  await chat.view().getByTestId("approval-approve").click();
   await chat.waitForIdle();
   await chat.send("What's on my calendar this week?");
   await chat.waitForIdle();

@@ -34,6 +34,8 @@ test("a run's page starts with the conversation, and every console page passes a
   await signIn(page);
   const chat = new ChatPage(page);
   await chat.send(PROMPT);
+  // Changes wait for the user's approval by default (e2e/approvals.e2e.ts).
+  await chat.view().getByTestId("approval-approve").click();
   await chat.waitForIdle();
 
   await page.goto("/admin/runs");

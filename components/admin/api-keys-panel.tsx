@@ -15,6 +15,7 @@ export function ApiKeysPanel() {
   const users = useQuery(trpc.users.list.queryOptions({ limit: 100 }));
   const [userId, setUserId] = useState("");
   const [name, setName] = useState("");
+  const [autoApprove, setAutoApprove] = useState(false);
   const [newKey, setNewKey] = useState<string | null>(null);
   const invalidate = () => {
     void queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.pathKey() });
@@ -41,7 +42,7 @@ export function ApiKeysPanel() {
         className="row"
         onSubmit={(e) => {
           e.preventDefault();
-          if (userId) create.mutate({ userId, name: name || undefined });
+          if (userId) create.mutate({ userId, name: name || undefined, autoApprove });
         }}
       >
         <label className="sr-only" htmlFor="key-user">
@@ -59,6 +60,9 @@ export function ApiKeysPanel() {
           Key name
         </label>
         <input id="key-name" className="input" style={{ maxWidth: 200 }} placeholder="name (optional)" value={name} onChange={(e) => setName(e.target.value)} />
+        <label title="Runs this key starts make changes without waiting for the owner's approval (automation)">
+          <input type="checkbox" data-testid="key-auto-approve" checked={autoApprove} onChange={(e) => setAutoApprove(e.target.checked)} /> Approves its own changes
+        </label>
         <button className="btn btn-primary" type="submit" disabled={!userId || create.isPending}>
           Create key
         </button>
@@ -92,7 +96,10 @@ export function ApiKeysPanel() {
                 <td>{k.name}</td>
                 <td>{k.user.email}</td>
                 <td className="muted">{k.lastUsedAt ? formatDateTime(new Date(k.lastUsedAt)) : "never"}</td>
-                <td>{k.revokedAt ? <span className="pill pill-bad">revoked</span> : <span className="pill pill-ok">active</span>}</td>
+                <td>
+                  {k.revokedAt ? <span className="pill pill-bad">revoked</span> : <span className="pill pill-ok">active</span>}
+                  {k.autoApprove ? <span className="pill"> approves its own changes</span> : null}
+                </td>
                 <td>
                   {k.revokedAt ? null : (
                     <ConfirmButton

@@ -36,7 +36,8 @@ async function run(apiKey: string, body: ReturnType<typeof runInput>) {
 describe("worker runner through the host API", () => {
   it("creates an event with project_cli, answers with the model, counts turns in conversation state, and is audited", async () => {
     const user = await createTestUser();
-    await bindRunner({ runnerId: WORKER_RUNNER_ID, email: user.email });
+    // An automation runner: its binding runs writes without asking a person (docs/approvals.md).
+    await bindRunner({ runnerId: WORKER_RUNNER_ID, email: user.email, autoApprove: true });
     const threadId = randomUUID();
 
     const first = await run(user.apiKey, runInput({ threadId }, 'Please create "Dentist visit" at 2031-03-04T09:00:00Z for 45 minutes'));

@@ -7,6 +7,7 @@ import { parseRunAgentInput, type RunAgentInput } from "@/server/protocols/ag-ui
 import { acceptRun } from "@/server/runs/accept";
 import { readEvents } from "@/server/runs/event-log";
 import { executeRun } from "@/server/runs/execute";
+import { setApprovalPolicy } from "@/server/services/approvals";
 import { getHistoryDay } from "@/server/services/history";
 import { toolCredentialKey } from "@/server/tools/project-cli/credential";
 import { seedDemoContacts } from "@/server/tools/project-cli/modules/contacts/seed";
@@ -22,6 +23,9 @@ import { createDemoModel } from "../models/demo/demo-model";
 let userId: string;
 beforeAll(async () => {
   userId = (await createTestUser()).id;
+  // These tests are about what a write streams and stores, not about asking first
+  // (server/approvals/*.integration-test.ts): this user has turned approvals off.
+  await setApprovalPolicy({ userId, policy: "never" });
 });
 
 const usage = { inputTokens: { total: 5, noCache: 5, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 2, text: 2, reasoning: undefined } };

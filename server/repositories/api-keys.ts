@@ -2,14 +2,14 @@ import "server-only";
 import { getPool } from "../db";
 import type { ApiKeyModel, UserModel } from "../generated/prisma/models";
 
-export type ApiKeyView = Pick<ApiKeyModel, "id" | "userId" | "name" | "prefix" | "createdAt" | "lastUsedAt" | "revokedAt">;
+export type ApiKeyView = Pick<ApiKeyModel, "id" | "userId" | "name" | "prefix" | "createdAt" | "lastUsedAt" | "revokedAt" | "autoApprove">;
 
-const VIEW_COLUMNS = `k.id, k.user_id as "userId", k.name, k.prefix, k.created_at as "createdAt", k.last_used_at as "lastUsedAt", k.revoked_at as "revokedAt"`;
+const VIEW_COLUMNS = `k.id, k.user_id as "userId", k.name, k.prefix, k.created_at as "createdAt", k.last_used_at as "lastUsedAt", k.revoked_at as "revokedAt", k.auto_approve as "autoApprove"`;
 
-export async function insertApiKey(data: { userId: string; name: string; prefix: string; keyHash: string }): Promise<ApiKeyView> {
+export async function insertApiKey(data: { userId: string; name: string; prefix: string; keyHash: string; autoApprove: boolean }): Promise<ApiKeyView> {
   const { rows } = await getPool().query<ApiKeyView>(
-    `insert into api_keys as k (id, user_id, name, prefix, key_hash) values (gen_random_uuid(), $1, $2, $3, $4) returning ${VIEW_COLUMNS}`,
-    [data.userId, data.name, data.prefix, data.keyHash],
+    `insert into api_keys as k (id, user_id, name, prefix, key_hash, auto_approve) values (gen_random_uuid(), $1, $2, $3, $4, $5) returning ${VIEW_COLUMNS}`,
+    [data.userId, data.name, data.prefix, data.keyHash, data.autoApprove],
   );
   return rows[0]!;
 }

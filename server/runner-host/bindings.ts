@@ -60,6 +60,8 @@ export async function createBinding(opts: {
   eventTypes?: string[];
   config?: Record<string, unknown>;
   policy?: unknown;
+  /** Runs of this binding run project_cli writes without asking a person (automation; docs/approvals.md). */
+  autoApprove?: boolean;
 }): Promise<BindingRow> {
   await ensureBuiltinRunner();
   const runner = await findRunner({ id: opts.runnerId });
@@ -91,13 +93,14 @@ export async function createBinding(opts: {
     eventTypes,
     config: validateBindingConfig(runner.manifest.config_schema, opts.config ?? {}),
     policy: validateBindingPolicy(opts.policy),
+    autoApprove: opts.autoApprove ?? false,
   });
   // This process plans its next run from the database; others find out when it checks their plan.
   dropBindingSnapshot();
   return binding;
 }
 
-export async function changeBinding(opts: { id: string; enabled?: boolean; config?: Record<string, unknown>; policy?: unknown }): Promise<BindingRow> {
+export async function changeBinding(opts: { id: string; enabled?: boolean; config?: Record<string, unknown>; policy?: unknown; autoApprove?: boolean }): Promise<BindingRow> {
   let config: Record<string, unknown> | undefined;
   if (opts.config) {
     const binding = await findBinding({ id: opts.id });
@@ -109,6 +112,7 @@ export async function changeBinding(opts: { id: string; enabled?: boolean; confi
     enabled: opts.enabled,
     config,
     policy: opts.policy === undefined ? undefined : validateBindingPolicy(opts.policy),
+    autoApprove: opts.autoApprove,
   });
   if (!updated) throw new AppError("NOT_FOUND", `Binding ${opts.id} not found`);
   dropBindingSnapshot();

@@ -23,7 +23,7 @@ const ENDPOINT_COLUMNS = `id, base_url as "baseUrl", secret_sealed as "secretSea
 const RUNNER_COLUMNS = `id, endpoint_id as "endpointId", name, manifest, available, created_at as "createdAt", updated_at as "updatedAt"`;
 const bindingColumns = (t = "agent_bindings") =>
   `${t}.id, ${t}.runner_id as "runnerId", ${t}.scope, ${t}.user_id as "userId", ${t}.thread_id as "threadId", ${t}.event_types as "eventTypes",
-  ${t}.config, ${t}.policy, ${t}.enabled, ${t}.created_at as "createdAt", ${t}.updated_at as "updatedAt"`;
+  ${t}.config, ${t}.policy, ${t}.enabled, ${t}.auto_approve as "autoApprove", ${t}.created_at as "createdAt", ${t}.updated_at as "updatedAt"`;
 const BINDING_COLUMNS = bindingColumns();
 
 export async function upsertEndpoint(data: { baseUrl: string; secretSealed: string; secretHash: string }): Promise<EndpointRow> {
@@ -122,24 +122,25 @@ export async function insertBinding(data: {
   eventTypes: string[];
   config: Record<string, unknown>;
   policy: BindingPolicy;
+  autoApprove?: boolean;
 }): Promise<BindingRow> {
   const { rows } = await getPool().query<BindingRow>(
-    `insert into agent_bindings (id, runner_id, scope, user_id, thread_id, event_types, config, policy, updated_at)
-     values (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, now()) returning ${BINDING_COLUMNS}`,
-    [data.runnerId, data.scope, data.userId, data.threadId, data.eventTypes, JSON.stringify(data.config), JSON.stringify(data.policy)],
+    `insert into agent_bindings (id, runner_id, scope, user_id, thread_id, event_types, config, policy, auto_approve, updated_at)
+     values (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, now()) returning ${BINDING_COLUMNS}`,
+    [data.runnerId, data.scope, data.userId, data.threadId, data.eventTypes, JSON.stringify(data.config), JSON.stringify(data.policy), data.autoApprove ?? false],
   );
   return rows[0]!;
 }
 
 export async function updateBinding(
   id: string,
-  data: { enabled?: boolean; config?: Record<string, unknown>; policy?: BindingPolicy; eventTypes?: string[] },
+  data: { enabled?: boolean; config?: Record<string, unknown>; policy?: BindingPolicy; eventTypes?: string[]; autoApprove?: boolean },
 ): Promise<BindingRow | null> {
   const { rows } = await getPool().query<BindingRow>(
     `update agent_bindings set enabled = coalesce($2, enabled), config = coalesce($3::jsonb, config), policy = coalesce($4::jsonb, policy),
-       event_types = coalesce($5, event_types), updated_at = now()
+       event_types = coalesce($5, event_types), auto_approve = coalesce($6, auto_approve), updated_at = now()
      where id = $1 returning ${BINDING_COLUMNS}`,
-    [id, data.enabled ?? null, data.config ? JSON.stringify(data.config) : null, data.policy ? JSON.stringify(data.policy) : null, data.eventTypes ?? null],
+    [id, data.enabled ?? null, data.config ? JSON.stringify(data.config) : null, data.policy ? JSON.stringify(data.policy) : null, data.eventTypes ?? null, data.autoApprove ?? null],
   );
   return rows[0] ?? null;
 }

@@ -7,13 +7,15 @@ import { findUserByEmail } from "../repositories/users";
 
 // Issuing, listing and revoking keys. Reading a key on a request is authentication (auth/api-keys.ts).
 
-export async function createApiKey({ userId, name }: { userId: string; name?: string }) {
+/** `autoApprove`: runs the key starts run project_cli writes without asking a person (automation; docs/approvals.md). */
+export async function createApiKey({ userId, name, autoApprove = false }: { userId: string; name?: string; autoApprove?: boolean }) {
   const key = API_KEY_PREFIX + randomBytes(32).toString("base64url");
   const record = await insertApiKey({
     userId,
     name: name?.trim() || "API key",
     prefix: key.slice(0, 12),
     keyHash: hashApiKey(key),
+    autoApprove,
   });
   return { key, record };
 }

@@ -75,14 +75,14 @@ export async function runnersOverview() {
   };
 }
 
-export async function bindRunner(opts: { runnerId: string; email?: string | null; threadId?: string | null; config?: Record<string, unknown>; policy?: unknown }) {
+export async function bindRunner(opts: { runnerId: string; email?: string | null; threadId?: string | null; config?: Record<string, unknown>; policy?: unknown; autoApprove?: boolean }) {
   const b = await createBinding(opts);
-  return { id: b.id, runnerId: b.runnerId, scope: b.scope, userId: b.userId, threadId: b.threadId };
+  return { id: b.id, runnerId: b.runnerId, scope: b.scope, userId: b.userId, threadId: b.threadId, autoApprove: b.autoApprove };
 }
 
-export async function updateRunnerBinding(opts: { id: string; enabled?: boolean; config?: Record<string, unknown>; policy?: unknown }) {
+export async function updateRunnerBinding(opts: { id: string; enabled?: boolean; config?: Record<string, unknown>; policy?: unknown; autoApprove?: boolean }) {
   const b = await changeBinding(opts);
-  return { id: b.id, enabled: b.enabled };
+  return { id: b.id, enabled: b.enabled, autoApprove: b.autoApprove };
 }
 
 export async function removeRunnerBinding({ id }: { id: string }) {

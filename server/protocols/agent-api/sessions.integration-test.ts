@@ -93,7 +93,7 @@ describe("Agent API sessions", () => {
       [{ session_id: "fresh-1", input: [text("user", "hi"), text("assistant", "hello")] }, "input[1]", "must end with the new turn"],
       [{ session_id: "fresh-2", input: [output("call_x", "42")] }, "input[0]", "new session's input must end with a user message"],
       [{ session_id: "fresh-3", input: [{ type: "mcp_list_tools", role: "assistant" }, text("user", "hi")] }, "input[0]", "cannot seed"],
-      [{ input: [{ type: "mcp_approval_response", role: "user" }] }, "input[0]", "must end with a user message"],
+      [{ input: [{ type: "mcp_approval_response", role: "user" }] }, "session_id", "required with mcp_approval_response"],
     ];
     for (const [body, field, message] of cases) {
       const res = await process(alice.apiKey, body);

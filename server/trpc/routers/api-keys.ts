@@ -15,7 +15,7 @@ export const apiKeysRouter = createTRPCRouter({
     .query(({ input }) => listApiKeyPage(input)),
   // The key is returned once, here; only its hash is stored.
   create: adminProcedure
-    .input(z.object({ userId: z.string().uuid(), name: z.string().trim().min(1).max(100).optional() }))
+    .input(z.object({ userId: z.string().uuid(), name: z.string().trim().min(1).max(100).optional(), autoApprove: z.boolean().optional() }))
     .mutation(async ({ input }) => {
       const { key, record } = await createApiKey(input);
       return { key, record };

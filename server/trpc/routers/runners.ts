@@ -29,11 +29,12 @@ export const runnersRouter = createTRPCRouter({
         threadId: z.uuid().optional(),
         config: jsonObject.optional(),
         policy: jsonObject.optional(),
+        autoApprove: z.boolean().optional(),
       }),
     )
     .mutation(({ input }) => bindRunner({ ...input, email: input.email || null })),
   updateBinding: adminProcedure
-    .input(z.object({ id: z.uuid(), enabled: z.boolean().optional(), config: jsonObject.optional(), policy: jsonObject.optional() }))
+    .input(z.object({ id: z.uuid(), enabled: z.boolean().optional(), config: jsonObject.optional(), policy: jsonObject.optional(), autoApprove: z.boolean().optional() }))
     .mutation(({ input }) => updateRunnerBinding(input)),
   removeBinding: adminProcedure.input(z.object({ id: z.uuid() })).mutation(({ input }) => removeRunnerBinding(input)),
   results: adminProcedure.input(z.object({ runId: z.uuid() })).query(({ input }) => runResults(input)),
