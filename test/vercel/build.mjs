@@ -19,7 +19,7 @@ if (!process.argv[2]) {
 }
 const cli = path.join(root, ".ci/vercel/node_modules/vercel/dist/index.js");
 if (!existsSync(cli)) {
-  console.error("The Vercel CLI is not installed: (cd .ci/vercel && npm ci)");
+  console.error("The Vercel CLI is not installed: (cd .ci/vercel && npm install)");
   process.exit(2);
 }
 
