@@ -131,6 +131,11 @@ test("every suggestion of the empty chat works, and the demo says plainly what i
     await chat.ready();
     await page.getByTestId("suggestion").filter({ hasText: suggestion }).click();
     await chat.waitForIdle();
+    // A suggestion that changes something waits for the user's approval (e2e/approvals.e2e.ts).
+    if ((await chat.view().getByTestId("approval-approve").count()) > 0) {
+      await chat.view().getByTestId("approval-approve").click();
+      await chat.waitForIdle();
+    }
     await expect(chat.liveTurns().last()).toHaveAttribute("data-status", "completed");
     // Not the help text: the demo understood it.
     await expect(chat.lastAssistant()).not.toContainText("only understand a few kinds of requests");
