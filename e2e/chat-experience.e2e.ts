@@ -69,8 +69,10 @@ test("answers render Markdown: a table and a highlighted code block, copied with
   const chat = await signIn(page);
   // An event today is in this week's table whatever weekday the test runs on.
   await chat.send("Schedule a meeting today at 23:00 for 30 minutes");
-  // Changes wait for the user's approval by default (e2e/approvals.e2e.ts).
+  // Changes wait for the user's approval by default (e2e/approvals.e2e.ts); the approved
+  // change is carried out by a run of its own, which the chat joins.
   await chat.view().getByTestId("approval-approve").click();
+  await expect(chat.lastAssistant()).toContainText("Done:");
   await chat.waitForIdle();
   await chat.send("What's on my calendar this week?");
   await chat.waitForIdle();
@@ -134,6 +136,7 @@ test("every suggestion of the empty chat works, and the demo says plainly what i
     // A suggestion that changes something waits for the user's approval (e2e/approvals.e2e.ts).
     if ((await chat.view().getByTestId("approval-approve").count()) > 0) {
       await chat.view().getByTestId("approval-approve").click();
+      await expect(chat.lastAssistant()).toContainText("Done:");
       await chat.waitForIdle();
     }
     await expect(chat.liveTurns().last()).toHaveAttribute("data-status", "completed");
