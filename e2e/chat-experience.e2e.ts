@@ -193,6 +193,9 @@ test("screenshots of the chat in light, dark and on a phone, with no serious acc
   await page.setViewportSize(DESKTOP);
   const chat = await signIn(page);
   await chat.send("Schedule a call with Ana on Friday at 10 for 30 minutes");
+  // Approved, so the pictures show the change made (e2e/approvals.e2e.ts has the cards' other states).
+  await chat.view().getByTestId("approval-approve").click();
+  await expect(chat.lastAssistant()).toContainText("Done:");
   await chat.waitForIdle();
   await chat.send("What do you remember about me?");
   await chat.waitForIdle();
