@@ -1,9 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import pg from "pg";
 import { e2eAdmin } from "../playwright.config";
 import { ChatPage } from "./pages/chat-page";
+import { withDatabase } from "./pages/database";
 import { SignInPage } from "./pages/sign-in-page";
 
 // Approvals in the web chat (docs/approvals.md), against the production server and the offline
@@ -29,17 +27,6 @@ async function signIn(page: Page): Promise<ChatPage> {
   return chat;
 }
 
-/** The e2e server's embedded database, to age a request the way only a day otherwise would. */
-async function withDatabase<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const info = JSON.parse(readFileSync(path.join(process.env.E2E_DATA_DIR!, "pg.json"), "utf8")) as { port: number; password: string };
-  const client = new pg.Client({ connectionString: `postgresql://postgres:${encodeURIComponent(info.password)}@127.0.0.1:${info.port}/dispatch` });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
 
 const card = (chat: ChatPage) => chat.view().getByTestId("approval-card").last();
 

@@ -1,10 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import pg from "pg";
 import { e2eAdmin } from "../playwright.config";
 import { pngBytes } from "../test/images";
 import { ChatPage } from "./pages/chat-page";
+import { withDatabase } from "./pages/database";
 import { SignInPage } from "./pages/sign-in-page";
 
 // The web chat against the production server and the offline demo model.
@@ -47,17 +45,6 @@ async function signIn(page: Page, email = e2eAdmin.email, password = e2eAdmin.pa
   return new ChatPage(page);
 }
 
-/** The e2e server's embedded database, to age messages the way only time otherwise would. */
-async function withDatabase<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const info = JSON.parse(readFileSync(path.join(process.env.E2E_DATA_DIR!, "pg.json"), "utf8")) as { port: number; password: string };
-  const client = new pg.Client({ connectionString: `postgresql://postgres:${encodeURIComponent(info.password)}@127.0.0.1:${info.port}/dispatch` });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
 
 test("a signed-in user chats with the offline model and sees the answer stream in", async ({ page }) => {
   const chat = await signIn(page);
