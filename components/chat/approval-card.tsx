@@ -3,12 +3,13 @@
 import { useId, useState } from "react";
 import { useRouter } from "next/navigation";
 import { UiSchemaView } from "@/components/ui-schema/ui-schema-view";
+import { useMessageActions } from "./message-actions";
 import styles from "./approval-card.module.css";
 
 // A write the agent asked approval for (docs/approvals.md): its card (the same UiSchema every
 // surface shows) and, while it waits, Approve / Edit / Deny as real buttons and form fields, so
 // the keyboard reaches everything. The decision goes to POST /api/v1/agent/interrupts/{id}; the
-// run that continues is then followed here (live) or picked up by refreshing the page (history).
+// open chat then follows the run that continues (elsewhere the page is refreshed to show it).
 
 export type ApprovalInfo = {
   id: string;
@@ -34,8 +35,9 @@ async function sendDecision(id: string, body: { approve: boolean; reason?: strin
   return answer;
 }
 
-export function ApprovalCard({ approval, uiSchema, onContinue }: { approval: ApprovalInfo; uiSchema: unknown; onContinue?: (runId: string) => void }) {
+export function ApprovalCard({ approval, uiSchema }: { approval: ApprovalInfo; uiSchema: unknown }) {
   const router = useRouter();
+  const chat = useMessageActions();
   const ids = useId();
   const [mode, setMode] = useState<Mode>("idle");
   const [draft, setDraft] = useState(() => JSON.stringify(approval.input ?? {}, null, 2));
@@ -49,12 +51,15 @@ export function ApprovalCard({ approval, uiSchema, onContinue }: { approval: App
   const decide = async (body: { approve: boolean; reason?: string; input?: unknown }) => {
     setBusy(true);
     setError(null);
-    try {
+    const post = async () => {
       const answer = await sendDecision(approval.id, body);
       setDecided(body.approve ? "Approved" : "Denied");
       setMode("idle");
-      if (answer.task && onContinue) onContinue(answer.task.runId);
-      else router.refresh();
+      return answer.task?.runId ?? null;
+    };
+    try {
+      const followed = chat ? await chat.decide(post) : (await post(), false);
+      if (!followed) router.refresh();
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     } finally {

@@ -37,7 +37,7 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const refreshThreads = useCallback(() => void queryClient.invalidateQueries({ queryKey: trpc.threads.list.pathKey() }), [queryClient, trpc]);
-  const { turns, busy, send, stop, retry, join } = useChatRuns({ threadId, timeZone: chosenTimeZone, activeRunId, onRunStarted: refreshThreads, onRunEnded: refreshThreads });
+  const { turns, busy, send, stop, retry, decide } = useChatRuns({ threadId, timeZone: chosenTimeZone, activeRunId, onRunStarted: refreshThreads, onRunEnded: refreshThreads });
   const scroller = useRef<HTMLDivElement>(null);
   const sticky = useRef(true);
   const [today] = useState(() => localDay(new Date(), timeZone));
@@ -55,7 +55,7 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
     },
     [send],
   );
-  const actions = useMemo(() => ({ send: onSend, busy }), [onSend, busy]);
+  const actions = useMemo(() => ({ send: onSend, decide, busy }), [onSend, decide, busy]);
 
   // Regenerate asks the newest question again as a new run; the earlier answer stays above.
   const lastTurn = turns.at(-1);
@@ -83,7 +83,7 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
             {turns.length > 0 && (!lastMessageAt || localDay(lastMessageAt, timeZone) !== today) ? <DayHeader day={today} /> : null}
             <div className="chat-live" role="log" aria-label={t.chat.currentConversation} aria-busy={busy} data-testid="live-log">
               {turns.map((turn) => (
-                <LiveTurnView key={turn.key} turn={turn} onRetry={busy ? null : retry} onContinue={join} />
+                <LiveTurnView key={turn.key} turn={turn} onRetry={busy ? null : retry} />
               ))}
             </div>
             {canRegenerate && question ? (
@@ -125,7 +125,7 @@ function EmptyState({ onPick }: { onPick: (text: string) => void }) {
   );
 }
 
-function LiveTurnView({ turn, onRetry, onContinue }: { turn: LiveTurn; onRetry: ((turn: LiveTurn) => void) | null; onContinue: (runId: string) => void }) {
+function LiveTurnView({ turn, onRetry }: { turn: LiveTurn; onRetry: ((turn: LiveTurn) => void) | null }) {
   const { t } = useI18n();
   const waiting = (turn.status === "sending" || turn.status === "running") && turn.items.length === 0;
   const error = turn.error ? (turn.error.stop ? t.errors.stopFailed(t.errors[turn.error.kind]) : t.errors[turn.error.kind]) : null;
@@ -136,7 +136,7 @@ function LiveTurnView({ turn, onRetry, onContinue }: { turn: LiveTurn; onRetry: 
         item.kind === "text" ? (
           <AssistantMessage key={`t:${item.id}`} text={item.text} streaming={item.streaming} />
         ) : item.approval ? (
-          <ApprovalCard key={`a:${item.id}`} approval={item.approval.info} uiSchema={item.approval.uiSchema} onContinue={onContinue} />
+          <ApprovalCard key={`a:${item.id}`} approval={item.approval.info} uiSchema={item.approval.uiSchema} />
         ) : (
           <ToolCall
             key={`c:${item.id}`}

@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback, useEffect, useReducer, useRef } from "react";
+import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { randomUUID, type BaseEvent } from "@ag-ui/client";
 import { applyRunEvent, failTurn, isTurnOpen, newTurn, resetTurn, type LiveImage, type LiveTurn } from "./live-turn";
 import type { ChatError } from "./chat-errors";
@@ -44,6 +44,7 @@ export type SendInput = { text: string; images: LiveImage[] };
 export function useChatRuns(opts: { threadId: string; timeZone: string | null; activeRunId: string | null; onRunStarted: () => void; onRunEnded: () => void }) {
   const { threadId } = opts;
   const [turns, dispatch] = useReducer(reducer, []);
+  const [deciding, setDeciding] = useState(0);
   const pending = useRef<Pending | null>(null);
   const callbacks = useRef(opts);
   const retryInputs = useRef(new Map<string, SendInput>());
@@ -160,6 +161,26 @@ export function useChatRuns(opts: { threadId: string; timeZone: string | null; a
     [follow],
   );
 
+  /**
+   * Posts an approval decision and follows the run it starts. The chat counts as busy from the
+   * click on, so nothing can be sent in the moment between the decision and its run.
+   * Resolves true when a continuation is being followed here.
+   */
+  const decide = useCallback(
+    async (post: () => Promise<string | null>) => {
+      setDeciding((n) => n + 1);
+      try {
+        const runId = await post();
+        if (!runId || pending.current) return false;
+        join(runId);
+        return true;
+      } finally {
+        setDeciding((n) => n - 1);
+      }
+    },
+    [join],
+  );
+
   const { activeRunId } = opts;
   useEffect(() => {
     if (activeRunId) {
@@ -171,6 +192,6 @@ export function useChatRuns(opts: { threadId: string; timeZone: string | null; a
     return () => pending.current?.abort.abort();
   }, [activeRunId, follow]);
 
-  const busy = turns.some(isTurnOpen);
-  return { turns, busy, send, stop, retry, join };
+  const busy = deciding > 0 || turns.some(isTurnOpen);
+  return { turns, busy, send, stop, retry, decide };
 }
