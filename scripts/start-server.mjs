@@ -44,18 +44,24 @@ server.listen(port, hostname, () => {
   console.log(`[dispatch] Ready on http://${hostname ?? "localhost"}:${port}`);
 });
 
-// Stopping: no new connections; requests in flight get DRAIN_MS to finish, then whatever is still
-// open (a followed event stream, which resumes elsewhere from its Last-Event-ID) is closed. A
-// terminal's Ctrl-C and scripts/serve.ts may both signal: the first one counts.
+// Stopping: no new connections; the runs executing here are handed back (their events so far are
+// durable, and another instance goes on with each at once: server/runs/execute.ts handOffRuns);
+// requests in flight get DRAIN_MS to finish, then whatever is still open (a followed event stream,
+// which resumes elsewhere from its Last-Event-ID) is closed. A terminal's Ctrl-C and
+// scripts/serve.ts may both signal: the first one counts.
 const DRAIN_MS = 5_000;
+const HAND_OFF = Symbol.for("dispatch.handOffRuns");
 let stopping = false;
 function stop() {
   if (stopping) return;
   stopping = true;
   const drained = new Promise((resolve) => server.close(resolve));
   server.closeIdleConnections();
+  const handedOff = globalThis[HAND_OFF]?.(DRAIN_MS) ?? Promise.resolve(0);
   setTimeout(() => server.closeAllConnections(), DRAIN_MS).unref();
   setTimeout(() => process.exit(0), DRAIN_MS + 2_000).unref();
-  void drained.then(() => app.close()).finally(() => process.exit(0));
+  void Promise.allSettled([drained, handedOff])
+    .then(() => app.close())
+    .finally(() => process.exit(0));
 }
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, stop);

@@ -19,10 +19,18 @@ export async function startUp(): Promise<void> {
   // On Vercel a function runs timers only while it serves, so Vercel Cron calls these duties
   // instead (vercel.json, server/services/scheduled-duties.ts).
   if (env.VERCEL) return;
-  const [{ startRecoverySweeper }, { startApiCallRetention }] = await Promise.all([import("./runs/recovery"), import("./runner-host/api/audit-retention")]);
+  const [{ startRecoverySweeper }, { startApiCallRetention }, { handOffRuns }] = await Promise.all([
+    import("./runs/recovery"),
+    import("./runner-host/api/audit-retention"),
+    import("./runs/execute"),
+  ]);
   startRecoverySweeper();
   startApiCallRetention();
+  // scripts/start-server.mjs calls it when the process is told to stop: its runs go on elsewhere.
+  (globalThis as { [HAND_OFF]?: (withinMs: number) => Promise<number> })[HAND_OFF] = handOffRuns;
 }
+
+const HAND_OFF = Symbol.for("dispatch.handOffRuns");
 
 function refuseUnworkableConfiguration(): void {
   const problems: string[] = [];

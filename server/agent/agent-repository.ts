@@ -27,6 +27,21 @@ export async function findAgentContext(opts: { threadId: string; runId: string; 
   return toPrefetchedContext(rows[0]!.context);
 }
 
+/**
+ * What this run completed before the execution that streamed it stopped (oldest first): its
+ * answers and its tool results, as the engine recorded them. The user message and the client's
+ * tool answers it came with are read as for a fresh run.
+ */
+export async function findRunProgress({ threadId, runId }: { threadId: string; runId: string }): Promise<ThreadMessage[]> {
+  const { rows } = await getPool().query<ThreadMessage>(
+    `select role, content, metadata, run_id as "runId" from messages
+     where thread_id = $1 and run_id = $2 and role in ('assistant', 'tool') and metadata->>'stage' in ('answer', 'tool_execution')
+     order by seq`,
+    [threadId, runId],
+  );
+  return rows;
+}
+
 /** The attachments recorded on this run's user message (`metadata.user_message_attachments`). */
 export async function findRunUserAttachments({ runId }: { runId: string }): Promise<AttachmentRef[]> {
   const { rows } = await getPool().query<{ attachments: unknown }>(

@@ -92,7 +92,9 @@ function fakeCli(impl: CliImpl = () => ({ text: '{"module":"memory","method":"re
 
 const emptyContext: AgentContext = { history: [], memoryFacts: [], toolEvents: [] };
 
-async function runAgent(opts: { model: MockLanguageModelV4; cli?: ReturnType<typeof fakeCli>; input?: RunAgentInput; context?: AgentContext; signal?: AbortSignal }) {
+type Resume = NonNullable<Parameters<ReturnType<typeof createAgentRunner>["run"]>[0]["resume"]>;
+
+async function runAgent(opts: { model: MockLanguageModelV4; cli?: ReturnType<typeof fakeCli>; input?: RunAgentInput; context?: AgentContext; signal?: AbortSignal; taken?: AgUiEvent[] }) {
   const cli = opts.cli ?? fakeCli();
   const runner = createAgentRunner({
     model: () => ({ model: opts.model, info: INFO }),
@@ -102,12 +104,24 @@ async function runAgent(opts: { model: MockLanguageModelV4; cli?: ReturnType<typ
   });
   const guard = createEventSequenceGuard({ threadId: RUN.threadId, runId: RUN.runId });
   guard.accept({ type: EventType.RUN_STARTED, threadId: RUN.threadId, runId: RUN.runId });
+  // A run taken over: what an earlier execution streamed, then what it left open closed, as the engine does.
+  let resume: Resume | undefined;
+  if (opts.taken) {
+    for (const event of opts.taken) guard.accept(event);
+    const closed = guard.closeOpen();
+    resume = {
+      events: opts.taken,
+      interruptedToolCalls: closed.flatMap((e) => (e.type === EventType.TOOL_CALL_END ? [e.toolCallId] : [])),
+      unansweredToolCalls: guard.unansweredToolCalls(),
+    };
+  }
   const events: AgUiEvent[] = [];
   const extras: (EmitExtras | undefined)[] = [];
   const result = await runner.run({
     run: RUN,
     input: opts.input ?? input("hello"),
     generation: {},
+    resume,
     signal: opts.signal ?? new AbortController().signal,
     emit: (event, extra) => {
       guard.accept(event);
@@ -205,7 +219,37 @@ describe("the agent runner", () => {
     const model = scriptedModel([toolStep("call_0", "project_cli", args), toolStep("call_0", "project_cli", args), textStep("done")]);
     const { events, guard, cli } = await runAgent({ model });
     expect(ofType(events, EventType.TOOL_CALL_RESULT).map((e) => e.toolCallId)).toEqual(["call_0", "call_0_2"]);
-    expect(cli.run.mock.calls.map(([r]) => r.toolCallId)).toEqual(["call_0", "call_0"]);
+    // project_cli is keyed by the id on the wire: two calls, two effects, each repeatable by its own id.
+    expect(cli.run.mock.calls.map(([r]) => r.toolCallId)).toEqual(["call_0", "call_0_2"]);
+    expect(() => guard.close({ type: "success" })).not.toThrow();
+  });
+
+  it("goes on from the log of a run it took over: repeats the call left unanswered by its id, answers one cut off as not run", async () => {
+    const args = '{"module":"memory","method":"read","input":{}}';
+    const taken: AgUiEvent[] = [
+      { type: EventType.TEXT_MESSAGE_START, messageId: "m0", role: "assistant" },
+      { type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m0", delta: "Let me look." },
+      { type: EventType.TEXT_MESSAGE_END, messageId: "m0" },
+      { type: EventType.TOOL_CALL_START, toolCallId: "call_0", toolCallName: "project_cli", parentMessageId: "m0" },
+      { type: EventType.TOOL_CALL_ARGS, toolCallId: "call_0", delta: args },
+      { type: EventType.TOOL_CALL_END, toolCallId: "call_0" },
+      { type: EventType.TOOL_CALL_START, toolCallId: "call_1", toolCallName: "project_cli", parentMessageId: "m0" },
+      { type: EventType.TOOL_CALL_ARGS, toolCallId: "call_1", delta: '{"mod' },
+    ];
+    // The provider names its next call call_0 again: on the wire it must be a new id.
+    const model = scriptedModel([toolStep("call_0", "project_cli", args), textStep("done")]);
+    const { events, guard, cli } = await runAgent({ model, taken });
+    expect(cli.run.mock.calls.map(([r]) => [r.toolCallId, r.args])).toEqual([
+      ["call_0", JSON.parse(args)],
+      ["call_0_2", JSON.parse(args)],
+    ]);
+    const results = ofType(events, EventType.TOOL_CALL_RESULT);
+    expect(results.map((e) => e.toolCallId)).toEqual(["call_0", "call_1", "call_0_2"]);
+    expect(results[1]!.content).toContain("CALL_INTERRUPTED");
+    // The model goes on from the repeated call's result, not from the call cut off.
+    const prompt = JSON.stringify(model.doStreamCalls[0]!.prompt);
+    expect(prompt).toContain("call_0");
+    expect(prompt).not.toContain("call_1");
     expect(() => guard.close({ type: "success" })).not.toThrow();
   });
 

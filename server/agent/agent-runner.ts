@@ -4,7 +4,7 @@ import { AISDKError, APICallError, type LanguageModel } from "ai";
 import { randomUUID } from "node:crypto";
 import { createApprovalGate, type ApprovalGate, type ApprovalGateRun } from "../approvals/gate";
 import { approvalInterrupt } from "../approvals/interrupt";
-import { claimApprovalsForRun, type ClaimedApproval } from "../approvals/repository";
+import { claimApprovalsForRun, findApprovalsClaimedBy, type ClaimedApproval } from "../approvals/repository";
 import { carryApprovals, type ResolvedApproval } from "../approvals/resolve";
 import { AppError } from "../errors";
 import { resolveTimeZone } from "../lib/time";
@@ -17,13 +17,15 @@ import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-inp
 import { AGENT_RUNNER_ID } from "../runs/runners/builtin-id";
 import type { PrefetchedContext, RunHandle, Runner, RunnerInput, RunnerResult } from "../runs/types";
 import { loadAttachmentBytes } from "../storage/attachment-bytes";
-import { findAgentContext, findPreviousRunToolEvents, findRunUserAttachments, type AttachmentRef, type ThreadMessage, type ToolEventRow } from "./agent-repository";
+import { findAgentContext, findPreviousRunToolEvents, findRunProgress, findRunUserAttachments, type AttachmentRef, type ThreadMessage, type ToolEventRow } from "./agent-repository";
 import { HISTORY_MESSAGE_LIMIT, MAX_AGENT_STEPS, MEMORY_FACT_LIMIT } from "./constants";
 import { buildConversation, clientToolResults, openClientToolCalls, type ToolExchange } from "./conversation";
 import { AgUiEventTranslator } from "./event-translator";
 import { runModelLoop } from "./model-loop";
 import { projectCliBinding } from "./project-cli-binding";
 import { buildSystemPrompt, type MemoryFact } from "./prompt";
+import { answeredToolCallIds, unansweredCalls, usedToolCallIds } from "./resume";
+import { toolFailureText, type ToolOutcome } from "./tool-outcome";
 import { buildAgentTools, runProjectCliCall, type ProjectCliBinding } from "./tools";
 
 export type UserImage = { mimeType: string; data: Uint8Array };
@@ -34,12 +36,14 @@ export type AgentContext = {
   userImages?: UserImage[];
   /** Approvals of the thread this run carries to the model (decided, expired or superseded). */
   approvals?: ClaimedApproval[];
+  /** What the run completed before an earlier execution of it stopped (RunnerInput.resume). */
+  progress?: ThreadMessage[];
 };
 
 export type AgentRunnerDeps = {
   model: (opts: { now: () => Date; timeZone: string; modelId?: string }) => { model: LanguageModel; info: ModelInfo; streamer?: StepStreamer };
   projectCli: ProjectCliBinding;
-  loadContext: (opts: { run: RunHandle; input: RunAgentInput; prefetched?: PrefetchedContext }) => Promise<AgentContext>;
+  loadContext: (opts: { run: RunHandle; input: RunAgentInput; prefetched?: PrefetchedContext; resumed?: boolean }) => Promise<AgentContext>;
   approvalGate: (run: ApprovalGateRun) => ApprovalGate;
   now: () => Date;
 };
@@ -47,17 +51,19 @@ export type AgentRunnerDeps = {
 // The engine reads these while accepting the run (Runner.prefetch), saving a round trip.
 const CONTEXT_PREFETCH = { historyLimit: HISTORY_MESSAGE_LIMIT, memoryLimit: MEMORY_FACT_LIMIT };
 
-async function loadAgentContext({ run, input, prefetched }: { run: RunHandle; input: RunAgentInput; prefetched?: PrefetchedContext }): Promise<AgentContext> {
+async function loadAgentContext({ run, input, prefetched, resumed }: { run: RunHandle; input: RunAgentInput; prefetched?: PrefetchedContext; resumed?: boolean }): Promise<AgentContext> {
   const answersToolCalls = input.messages.some((m) => m.role === "tool");
   const images = userMessageParts(input).images.length > 0;
-  const [context, toolEvents, attachments, approvals] = await Promise.all([
+  const [context, toolEvents, attachments, approvals, progress] = await Promise.all([
     prefetched ?? findAgentContext({ threadId: run.threadId, runId: run.id, userId: run.userId, ...CONTEXT_PREFETCH }),
     answersToolCalls ? findPreviousRunToolEvents({ threadId: run.threadId, runId: run.id }) : Promise.resolve([]),
     images ? findRunUserAttachments({ runId: run.id }) : Promise.resolve([]),
     // A new user message supersedes the requests still waiting; a run without one only carries decided ones.
-    claimApprovalsForRun({ threadId: run.threadId, runId: run.id, supersede: userMessageParts(input).fromUser }),
+    // A run taken over carries those it claimed already.
+    resumed ? findApprovalsClaimedBy({ runId: run.id }) : claimApprovalsForRun({ threadId: run.threadId, runId: run.id, supersede: userMessageParts(input).fromUser }),
+    resumed ? findRunProgress({ threadId: run.threadId, runId: run.id }) : Promise.resolve([]),
   ]);
-  return { history: context.history, memoryFacts: context.memoryFacts, toolEvents, userImages: await loadUserImages(run.id, attachments), approvals };
+  return { history: context.history, memoryFacts: context.memoryFacts, toolEvents, userImages: await loadUserImages(run.id, attachments), approvals, progress };
 }
 
 // The images were checked (ours, the caller's, present) when the run was accepted; the
@@ -98,6 +104,37 @@ function emitCarried(emit: RunnerInput["emit"], c: ResolvedApproval): void {
 const exchangeOf = (c: ResolvedApproval): ToolExchange => ({ toolCallId: c.toolCallId, toolName: c.toolName, args: c.args, content: c.result.toolResponseText });
 
 /**
+ * Answers the calls an earlier execution of the run streamed but never answered: a project_cli
+ * call runs again with its id (its effect happens once), unless the run's policy holds it for
+ * approval; a call cut off mid-arguments is answered as not run. Client tools stay open for the
+ * client. Returns the exchanges the model goes on from.
+ */
+async function repeatUnansweredCalls(
+  resume: NonNullable<RunnerInput["resume"]>,
+  opts: { emit: RunnerInput["emit"]; gate: ApprovalGate; runCall: (call: { toolCallId: string; args: unknown }) => Promise<ToolOutcome>; serverToolNames: ReadonlySet<string> },
+): Promise<ToolExchange[]> {
+  const exchanges: ToolExchange[] = [];
+  for (const call of unansweredCalls(resume)) {
+    if (!opts.serverToolNames.has(call.toolName)) continue;
+    const parent = call.parentMessageId ? { parent_message_id: call.parentMessageId } : {};
+    const answer = (content: string, uiSchema: unknown, metadata: Record<string, unknown>) =>
+      opts.emit(
+        { type: EventType.TOOL_CALL_RESULT, messageId: `tool_${randomUUID()}`, toolCallId: call.toolCallId, content, role: "tool", metadata: { ui_schema: uiSchema } },
+        { messageMetadata: { ...metadata, ...parent } },
+      );
+    if (call.interrupted) {
+      answer(toolFailureText("CALL_INTERRUPTED", "The call was cut off before it ran; it was not run"), null, {});
+      continue;
+    }
+    if (await opts.gate.check({ toolCallId: call.toolCallId, args: call.args })) continue;
+    const result = await opts.runCall({ toolCallId: call.toolCallId, args: call.args });
+    answer(result.toolResponseText, result.uiSchema, result.output ? { tool_name: call.toolName, tool_agent_output: result.output } : { tool_name: call.toolName, tool_call_args: call.args });
+    exchanges.push({ toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, content: result.toolResponseText });
+  }
+  return exchanges;
+}
+
+/**
  * The built-in agent: one tool loop (at most MAX_AGENT_STEPS model calls, on the AI SDK's
  * providers) over project_cli and the client's own tools, streamed as AG-UI events while it runs.
  */
@@ -113,23 +150,25 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
   return {
     id: AGENT_RUNNER_ID,
     prefetch: CONTEXT_PREFETCH,
-    async run({ run, input, generation, signal, emit, prefetched }: RunnerInput): Promise<RunnerResult> {
+    async run({ run, input, generation, signal, emit, prefetched, resume }: RunnerInput): Promise<RunnerResult> {
       const timeZone = resolveTimeZone(input);
       const now = deps.now();
       const { projectCli } = deps;
-      const context = await deps.loadContext({ run, input, prefetched });
+      const context = await deps.loadContext({ run, input, prefetched, resumed: resume !== undefined });
       const user = userMessageParts(input);
       const { model, info, streamer } = deps.model({ now: deps.now, timeZone, modelId: generation.model });
       const serverToolNames = new Set([projectCli.name]);
-      const translator = new AgUiEventTranslator(emit, serverToolNames, { model: info.id });
+      const translator = new AgUiEventTranslator(emit, serverToolNames, { model: info.id, usedToolCallIds: resume ? usedToolCallIds(resume) : [] });
       const gate = deps.approvalGate({ id: run.id, threadId: run.threadId, userId: run.userId, apiKeyHash: run.apiKeyHash });
-      const carried = await carryApprovals(context.approvals ?? [], ({ toolCallId, args }) =>
-        runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, args, signal, timeZone }),
-      );
+      const runCall = ({ toolCallId, args }: { toolCallId: string; args: unknown }) =>
+        runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, args, signal, timeZone });
+      const answered = resume ? answeredToolCallIds(resume) : new Set<string>();
+      const carried = await carryApprovals((context.approvals ?? []).filter((a) => !answered.has(a.toolCallId)), runCall);
       for (const c of carried) emitCarried(emit, c);
       const clientResults = clientToolResults(input, openClientToolCalls(context.toolEvents, serverToolNames));
+      const repeated = resume ? await repeatUnansweredCalls(resume, { emit, gate, runCall, serverToolNames }) : [];
       // A run that continues from an interrupt nobody answered yet has nothing to tell the model.
-      if (!user.fromUser && clientResults.length === 0 && carried.length === 0) return {};
+      if (!resume && !user.fromUser && clientResults.length === 0 && carried.length === 0) return {};
 
       try {
         await runModelLoop({
@@ -141,6 +180,8 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
             clientResults: [...clientResults, ...carried.map(exchangeOf)],
             userText: user.fromUser ? user.text : null,
             userImages: context.userImages,
+            progress: context.progress,
+            repeated,
           }),
           tools: buildAgentTools({
             projectCli,

@@ -99,9 +99,21 @@ export function buildConversation(opts: {
   clientResults: readonly ToolExchange[];
   userText: string | null;
   userImages?: readonly { mimeType: string; data: Uint8Array }[];
+  /** What this run completed before its execution was taken over, then the calls repeated since. */
+  progress?: readonly ThreadMessage[];
+  repeated?: readonly ToolExchange[];
 }): ModelMessage[] {
   const messages: ModelMessage[] = [];
-  for (const row of opts.history) {
+  appendRows(messages, opts.history);
+  for (const exchange of opts.clientResults) pushExchange(messages, exchange);
+  if (opts.userText !== null) pushUser(messages, opts.userText, opts.userImages);
+  appendRows(messages, opts.progress ?? []);
+  for (const exchange of opts.repeated ?? []) pushExchange(messages, exchange);
+  return messages;
+}
+
+function appendRows(messages: ModelMessage[], rows: readonly ThreadMessage[]): void {
+  for (const row of rows) {
     if (row.role === "user") {
       messages.push({ role: "user", content: row.content });
     } else if (row.role === "assistant") {
@@ -113,16 +125,16 @@ export function buildConversation(opts: {
       if (exchange) pushExchange(messages, exchange);
     }
   }
-  for (const exchange of opts.clientResults) pushExchange(messages, exchange);
-  if (opts.userText === null) return messages;
-  const text = opts.userText || "(no text)";
-  if (opts.userImages?.length) {
+}
+
+function pushUser(messages: ModelMessage[], userText: string, images: readonly { mimeType: string; data: Uint8Array }[] | undefined): void {
+  const text = userText || "(no text)";
+  if (images?.length) {
     messages.push({
       role: "user",
-      content: [{ type: "text", text }, ...opts.userImages.map((img) => ({ type: "image" as const, image: img.data, mediaType: img.mimeType }))],
+      content: [{ type: "text", text }, ...images.map((img) => ({ type: "image" as const, image: img.data, mediaType: img.mimeType }))],
     });
   } else {
     messages.push({ role: "user", content: text });
   }
-  return messages;
 }

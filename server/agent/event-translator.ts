@@ -36,10 +36,12 @@ export class AgUiEventTranslator {
   constructor(
     private readonly emit: Emit,
     private readonly serverToolNames: ReadonlySet<string>,
-    opts: { newId?: () => string; model?: string } = {},
+    opts: { newId?: () => string; model?: string; usedToolCallIds?: readonly string[] } = {},
   ) {
     this.newId = opts.newId ?? randomUUID;
     this.model = opts.model;
+    // Ids an earlier execution of the run put on the wire: a repeated step's calls get new ones.
+    for (const id of opts.usedToolCallIds ?? []) this.wireIds.add(id);
   }
 
   /** Token usage summed over the steps that finished. */

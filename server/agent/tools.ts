@@ -71,7 +71,8 @@ export function buildAgentTools(opts: {
     strict: false,
     execute: async (args, { toolCallId }): Promise<ToolOutcome | typeof LEFT_OPEN> => {
       if (approvals && (await approvals.check({ toolCallId: wireId(toolCallId), args }))) return LEFT_OPEN;
-      return runProjectCliCall(projectCli, { userId, runId, toolCallId, args, signal, timeZone });
+      // Keyed by the id on the wire (the log's), which an execution taking the run over repeats.
+      return runProjectCliCall(projectCli, { userId, runId, toolCallId: wireId(toolCallId), args, signal, timeZone });
     },
     toModelOutput: ({ output }) => ({ type: "text", value: (output as ToolOutcome).toolResponseText }),
   });

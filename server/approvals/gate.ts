@@ -61,7 +61,7 @@ export function createApprovalGate(run: ApprovalGateRun, now: () => Date = () =>
         resolvedRunId: null,
         createdAt: created,
       };
-      await insertApproval(row);
+      row.id = (await insertApproval(row)).id;
       requested.push(row);
       return row;
     },

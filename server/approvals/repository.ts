@@ -47,12 +47,15 @@ export async function insertApproval(row: {
   input: unknown;
   policy: string;
   expiresAt: Date;
-}): Promise<void> {
-  await getPool().query(
+}): Promise<{ id: string }> {
+  // A run taken over asks again for the call it had asked about: the first request stands.
+  const { rows } = await getPool().query<{ id: string }>(
     `insert into approvals (id, run_id, thread_id, user_id, tool_call_id, action, input, policy, expires_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict (run_id, tool_call_id) do nothing`,
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     on conflict (run_id, tool_call_id) do update set run_id = excluded.run_id returning id`,
     [row.id, row.runId, row.threadId, row.userId, row.toolCallId, row.action, JSON.stringify(row.input), row.policy, row.expiresAt],
   );
+  return rows[0]!;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -127,6 +130,15 @@ export async function claimApprovalsForRun({ threadId, runId, supersede }: { thr
            order by c."createdAt", c."toolCallId"`,
     values: [threadId, runId, supersede],
   });
+  return rows;
+}
+
+/** The approvals this run claimed already (an execution that took the run over carries them again). */
+export async function findApprovalsClaimedBy({ runId }: { runId: string }): Promise<ClaimedApproval[]> {
+  const { rows } = await getPool().query<ClaimedApproval>(
+    `select ${COLUMNS}, null as "parentMessageId" from approvals where resolved_run_id = $1 order by created_at, tool_call_id`,
+    [runId],
+  );
   return rows;
 }
 

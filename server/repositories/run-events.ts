@@ -18,29 +18,33 @@ export const RUN_EVENTS_SQL = `(select b.run_id, b.first_seq + e.n::int - 1 as s
   from run_event_batches b, unnest(string_to_array(b.types, ' '), string_to_array(b.events, E'\\n')) with ordinality as e(type, payload, n))`;
 
 /** One batch to write: a run's consecutive events, written at `at` (epoch milliseconds). */
-export type EventBatchInsert = Pick<RunEventBatchModel, "runId" | "firstSeq" | "lastSeq"> & { types: string[]; events: string[]; at: number };
+/** `attempt`: the execution of the run that wrote it; a batch of an execution the run no longer belongs to is refused. */
+export type EventBatchInsert = Pick<RunEventBatchModel, "runId" | "firstSeq" | "lastSeq"> & { types: string[]; events: string[]; at: number; attempt: number };
 
-const COLUMNS = 6;
+const COLUMNS = 7;
 
 function insertSql(rows: number): string {
   const values: string[] = [];
   for (let i = 0; i < rows; i++) {
     const p = i * COLUMNS;
-    values.push(`($${p + 1}::uuid, $${p + 2}::int, $${p + 3}::int, $${p + 4}, $${p + 5}, $${p + 6}::timestamptz)`);
+    values.push(`($${p + 1}::uuid, $${p + 2}::int, $${p + 3}::int, $${p + 4}, $${p + 5}, $${p + 6}::timestamptz, $${p + 7}::int)`);
   }
   // A run closed meanwhile (by recovery on another instance, after missed heartbeats) takes no
-  // more events: its log ends with the terminal event that closed it. Such runs come back as
-  // `closed` rows, the others' commits as notifications.
-  return `with v (run_id, first_seq, last_seq, types, events, created_at) as (values ${values.join(", ")}),
+  // more events: its log ends with the terminal event that closed it. Nor does a run another
+  // instance took over (its attempt moved on): the new executor writes after what it read. Such
+  // runs come back as `closed` rows, the others' commits as notifications.
+  return `with v (run_id, first_seq, last_seq, types, events, created_at, attempt) as (values ${values.join(", ")}),
 ins as (
   insert into run_event_batches (run_id, first_seq, last_seq, types, events, created_at)
-  select v.* from v join runs r on r.id = v.run_id where r.status in ('queued', 'running')
+  select v.run_id, v.first_seq, v.last_seq, v.types, v.events, v.created_at from v join runs r on r.id = v.run_id
+  where r.status in ('queued', 'running') and r.attempt = v.attempt
   on conflict (run_id, first_seq) do nothing
   returning run_id, last_seq
 )
 select null as closed, pg_notify('${RUN_EVENTS_CHANNEL}', run_id::text || ':' || max(last_seq))::text as notified from ins group by run_id
 union all
-select distinct v.run_id::text, null from v where not exists (select 1 from runs r where r.id = v.run_id and r.status in ('queued', 'running'))`;
+select distinct v.run_id::text, null from v
+where not exists (select 1 from runs r where r.id = v.run_id and r.status in ('queued', 'running') and r.attempt = v.attempt)`;
 }
 
 // Statements for up to this many rows are named, so each connection plans them once.
@@ -53,7 +57,7 @@ const NAMED_UP_TO = 16;
  */
 export async function insertEventBatches(rows: EventBatchInsert[]): Promise<{ closedRunIds: string[] }> {
   const values: unknown[] = [];
-  for (const r of rows) values.push(r.runId, r.firstSeq, r.lastSeq, r.types.join(" "), r.events.join("\n"), new Date(r.at).toISOString());
+  for (const r of rows) values.push(r.runId, r.firstSeq, r.lastSeq, r.types.join(" "), r.events.join("\n"), new Date(r.at).toISOString(), r.attempt);
   const text = insertSql(rows.length);
   const { rows: answer } = await getPool().query<{ closed: string | null }>(
     rows.length <= NAMED_UP_TO ? { name: `dispatch-run-events-${rows.length}`, text, values } : { text, values },

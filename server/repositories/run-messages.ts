@@ -29,14 +29,20 @@ const insertMessages = (gate?: string) => `
         select gen_random_uuid(), $1, s.last_seq - jsonb_array_length($3::jsonb) + x.n::int, x.role, x.message_id, $2, x.content, x.metadata, now()
         from s, rows from (jsonb_to_recordset($3::jsonb) as (role text, message_id text, content text, metadata jsonb))
           with ordinality as x(role, message_id, content, metadata, n))`;
-const INSERT_MESSAGES = insertMessages();
 
 const toJson = (messages: RunMessage[]) =>
   JSON.stringify(messages.map((m) => ({ role: m.role, message_id: m.messageId, content: m.content, metadata: m.metadata })));
 
-export async function appendRunMessages({ threadId, runId, messages }: { threadId: string; runId: string; messages: RunMessage[] }): Promise<void> {
+const APPEND_WHILE_HELD = insertMessages("held");
+
+/** Adds the run's completed messages while `attempt` is still the run's open execution (else nothing). */
+export async function appendRunMessages({ threadId, runId, messages, attempt = 1 }: { threadId: string; runId: string; messages: RunMessage[]; attempt?: number }): Promise<void> {
   if (messages.length === 0) return;
-  await getPool().query({ name: "dispatch-append-run-messages", text: `with ${INSERT_MESSAGES} select 1`, values: [threadId, runId, toJson(messages)] });
+  await getPool().query({
+    name: "dispatch-append-run-messages",
+    text: `with held as (select 1 from runs where id = $2 and attempt = $4 and status in ('queued', 'running')), ${APPEND_WHILE_HELD} select 1`,
+    values: [threadId, runId, toJson(messages), attempt],
+  });
 }
 
 // The run's line in the usage ledger (usage_daily), added in the statement that closes it: a
@@ -71,12 +77,27 @@ export type ClosingEvents = { firstSeq: number; types: string[]; events: string[
  * log again: a closed run never lacks its terminal event. Followers on other instances are
  * notified at commit.
  */
-export async function finishRun({ threadId, runId, messages, end, closing }: { threadId: string; runId: string; messages: RunMessage[]; end: RunEnd; closing?: ClosingEvents }): Promise<{ closed: boolean }> {
+export async function finishRun({
+  threadId,
+  runId,
+  messages,
+  end,
+  closing,
+  attempt,
+}: {
+  threadId: string;
+  runId: string;
+  messages: RunMessage[];
+  end: RunEnd;
+  closing?: ClosingEvents;
+  /** The execution closing it: nothing happens once another took the run over. */
+  attempt?: number;
+}): Promise<{ closed: boolean }> {
   const { rows } = await getPool().query<{ closed: boolean }>({
     name: "dispatch-finish-run-with-events",
     text: `with closed as (update runs set status = $4, finished_at = now(), error_code = $5, error_message = $6, usage = coalesce($7::jsonb, usage),
        model = coalesce($8, model), tool_calls = coalesce($13, tool_calls)
-     where id = $2 and status in ('queued', 'running')
+     where id = $2 and status in ('queued', 'running') and ($14::int is null or attempt = $14)
      returning id, user_id, api_key_id, runner, model, status, usage, tool_calls, finished_at - coalesce(started_at, created_at) as took),
      ${insertMessages("closed")},
      ${ADD_TO_LEDGER},
@@ -100,6 +121,7 @@ export async function finishRun({ threadId, runId, messages, end, closing }: { t
       closing ? closing.types.join(" ") : null,
       closing ? closing.events.join("\n") : null,
       end.toolCalls ?? null,
+      attempt ?? null,
     ],
   });
   return { closed: rows.some((r) => r.closed) };

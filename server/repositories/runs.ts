@@ -35,6 +35,8 @@ export type NewRun = {
   bindingId?: string | null;
   authorization?: unknown;
   eventId?: string | null;
+  /** The sampling parameters the protocol passed, kept for an executor that takes the run over. */
+  generation?: Record<string, unknown>;
 };
 
 export type RunUserMessage = { messageId: string; content: string; metadata: Record<string, unknown> };
@@ -109,7 +111,7 @@ export async function acceptRunRow({
   /** Checked before anything is written (dispatch_run_limits): "limited" when the run would exceed one. */
   budgets: DefaultBudgets;
 }): Promise<AcceptOutcome> {
-  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`;
+  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`;
   const { rows } = await getPool().query<{
     result: { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string; context?: AgentContextJson | null } & Partial<Omit<BudgetRefusal, "retryAfterSeconds">> & {
       retry_after?: number;
@@ -120,7 +122,7 @@ export async function acceptRunRow({
       : {
           // CASE evaluates the (volatile) function only when the key holds.
           name: "dispatch-accept-run-with-key",
-          text: `select case when exists (select 1 from api_keys where key_hash = $22 and user_id = $1 and revoked_at is null)
+          text: `select case when exists (select 1 from api_keys where key_hash = $23 and user_id = $1 and revoked_at is null)
             then ${accept} else '{"status":"key_refused"}'::json end as result`,
         }),
     values: [
@@ -147,6 +149,7 @@ export async function acceptRunRow({
       toolMessages?.length ? JSON.stringify(toolMessages.map((m) => ({ message_id: m.messageId, content: m.content, metadata: m.metadata, ...(m.role ? { role: m.role } : {}) }))) : null,
       apiKeyId ?? null,
       JSON.stringify(budgets),
+      run.generation && Object.keys(run.generation).length > 0 ? JSON.stringify(run.generation) : null,
       ...(apiKeyHash === undefined ? [] : [apiKeyHash]),
     ],
   });
@@ -194,15 +197,19 @@ export async function markRunStarted({ id }: { id: string }): Promise<void> {
   await getPool().query(`update runs set status = 'running', started_at = now(), heartbeat_at = now() where id = $1 and status = 'queued'`, [id]);
 }
 
-/** Marks these runs alive; returns those still open (a run missing from the answer was closed elsewhere). */
-/** Marks these runs alive; answers those still open, and whether a cancel was requested for each. */
-export async function heartbeatRuns({ ids }: { ids: string[] }): Promise<{ id: string; cancelRequested: boolean }[]> {
-  if (ids.length === 0) return [];
-  const { rows } = await getPool().query<{ id: string; cancelRequested: boolean }>(
-    `update runs set heartbeat_at = now() where id = any($1::uuid[]) and status in ('queued', 'running')
-     returning id, cancel_requested_at is not null as "cancelRequested"`,
-    [ids],
-  );
+/**
+ * Marks these executions alive; answers the runs still open and still theirs (a run missing from
+ * the answer was closed or taken over elsewhere), and whether a cancel was requested for each.
+ */
+export async function heartbeatRuns({ runs }: { runs: { id: string; attempt: number }[] }): Promise<{ id: string; cancelRequested: boolean }[]> {
+  if (runs.length === 0) return [];
+  const { rows } = await getPool().query<{ id: string; cancelRequested: boolean }>({
+    name: "dispatch-heartbeat-runs",
+    text: `update runs r set heartbeat_at = now() from unnest($1::uuid[], $2::int[]) as x(id, attempt)
+     where r.id = x.id and r.attempt = x.attempt and r.status in ('queued', 'running')
+     returning r.id, r.cancel_requested_at is not null as "cancelRequested"`,
+    values: [runs.map((r) => r.id), runs.map((r) => r.attempt)],
+  });
   return rows;
 }
 
@@ -211,9 +218,9 @@ export async function requestRunCancel({ id }: { id: string }): Promise<void> {
 }
 
 /** The open run with this client runId when its executor stopped reporting before `staleBefore`. */
-export async function findStaleRun({ userId, runId, staleBefore }: { userId: string; runId: string; staleBefore: Date }): Promise<{ id: string; runId: string; threadId: string } | null> {
-  const { rows } = await getPool().query<{ id: string; runId: string; threadId: string }>(
-    `select id, run_id as "runId", thread_id as "threadId" from runs
+export async function findStaleRun({ userId, runId, staleBefore }: { userId: string; runId: string; staleBefore: Date }): Promise<{ id: string; runId: string; threadId: string; attempt: number } | null> {
+  const { rows } = await getPool().query<{ id: string; runId: string; threadId: string; attempt: number }>(
+    `select id, run_id as "runId", thread_id as "threadId", attempt from runs
      where user_id = $1 and run_id = $2 and status in ('queued', 'running') and (heartbeat_at is null or heartbeat_at < $3)`,
     [userId, runId, staleBefore],
   );
@@ -228,6 +235,55 @@ export async function findAbandonedRuns({ staleBefore }: { staleBefore: Date }):
     [staleBefore],
   );
   return rows;
+}
+
+/** An open run another execution takes over: what it needs to go on, with the attempt it now holds. */
+export type ClaimedRun = {
+  id: string;
+  runId: string;
+  threadId: string;
+  userId: string;
+  protocol: string;
+  runner: string;
+  deadlineAt: Date;
+  createdAt: Date;
+  input: unknown;
+  generation: Record<string, unknown> | null;
+  attempt: number;
+  apiKeyHash: string | null;
+};
+
+/**
+ * Takes an open run whose executor stopped reporting before `staleBefore` for the caller: its
+ * attempt moves on (so the earlier execution's writes are refused from now on) and its heartbeat
+ * is the caller's. Null when it is not stale any more, closed, or another instance took it first.
+ */
+export async function claimAbandonedRun({ id, staleBefore }: { id: string; staleBefore: Date }): Promise<ClaimedRun | null> {
+  const { rows } = await getPool().query<ClaimedRun>(
+    `update runs r set attempt = r.attempt + 1, heartbeat_at = now(), status = 'running', started_at = coalesce(r.started_at, now())
+     where r.id = $1 and r.status in ('queued', 'running') and (r.heartbeat_at is null or r.heartbeat_at < $2)
+     returning r.id, r.run_id as "runId", r.thread_id as "threadId", r.user_id as "userId", r.protocol, r.runner,
+       r.deadline_at as "deadlineAt", r.created_at as "createdAt", r.input, r.generation, r.attempt,
+       (select k.key_hash from api_keys k where k.id = r.api_key_id) as "apiKeyHash"`,
+    [id, staleBefore],
+  );
+  return rows[0] ?? null;
+}
+
+/** Where an instance that hands its runs back (it is stopping) says so: payload the run's id. */
+export const RUN_RELEASED_CHANNEL = "dispatch_run_released";
+
+/**
+ * Hands a run this execution holds back to the other instances (this one is stopping): its
+ * heartbeat is cleared, so the next instance to look takes it over, and they are told at once.
+ */
+export async function releaseRun({ id, attempt }: { id: string; attempt: number }): Promise<boolean> {
+  const { rowCount } = await getPool().query(
+    `with r as (update runs set heartbeat_at = null where id = $1 and attempt = $2 and status in ('queued', 'running') returning id)
+     select pg_notify('${RUN_RELEASED_CHANNEL}', id::text) from r`,
+    [id, attempt],
+  );
+  return (rowCount ?? 0) > 0;
 }
 
 /** The request the run was started with (runs.input), or null for an unknown run. */

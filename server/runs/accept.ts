@@ -9,7 +9,7 @@ import { metrics } from "../telemetry/metrics";
 import { dbSpan } from "../telemetry/tracing";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { EntryEvent } from "../runner-host/entry-events";
-import type { ContextPrefetch, PrefetchedContext } from "./types";
+import type { ContextPrefetch, GenerationParams, PrefetchedContext } from "./types";
 
 export type AcceptedRun = { run: RunRow; created: boolean; prefetched?: PrefetchedContext };
 
@@ -100,6 +100,8 @@ export async function acceptRun(opts: {
   toolMessages?: RunToolMessage[];
   /** The API key the caller came with (none: the browser session): recorded, and its budgets apply. */
   apiKeyId?: string | null;
+  /** The sampling parameters, recorded for an executor that takes the run over. */
+  generation?: GenerationParams;
 }): Promise<AcceptedRun> {
   return acceptRunAttempt(opts, false);
 }
@@ -121,6 +123,7 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], supersede
         bindingId: opts.bindingId ?? null,
         authorization: opts.authorization ?? null,
         eventId: opts.entry?.id ?? null,
+        generation: opts.generation,
       },
       threadTitle: titleFrom(user.text),
       message: user.fromUser

@@ -35,8 +35,8 @@ describe("run event log", () => {
     for (const size of [1, 5, 2, 9]) {
       for (let i = 0; i < size; i++) {
         seq++;
-        persistEvent(a, event(a, seq));
-        persistEvent(b, event(b, seq));
+        persistEvent(a, event(a, seq), 1);
+        persistEvent(b, event(b, seq), 1);
       }
       await flushEvents();
     }
@@ -71,16 +71,16 @@ describe("run event log", () => {
     onEventsDurable((runId) => durable.push(runId));
     onRunClosedElsewhere((runId) => refused.push(runId));
     for (const seq of [1, 2]) {
-      persistEvent(open, event(open, seq));
-      persistEvent(closed, event(closed, seq));
+      persistEvent(open, event(open, seq), 1);
+      persistEvent(closed, event(closed, seq), 1);
     }
     await flushEvents();
     // Closed behind this instance's back, as recovery elsewhere does.
     await getPool().query("update runs set status = 'failed', finished_at = now() where id = $1", [closed]);
     durable.length = 0;
     for (const seq of [3, 4]) {
-      persistEvent(open, event(open, seq));
-      persistEvent(closed, event(closed, seq));
+      persistEvent(open, event(open, seq), 1);
+      persistEvent(closed, event(closed, seq), 1);
     }
     await flushEvents();
     expect(refused).toEqual([closed]);

@@ -11,21 +11,21 @@ import type { EventRecord } from "./types";
 // write keeps its rows, unchanged, and retries them: nothing is dropped or written twice.
 // Only open runs take events: a run closed elsewhere has its events dropped and its executor told.
 
-type Pending = { runId: string; rec: EventRecord; at: number };
+type Pending = { runId: string; rec: EventRecord; at: number; attempt: number };
 type Row = EventBatchInsert;
 
 /** A run's queued events become one row per stretch of consecutive sequence numbers. */
 function toRows(pending: Pending[]): Row[] {
   const rows: Row[] = [];
   const open = new Map<string, Row>();
-  for (const { runId, rec, at } of pending) {
+  for (const { runId, rec, at, attempt } of pending) {
     const row = open.get(runId);
-    if (row && row.lastSeq + 1 === rec.seq) {
+    if (row && row.lastSeq + 1 === rec.seq && row.attempt === attempt) {
       row.lastSeq = rec.seq;
       row.types.push(rec.type);
       row.events.push(rec.json);
     } else {
-      const next = { runId, firstSeq: rec.seq, lastSeq: rec.seq, types: [rec.type], events: [rec.json], at };
+      const next = { runId, firstSeq: rec.seq, lastSeq: rec.seq, types: [rec.type], events: [rec.json], at, attempt };
       rows.push(next);
       open.set(runId, next);
     }
@@ -129,12 +129,12 @@ export function onRunClosedElsewhere(listener: (runId: string) => void): void {
   closedListener = listener;
 }
 
-/** Queues one event for persistence. */
-export function persistEvent(runId: string, rec: EventRecord): void {
-  queue.push({ runId, rec, at: Date.now() });
-  // Followers see an event once it is durable: a run's first event does not wait for the
+/** Queues one event for persistence, written only while `attempt` is the run's execution. */
+export function persistEvent(runId: string, rec: EventRecord, attempt: number, first = rec.seq === 1): void {
+  queue.push({ runId, rec, at: Date.now(), attempt });
+  // Followers see an event once it is durable: an execution's first event does not wait for the
   // gathering window, so a client's time to first event is one commit, not a window and a commit.
-  schedule(rec.seq === 1);
+  schedule(first);
 }
 
 /** Drops a run's events that are not written yet (never published to anyone): its executor gave up on the database. */

@@ -2,40 +2,45 @@ import "server-only";
 import { EventType } from "@ag-ui/core";
 import { AppError } from "../errors";
 import { logger } from "../logger";
-import { createEventSequenceGuard, type RunCloseOutcome } from "../protocols/ag-ui/event-guard";
-import type { AgUiEvent } from "../protocols/ag-ui/events";
+import { createEventSequenceGuard, type EventSequenceGuard, type RunCloseOutcome } from "../protocols/ag-ui/event-guard";
+import { parseAgUiEvent, type AgUiEvent } from "../protocols/ag-ui/events";
 import type { RunAgentInput } from "../protocols/ag-ui/run-input";
 import { serializeEvent } from "../protocols/ag-ui/sse";
 import { listen } from "../repositories/notifications";
 import { appendRunMessages, finishRun, type RunEnd, type RunMessage } from "../repositories/run-messages";
-import { heartbeatRuns, markRunStarted } from "../repositories/runs";
+import { heartbeatRuns, markRunStarted, releaseRun } from "../repositories/runs";
 import { withRunUsage } from "../usage/token-usage";
 import { meterRun } from "../telemetry/run-meter";
 import { dbSpan } from "../telemetry/tracing";
 import { discardUnwrittenEvents, flushEvents, onRunClosedElsewhere } from "./event-log";
 import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
-import { HEARTBEAT_MS, RunnerFailure, type EmitExtras, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerResult } from "./types";
+import { HEARTBEAT_MS, RunnerFailure, type EmitExtras, type EventRecord, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerInput, type RunnerResult } from "./types";
 
 export const RUN_CANCEL_CHANNEL = "dispatch_run_cancel";
 
 /**
- * Why a run was stopped: a cancel request, its deadline, its requester leaving (AG-UI's Stop), or
- * the database saying it is closed already (recovery on another instance took it for abandoned).
+ * Why a run was stopped: a cancel request, its deadline, its requester leaving (AG-UI's Stop),
+ * the database saying it is closed or someone else's already (recovery on another instance), or
+ * this instance stopping (the run is handed back, and another instance goes on with it).
  */
-export type AbortReason = "cancelled" | "deadline" | "requester_gone" | "closed_elsewhere";
+export type AbortReason = "cancelled" | "deadline" | "requester_gone" | "closed_elsewhere" | "handed_off";
 const ABORT_REASONS: ReadonlySet<string> = new Set<AbortReason>(["cancelled", "deadline", "requester_gone"]);
-const controllers = new Map<string, AbortController>();
+/** The runs executing here: how to stop each, and which execution of it this is. */
+const executions = new Map<string, { controller: AbortController; attempt: number }>();
+const running = new Set<Promise<void>>();
+// Set once this instance stops: a run it would start now goes straight to another instance.
+let handingOff = false;
 
 let heartbeat: NodeJS.Timeout | null = null;
 let cancelListener: Promise<unknown> | null = null;
 
 function startBackgroundDuties(): void {
   heartbeat ??= setInterval(() => {
-    const ids = [...controllers.keys()];
-    heartbeatRuns({ ids }).then(
+    const runs = [...executions].map(([id, { attempt }]) => ({ id, attempt }));
+    heartbeatRuns({ runs }).then(
       (open) => {
         const stillOpen = new Set(open.map((r) => r.id));
-        for (const id of ids) if (!stillOpen.has(id)) stopRunClosedElsewhere(id);
+        for (const { id } of runs) if (!stillOpen.has(id)) stopRunClosedElsewhere(id);
         // A cancel whose notification never came (no LISTEN through a pooler, or a lost connection).
         for (const r of open) if (r.cancelRequested) abortLocalRun(r.id, "cancelled");
       },
@@ -53,7 +58,7 @@ function startBackgroundDuties(): void {
   });
 }
 
-/** A run executing here that the database says is closed stops spending model tokens on a log that takes no more events. */
+/** A run executing here that the database says is closed (or taken over) stops spending model tokens on a log that takes no more events from it. */
 function stopRunClosedElsewhere(id: string): void {
   if (abortLocalRun(id, "closed_elsewhere")) logger.warn({ runId: id }, "a run executing here was closed elsewhere; stopping it");
 }
@@ -62,7 +67,7 @@ onRunClosedElsewhere(stopRunClosedElsewhere);
 
 /** Aborts a run executing on this instance; false when it is not here. */
 export function abortLocalRun(id: string, reason: AbortReason): boolean {
-  const c = controllers.get(id);
+  const c = executions.get(id)?.controller;
   if (!c) return false;
   if (!c.signal.aborted) c.abort(reason);
   return true;
@@ -120,7 +125,7 @@ class MessageRecorder {
     this.pending = [];
     if (batch.length === 0) return;
     this.chain = this.chain.then(() =>
-      appendRunMessages({ threadId: this.run.threadId, runId: this.run.id, messages: batch }).catch((err: unknown) => {
+      appendRunMessages({ threadId: this.run.threadId, runId: this.run.id, messages: batch, attempt: this.run.attempt ?? 1 }).catch((err: unknown) => {
         // Kept for the run's closing statement, which retries while the database is away.
         this.pending = batch.concat(this.pending);
         logger.warn({ err, runId: this.run.id }, "could not persist run messages yet; they go with the run's end");
@@ -188,43 +193,130 @@ function failureOf(err: unknown, reason: AbortReason | undefined): Failure {
   return { status: "failed", outcome: { type: "error", code: "RUNNER_ERROR", message: "The agent failed while running; see the run log" } };
 }
 
+/** The run's log so far, when this execution takes the run over from one that stopped reporting. */
+export type Takeover = { records: EventRecord[] };
+
+/** Replays a log through a fresh guard; events it cannot follow are skipped (the guard keeps what it could). */
+function replay(guard: EventSequenceGuard, records: readonly EventRecord[]): AgUiEvent[] {
+  const events: AgUiEvent[] = [];
+  for (const rec of records) {
+    try {
+      events.push(guard.accept(parseAgUiEvent(JSON.parse(rec.json))));
+    } catch {
+      // A log the guard cannot follow still ends with a terminal event of its own.
+    }
+  }
+  return events;
+}
+
 /**
  * Executes a run on this instance: RUN_STARTED, the runner's events (checked by the AG-UI
  * sequence guard, persisted in batches, fanned out live), then exactly one terminal event.
- * Resolves when the run has ended and everything about it is durable.
+ * With `takeover`, an earlier execution stopped reporting: its log stays as it is, what it left
+ * open is closed, and the runner goes on from the log (RunnerInput.resume). Resolves when the run
+ * has ended and everything about it is durable.
  */
-export async function executeRun(
+export function executeRun(
   run: RunHandle,
   input: RunAgentInput,
   runner: Runner,
   generation: GenerationParams = {},
   prefetched?: PrefetchedContext,
+  takeover?: Takeover,
 ): Promise<void> {
-  if (getLiveRun(run.id)) return;
+  if (getLiveRun(run.id)) return Promise.resolve();
+  const execution = execute(run, input, runner, generation, prefetched, takeover);
+  running.add(execution);
+  void execution.finally(() => running.delete(execution));
+  return execution;
+}
+
+/** True once this instance hands its runs back: it takes no run over either. */
+export function isHandingOff(): boolean {
+  return handingOff;
+}
+
+/**
+ * Stops executing runs here and hands each back, with everything it streamed durable, for
+ * another instance to go on with (this instance is stopping: a deploy, a scale-down). Resolves
+ * when every run is handed back, or after `withinMs`.
+ */
+export async function handOffRuns(withinMs: number): Promise<number> {
+  handingOff = true;
+  const count = executions.size;
+  for (const id of executions.keys()) abortLocalRun(id, "handed_off");
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled([...running]), new Promise((r) => (timer = setTimeout(r, withinMs)))]);
+  clearTimeout(timer);
+  return count;
+}
+
+/** A run stopped by handOffRuns: its completed messages and events are written, then its hold released. */
+async function handBack(run: RunHandle, attempt: number, recorder: MessageRecorder): Promise<void> {
+  try {
+    const messages = await recorder.unwritten();
+    await withFinalWriteRetries(run.id, async () => {
+      await flushEvents();
+      await appendRunMessages({ threadId: run.threadId, runId: run.id, messages, attempt });
+      await releaseRun({ id: run.id, attempt });
+    });
+    logger.info({ runId: run.id }, "handed a run back for another instance to go on with");
+  } catch (err) {
+    // Its heartbeat stops with this process: recovery takes it over all the same, a little later.
+    logger.warn({ err, runId: run.id }, "could not hand a run back; another instance takes it over once its heartbeat is missed");
+  }
+}
+
+async function execute(
+  run: RunHandle,
+  input: RunAgentInput,
+  runner: Runner,
+  generation: GenerationParams,
+  prefetched: PrefetchedContext | undefined,
+  takeover: Takeover | undefined,
+): Promise<void> {
   startBackgroundDuties();
-  const live = openLiveRun(run.id);
+  const attempt = run.attempt ?? 1;
+  const live = openLiveRun(run.id, attempt);
   const controller = new AbortController();
-  controllers.set(run.id, controller);
+  executions.set(run.id, { controller, attempt });
+  if (handingOff) controller.abort("handed_off" satisfies AbortReason);
   const startedAt = Date.now();
   const recorder = new MessageRecorder(run, startedAt);
   const guard = createEventSequenceGuard({ threadId: run.threadId, runId: run.runId });
   let toolCalls = 0;
   const meter = meterRun({ ...run, runner: runner.id });
-  const put = (event: AgUiEvent, extras?: EmitExtras) => {
-    if (extras?.answersEarlierCall && event.type === EventType.TOOL_CALL_RESULT) guard.adoptToolCall(event.toolCallId);
-    const accepted = guard.accept(event);
+  const append = (accepted: AgUiEvent, extras?: EmitExtras) => {
     meter.event(accepted);
     if (accepted.type === EventType.TOOL_CALL_START) toolCalls++;
     live.append(accepted.type, serializeEvent(accepted));
     recorder.observe(accepted, extras);
   };
+  const put = (event: AgUiEvent, extras?: EmitExtras) => {
+    if (extras?.answersEarlierCall && event.type === EventType.TOOL_CALL_RESULT) guard.adoptToolCall(event.toolCallId);
+    append(guard.accept(event), extras);
+  };
+  let resume: RunnerInput["resume"];
+  if (takeover) {
+    live.preload(takeover.records);
+    const events = replay(guard, takeover.records);
+    const interrupted = guard.closeOpen();
+    resume = {
+      events,
+      interruptedToolCalls: interrupted.flatMap((e) => (e.type === EventType.TOOL_CALL_END ? [e.toolCallId] : [])),
+      unansweredToolCalls: guard.unansweredToolCalls(),
+    };
+    for (const e of interrupted) append(e);
+  }
   const deadline = setTimeout(() => controller.abort("deadline" satisfies AbortReason), Math.max(0, run.deadlineAt.getTime() - Date.now()));
 
   let result: RunnerResult = {};
   let failure: Failure | null = null;
   try {
-    put({ type: EventType.RUN_STARTED, threadId: run.threadId, runId: run.runId, ...(input.parentRunId ? { parentRunId: input.parentRunId } : {}) });
-    if (hasState(input.state)) put({ type: EventType.STATE_SNAPSHOT, snapshot: input.state });
+    if (!takeover) {
+      put({ type: EventType.RUN_STARTED, threadId: run.threadId, runId: run.runId, ...(input.parentRunId ? { parentRunId: input.parentRunId } : {}) });
+      if (hasState(input.state)) put({ type: EventType.STATE_SNAPSHOT, snapshot: input.state });
+    }
     if (run.status !== "running") await markRunStarted({ id: run.id });
     result = await meter.within(() =>
       runner.run({
@@ -232,6 +324,7 @@ export async function executeRun(
         input,
         generation,
         prefetched,
+        resume,
         signal: controller.signal,
         emit: (event, extras) => {
           if (controller.signal.aborted) return;
@@ -248,11 +341,19 @@ export async function executeRun(
     clearTimeout(deadline);
   }
 
+  if (controller.signal.reason === "handed_off") {
+    await handBack(run, attempt, recorder);
+    executions.delete(run.id);
+    closeLiveRun(run.id);
+    meter.end({ status: "handed_off" });
+    return;
+  }
+
   if (controller.signal.reason === "closed_elsewhere") {
     // Its log ends with the terminal event that closed it: nothing of this executor's follows it,
     // in the log or the thread. Followers here see their streams close; a resume reads the log.
     discardUnwrittenEvents(run.id);
-    controllers.delete(run.id);
+    executions.delete(run.id);
     closeLiveRun(run.id);
     meter.end({ status: "closed_elsewhere" });
     await recorder.unwritten();
@@ -291,6 +392,7 @@ export async function executeRun(
         messages,
         end,
         closing: { firstSeq: records[0]!.seq, types: records.map((r) => r.type), events: records.map((r) => r.json) },
+        attempt,
       })));
     }));
     // Closed elsewhere meanwhile: the log ends with that close, so these closing events go to nobody.
@@ -299,7 +401,7 @@ export async function executeRun(
     discardUnwrittenEvents(run.id);
     logger.error({ err, runId: run.id }, "could not close a run: the database did not take its end in time; recovery will close it");
   } finally {
-    controllers.delete(run.id);
+    executions.delete(run.id);
     closeLiveRun(run.id);
     meter.end(ending ?? { status: "failed" });
   }

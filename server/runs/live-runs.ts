@@ -16,7 +16,20 @@ export class LiveRun {
   /** The highest sequence number subscribers have been given (everything up to it is durable). */
   private published = 0;
 
-  constructor(readonly runId: string) {}
+  /** The events of earlier executions, already durable, when this one took the run over. */
+  private resumedAt = 0;
+
+  constructor(
+    readonly runId: string,
+    readonly attempt: number,
+  ) {}
+
+  /** A run taken over: the log so far, already durable, comes before what this execution appends. */
+  preload(records: readonly EventRecord[]): void {
+    for (const rec of records) this.events.push(rec);
+    this.published = this.events.length;
+    this.resumedAt = this.events.length;
+  }
 
   get lastSeq(): number {
     return this.events.length;
@@ -30,7 +43,7 @@ export class LiveRun {
   /** Assigns the next sequence number and queues the event for the group commit; subscribers get it once it is durable. */
   append(type: string, json: string): EventRecord {
     const rec = this.reserve(type, json);
-    persistEvent(this.runId, rec);
+    persistEvent(this.runId, rec, this.attempt, rec.seq === this.resumedAt + 1);
     return rec;
   }
 
@@ -71,8 +84,8 @@ const live = new Map<string, LiveRun>();
 
 onEventsDurable((runId, seq) => live.get(runId)?.publish(seq));
 
-export function openLiveRun(runId: string): LiveRun {
-  const run = new LiveRun(runId);
+export function openLiveRun(runId: string, attempt = 1): LiveRun {
+  const run = new LiveRun(runId, attempt);
   live.set(runId, run);
   return run;
 }

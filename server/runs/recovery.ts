@@ -4,14 +4,19 @@ import { serializeEvent } from "../protocols/ag-ui/sse";
 import { env } from "../env";
 import { logger } from "../logger";
 import { finishRun } from "../repositories/run-messages";
-import { findAbandonedRuns, findStaleRun } from "../repositories/runs";
+import { listen } from "../repositories/notifications";
+import { claimAbandonedRun, findAbandonedRuns, findStaleRun, RUN_RELEASED_CHANNEL, type ClaimedRun } from "../repositories/runs";
+import type { RunAgentInput } from "../protocols/ag-ui/run-input";
 import { readEvents } from "./event-log";
+import { executeRun, isHandingOff } from "./execute";
 import { getLiveRun } from "./live-runs";
-import { HEARTBEAT_MS } from "./types";
+import { findRunner } from "./runners/registry";
+import { HEARTBEAT_MS, type EventRecord, type GenerationParams } from "./types";
 import { parseAgUiEvent } from "../protocols/ag-ui/events";
 
 // A run whose executor missed three heartbeats in a row is taken for abandoned: its process
-// died, was killed, or lost the database for that long.
+// died, was killed, or lost the database for that long. Another instance then takes it over and
+// the run goes on from its log; a run whose runner cannot go on that way is closed instead.
 export const STALE_AFTER_MS = 3 * HEARTBEAT_MS;
 const SWEEP_EVERY_MS = HEARTBEAT_MS;
 
@@ -27,24 +32,21 @@ export const EXECUTOR_LOST = {
  * the terminal one) in one statement. Nothing already written is touched, and the closing events
  * follow the log's last event, so no id a client saw is ever reused.
  */
-export async function closeAbandonedRun(run: { id: string; runId: string; threadId: string }, outcome: RunCloseOutcome): Promise<void> {
+export async function closeAbandonedRun(run: { id: string; runId: string; threadId: string; attempt?: number }, outcome: RunCloseOutcome, log?: EventRecord[]): Promise<void> {
   if (getLiveRun(run.id)) return;
   const guard = createEventSequenceGuard({ threadId: run.threadId, runId: run.runId });
-  let after = 0;
-  for (;;) {
-    const page = await readEvents({ runId: run.id, after, limit: 1000 });
-    for (const rec of page) {
-      try {
-        guard.accept(parseAgUiEvent(JSON.parse(rec.json)));
-      } catch {
-        // A log the guard cannot follow still gets its terminal event below.
-      }
-      after = rec.seq;
+  const records = log ?? (await readWholeLog(run.id));
+  for (const rec of records) {
+    try {
+      guard.accept(parseAgUiEvent(JSON.parse(rec.json)));
+    } catch {
+      // A log the guard cannot follow still gets its terminal event below.
     }
-    if (page.length < 1000) break;
   }
+  const after = records.at(-1)?.seq ?? 0;
+  const { attempt } = run;
   if (guard.status === "finished" || guard.status === "errored") {
-    await finishRun({ threadId: run.threadId, runId: run.id, messages: [], end: { status: guard.status === "finished" ? "completed" : "failed" } });
+    await finishRun({ threadId: run.threadId, runId: run.id, messages: [], end: { status: guard.status === "finished" ? "completed" : "failed" }, attempt });
     return;
   }
   const closing = guard.close(outcome);
@@ -58,7 +60,54 @@ export async function closeAbandonedRun(run: { id: string; runId: string; thread
       errorMessage: outcome.type === "error" ? outcome.message : null,
     },
     closing: { firstSeq: after + 1, types: closing.map((e) => e.type), events: closing.map((e) => serializeEvent(e)) },
+    attempt,
   });
+}
+
+async function readWholeLog(runId: string): Promise<EventRecord[]> {
+  const records: EventRecord[] = [];
+  for (;;) {
+    const page = await readEvents({ runId, after: records.at(-1)?.seq ?? 0, limit: 1000 });
+    records.push(...page);
+    if (page.length < 1000) return records;
+  }
+}
+
+/**
+ * Takes over a run whose executor stopped reporting and goes on with it here, from its log: the
+ * same runner continues from its last completed step (see RunnerInput.resume). A run whose runner
+ * is not in this process (an external runner's) is closed as EXECUTOR_LOST. Resolves once the
+ * run is claimed, with whether it was; its execution goes on in the background.
+ */
+export async function takeOverAbandonedRun(id: string, staleBefore: Date): Promise<boolean> {
+  const claimed = await claimAbandonedRun({ id, staleBefore });
+  if (!claimed) return false;
+  const records = await readWholeLog(claimed.id);
+  const runner = findRunner(claimed.runner);
+  if (!runner) {
+    await closeAbandonedRun(claimed, EXECUTOR_LOST, records);
+    return true;
+  }
+  logger.warn({ runId: claimed.id, attempt: claimed.attempt, events: records.length }, "taking over a run whose executor stopped reporting");
+  void executeRun(handleOf(claimed), claimed.input as RunAgentInput, runner, (claimed.generation ?? {}) as GenerationParams, undefined, records.length > 0 ? { records } : undefined).catch(
+    (err: unknown) => logger.error({ err, runId: claimed.id }, "a run taken over failed to execute"),
+  );
+  return true;
+}
+
+function handleOf(run: ClaimedRun) {
+  return {
+    id: run.id,
+    runId: run.runId,
+    threadId: run.threadId,
+    userId: run.userId,
+    protocol: run.protocol,
+    deadlineAt: new Date(run.deadlineAt),
+    createdAt: new Date(run.createdAt),
+    status: "running" as const,
+    apiKeyHash: run.apiKeyHash,
+    attempt: run.attempt,
+  };
 }
 
 /**
@@ -72,18 +121,20 @@ export async function closeIfAbandoned({ userId, runId }: { userId: string; runI
   return true;
 }
 
-/** Closes, as failed, the runs whose executors stopped reporting. */
+/** Takes over (or, when their runner cannot go on, closes) the runs whose executors stopped reporting; answers how many. */
 export async function recoverAbandonedRuns(): Promise<number> {
-  const abandoned = await findAbandonedRuns({ staleBefore: new Date(Date.now() - STALE_AFTER_MS) });
+  if (isHandingOff()) return 0;
+  const staleBefore = new Date(Date.now() - STALE_AFTER_MS);
+  const abandoned = await findAbandonedRuns({ staleBefore });
+  let taken = 0;
   for (const run of abandoned) {
     try {
-      await closeAbandonedRun(run, EXECUTOR_LOST);
+      if (await takeOverAbandonedRun(run.id, staleBefore)) taken++;
     } catch (err) {
-      logger.error({ err, runId: run.id }, "could not close an abandoned run");
+      logger.error({ err, runId: run.id }, "could not take over an abandoned run");
     }
   }
-  if (abandoned.length > 0) logger.warn({ count: abandoned.length }, "closed runs whose executors stopped reporting");
-  return abandoned.length;
+  return taken;
 }
 
 let sweeper: NodeJS.Timeout | null = null;
@@ -99,4 +150,9 @@ export function startRecoverySweeper(): void {
   sweep();
   sweeper = setInterval(sweep, SWEEP_EVERY_MS);
   sweeper.unref();
+  // A stopping instance hands its runs back: take them over now rather than at the next sweep.
+  void listen(RUN_RELEASED_CHANNEL, (id) => {
+    if (isHandingOff()) return;
+    void takeOverAbandonedRun(id, new Date()).catch((err: unknown) => logger.warn({ err, runId: id }, "could not take over a run handed back"));
+  }).catch((err: unknown) => logger.warn({ err }, "could not listen for runs handed back; the sweep takes them over"));
 }

@@ -31,6 +31,8 @@ export type RunHandle = {
   status?: RunStatus;
   /** SHA-256 of the API key that started the run, when one did (its approval policy may differ). */
   apiKeyHash?: string | null;
+  /** Which execution of the run this is (runs.attempt): 1, or more once instances took it over. */
+  attempt?: number;
 };
 
 /** Data that goes with an event into the thread's messages, never onto the wire. */
@@ -62,6 +64,14 @@ export type RunnerInput = {
   emit: (event: AgUiEvent, extras?: EmitExtras) => void;
   /** What the runner's `prefetch` asked for, read while the run was accepted. */
   prefetched?: PrefetchedContext;
+  /**
+   * Present when this execution took the run over from one that stopped reporting: the events
+   * the run streamed so far (after RUN_STARTED, whatever that execution left open is closed), so
+   * the runner goes on from its last completed step. `interruptedToolCalls` were cut off while
+   * their arguments streamed: they never ran. `unansweredToolCalls` ended without a result
+   * (interrupted ones included): a runner repeats them with the same id, or answers them.
+   */
+  resume?: { events: AgUiEvent[]; interruptedToolCalls: string[]; unansweredToolCalls: string[] };
 };
 
 /** A runner's starting context, read in the round trip that accepts its run. */

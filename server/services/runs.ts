@@ -104,6 +104,7 @@ export async function startRun(opts: {
       apiKeyHash,
       apiKeyId: opts.apiKeyId,
       toolMessages: opts.toolMessages,
+      generation,
     });
     return { plan, local, accepted };
   };

@@ -25,6 +25,7 @@
 -- is no longer the one planned with (id and stamp), nothing is written and the status is "replan".
 -- p_limits (the environment's default budgets, see dispatch_run_limits): a new run that would exceed
 -- a budget of the user's or of p_api_key_id's writes nothing and answers that function's "limited".
+-- p_generation: the sampling parameters, kept for an executor that takes the run over.
 -- Returns {"status": "created" | "existing" | "not_found" | "busy" | "replan" | "run_id_taken" | "limited",
 --          "run": {...}, "busy_run_id": "...", "context": {"history": [...], "memory": [...]}}.
 CREATE OR REPLACE FUNCTION dispatch_accept_run(
@@ -48,7 +49,8 @@ CREATE OR REPLACE FUNCTION dispatch_accept_run(
   p_binding_check JSONB,
   p_tool_messages JSONB,
   p_api_key_id UUID DEFAULT NULL,
-  p_limits JSONB DEFAULT NULL
+  p_limits JSONB DEFAULT NULL,
+  p_generation JSONB DEFAULT NULL
 ) RETURNS JSON
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -114,11 +116,11 @@ BEGIN
     UPDATE threads SET last_seq = last_seq + 1, updated_at = now(), active_run_id = v_run_uuid WHERE id = p_thread_id RETURNING last_seq INTO v_seq;
   END IF;
 
-  INSERT INTO runs (id, run_id, thread_id, user_id, status, protocol, runner, input, deadline_at, started_at, heartbeat_at, binding_id, "authorization", event_id, api_key_id)
+  INSERT INTO runs (id, run_id, thread_id, user_id, status, protocol, runner, input, deadline_at, started_at, heartbeat_at, binding_id, "authorization", event_id, api_key_id, generation)
   VALUES (v_run_uuid, p_run_id, p_thread_id, p_user_id,
     CASE WHEN p_start THEN 'running'::"RunStatus" ELSE 'queued'::"RunStatus" END,
     p_protocol, p_runner, p_input, p_deadline_at, CASE WHEN p_start THEN now() END, now(),
-    p_binding_id, p_authorization, p_entry->>'id', p_api_key_id)
+    p_binding_id, p_authorization, p_entry->>'id', p_api_key_id, p_generation)
   RETURNING dispatch_run_json(runs) INTO v_run;
 
   -- The seeded earlier turns or the client's answers to the thread's open frontend tool calls come

@@ -33,6 +33,13 @@ export interface EventSequenceGuard {
    * interrupt's call): its TOOL_CALL_RESULT is then accepted, once, as for a call of this run.
    */
   adoptToolCall(toolCallId: string): void;
+  /**
+   * The END events for whatever is still open (innermost first), already accepted, without ending
+   * the run: an execution that took the run over closes what the one before it left half-streamed.
+   */
+  closeOpen(): AgUiEvent[];
+  /** Tool calls that ended without a result, in the order they started. */
+  unansweredToolCalls(): string[];
 }
 
 export type EventSequenceGuardOptions = {
@@ -312,6 +319,14 @@ export function createEventSequenceGuard(options: EventSequenceGuardOptions = {}
     close,
     adoptToolCall(toolCallId) {
       if (!toolCalls.has(toolCallId)) toolCalls.set(toolCallId, "ended");
+    },
+    closeOpen() {
+      if (status !== "running") return [];
+      const timestamp = now();
+      return [...open].reverse().map((entity) => accept(endEventFor(entity, timestamp)));
+    },
+    unansweredToolCalls() {
+      return [...toolCalls].flatMap(([id, state]) => (state === "ended" ? [id] : []));
     },
   };
 }

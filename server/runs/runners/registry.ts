@@ -12,6 +12,11 @@ export function registerRunner(runner: Runner, opts: { default?: boolean } = {})
   if (opts.default) defaultRunnerId = runner.id;
 }
 
+/** The in-process runner with this id (an execution taking a run over needs its runner again). */
+export function findRunner(id: string): Runner | undefined {
+  return runners.get(id);
+}
+
 export function defaultRunner(): Runner {
   return runners.get(defaultRunnerId)!;
 }

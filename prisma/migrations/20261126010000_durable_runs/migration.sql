@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "runs" ADD COLUMN     "attempt" INTEGER NOT NULL DEFAULT 1,
+ADD COLUMN     "generation" JSONB;

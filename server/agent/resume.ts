@@ -1,0 +1,47 @@
+import "server-only";
+import { EventType } from "@ag-ui/core";
+import type { RunnerInput } from "../runs/types";
+
+// An execution that takes a run over goes on from the run's log (RunnerInput.resume): the calls
+// the earlier execution streamed to the end but never answered are repeated with the same id
+// (project_cli writes are idempotent by it), those cut off mid-arguments are answered as not run.
+
+type Resume = NonNullable<RunnerInput["resume"]>;
+
+export type UnansweredCall = { toolCallId: string; toolName: string; args: unknown; parentMessageId: string | null; interrupted: boolean };
+
+function parseArgs(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
+  }
+}
+
+/** The run's calls without a result, in the order they started. */
+export function unansweredCalls(resume: Resume): UnansweredCall[] {
+  const started = new Map<string, { toolName: string; args: string; parentMessageId: string | null }>();
+  for (const event of resume.events) {
+    if (event.type === EventType.TOOL_CALL_START) started.set(event.toolCallId, { toolName: event.toolCallName, args: "", parentMessageId: event.parentMessageId ?? null });
+    else if (event.type === EventType.TOOL_CALL_ARGS) {
+      const call = started.get(event.toolCallId);
+      if (call) call.args += event.delta;
+    }
+  }
+  const interrupted = new Set(resume.interruptedToolCalls);
+  return resume.unansweredToolCalls.flatMap((toolCallId) => {
+    const call = started.get(toolCallId);
+    if (!call) return [];
+    return [{ toolCallId, toolName: call.toolName, args: parseArgs(call.args), parentMessageId: call.parentMessageId, interrupted: interrupted.has(toolCallId) }];
+  });
+}
+
+/** Every tool call id the run used so far: a repeated step's new calls must not reuse one. */
+export function usedToolCallIds(resume: Resume): string[] {
+  return resume.events.flatMap((e) => (e.type === EventType.TOOL_CALL_START ? [e.toolCallId] : []));
+}
+
+/** Results the run streamed, by call (a call answered before the takeover is not repeated). */
+export function answeredToolCallIds(resume: Resume): Set<string> {
+  return new Set(resume.events.flatMap((e) => (e.type === EventType.TOOL_CALL_RESULT ? [e.toolCallId] : [])));
+}
