@@ -251,6 +251,8 @@ export type ClaimedRun = {
   generation: Record<string, unknown> | null;
   attempt: number;
   apiKeyHash: string | null;
+  /** Someone asked to cancel it: the execution taking it over closes it as cancelled instead. */
+  cancelRequested: boolean;
 };
 
 /**
@@ -264,7 +266,7 @@ export async function claimAbandonedRun({ id, staleBefore }: { id: string; stale
      where r.id = $1 and r.status in ('queued', 'running') and (r.heartbeat_at is null or r.heartbeat_at < $2)
      returning r.id, r.run_id as "runId", r.thread_id as "threadId", r.user_id as "userId", r.protocol, r.runner,
        r.deadline_at as "deadlineAt", r.created_at as "createdAt", r.input, r.generation, r.attempt,
-       (select k.key_hash from api_keys k where k.id = r.api_key_id) as "apiKeyHash"`,
+       (select k.key_hash from api_keys k where k.id = r.api_key_id) as "apiKeyHash", r.cancel_requested_at is not null as "cancelRequested"`,
     [id, staleBefore],
   );
   return rows[0] ?? null;

@@ -1,4 +1,5 @@
 import "server-only";
+import { cancelAndWait } from "./cancel";
 import { closeIfAbandoned } from "./recovery";
 import { env } from "../env";
 import { runDeadline } from "./function-limits";
@@ -9,6 +10,7 @@ import { metrics } from "../telemetry/metrics";
 import { dbSpan } from "../telemetry/tracing";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { EntryEvent } from "../runner-host/entry-events";
+import type { MultitaskStrategy } from "../protocols/ag-ui/multitask";
 import type { ContextPrefetch, GenerationParams, PrefetchedContext } from "./types";
 
 export type AcceptedRun = { run: RunRow; created: boolean; prefetched?: PrefetchedContext };
@@ -102,11 +104,16 @@ export async function acceptRun(opts: {
   apiKeyId?: string | null;
   /** The sampling parameters, recorded for an executor that takes the run over. */
   generation?: GenerationParams;
+  /** A busy thread: refuse (the default), or cancel its run, wait for it to end, then start. */
+  multitaskStrategy?: MultitaskStrategy;
 }): Promise<AcceptedRun> {
-  return acceptRunAttempt(opts, false);
+  return acceptRunAttempt(opts, { supersededAbandoned: false, interrupted: false });
 }
 
-async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], supersededAbandoned: boolean): Promise<AcceptedRun> {
+// How long a run that interrupts the thread's run in progress waits for it to end.
+const INTERRUPT_WAIT_MS = 10_000;
+
+async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], tried: { supersededAbandoned: boolean; interrupted: boolean }): Promise<AcceptedRun> {
   const { userId, input } = opts;
   const user = userMessageParts(input);
   let outcome;
@@ -163,10 +170,19 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], supersede
     case "busy":
       // A run whose executor stopped reporting does not keep its thread busy: it is closed, and
       // this run takes its place.
-      if (!supersededAbandoned && (await closeIfAbandoned({ userId, runId: outcome.busyRunId }))) return acceptRunAttempt(opts, true);
-      throw new AppError("CONFLICT", `Thread ${input.threadId} already has a run in progress (${outcome.busyRunId}); wait for it to finish or cancel it`, {
-        activeRunId: outcome.busyRunId,
-      });
+      if (!tried.supersededAbandoned && (await closeIfAbandoned({ userId, runId: outcome.busyRunId }))) return acceptRunAttempt(opts, { ...tried, supersededAbandoned: true });
+      if (opts.multitaskStrategy === "interrupt" && !tried.interrupted) {
+        const active = await findRunByClientId({ userId, runId: outcome.busyRunId });
+        if (active) await cancelAndWait(active, INTERRUPT_WAIT_MS);
+        return acceptRunAttempt(opts, { ...tried, interrupted: true });
+      }
+      throw new AppError(
+        "CONFLICT",
+        tried.interrupted
+          ? `Thread ${input.threadId} still has a run in progress (${outcome.busyRunId}): it was cancelled but did not end in time; try again`
+          : `Thread ${input.threadId} already has a run in progress (${outcome.busyRunId}); wait for it to finish, cancel it, or send multitaskStrategy "interrupt" to cancel it and start this one`,
+        { activeRunId: outcome.busyRunId },
+      );
     default:
       throw new AppError("NOT_FOUND", `Thread ${input.threadId} not found`);
   }

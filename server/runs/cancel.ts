@@ -2,7 +2,9 @@ import "server-only";
 import { notify } from "../repositories/notifications";
 import { requestRunCancel, type RunRow } from "../repositories/runs";
 import { abortLocalRun, RUN_CANCEL_CHANNEL, type AbortReason } from "./execute";
+import { lastPersistedSeq } from "./event-log";
 import { closeAbandonedRun } from "./recovery";
+import { followRunBatches } from "./subscribe";
 import { TERMINAL_STATUSES } from "./types";
 
 /**
@@ -18,4 +20,16 @@ export async function cancelRun(run: RunRow, reason: Extract<AbortReason, "cance
   if (run.status === "queued" && Date.now() - run.createdAt.getTime() > 30_000) {
     await closeAbandonedRun(run, { type: "cancelled" });
   }
+}
+
+/**
+ * Cancels a run and resolves once it has ended (its terminal event is in the log), or after
+ * `withinMs`: a thread's new run that interrupts the one in progress starts only after it.
+ */
+export async function cancelAndWait(run: RunRow, withinMs: number): Promise<void> {
+  if (TERMINAL_STATUSES.has(run.status)) return;
+  const after = await lastPersistedSeq(run.id);
+  await cancelRun(run);
+  const signal = AbortSignal.timeout(withinMs);
+  for await (const batch of followRunBatches({ runId: run.id, after, signal })) void batch;
 }

@@ -84,7 +84,14 @@ export async function takeOverAbandonedRun(id: string, staleBefore: Date): Promi
   if (!claimed) return false;
   const records = await readWholeLog(claimed.id);
   const runner = findRunner(claimed.runner);
-  if (!runner) {
+  if (claimed.cancelRequested) {
+    await closeAbandonedRun(claimed, { type: "cancelled" }, records);
+    return true;
+  }
+  // On Vercel the run's deadline ended with the invocation that accepted it, and a cron
+  // invocation is no place to go on with it: it is closed there until runs continue across
+  // invocations.
+  if (!runner || env.VERCEL) {
     await closeAbandonedRun(claimed, EXECUTOR_LOST, records);
     return true;
   }

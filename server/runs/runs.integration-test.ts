@@ -133,6 +133,32 @@ describe("cancel, busy threads and repeated runIds", () => {
     expect((await postRun(alice.apiKey, second)).status).toBe(202);
   });
 
+  it("with multitaskStrategy interrupt, cancels the thread's run in progress and starts the new one after it", async () => {
+    const first = runInput({}, paced(100, "a b c d e f g h i j k l m n o p q r s t"));
+    expect((await postRun(alice.apiKey, first)).status).toBe(202);
+    const bad = await postRun(alice.apiKey, runInput({ threadId: first.threadId, forwardedProps: { multitaskStrategy: "queue" } }));
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toBe('forwardedProps.multitaskStrategy: must be one of reject, interrupt, not "queue"');
+    const refused = await postRun(alice.apiKey, runInput({ threadId: first.threadId, forwardedProps: { multitaskStrategy: "reject" } }));
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('"interrupt"');
+
+    const second = runInput({ threadId: first.threadId, forwardedProps: { multitaskStrategy: "interrupt" } }, "and now this");
+    const res = await postRun(alice.apiKey, second, { stream: true });
+    expect(res.status).toBe(200);
+    const frames = await collectSse(res);
+    expect(JSON.parse(frames.at(-1)!.data)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" } });
+    // The run it interrupted ended first, cancelled, with its log closed.
+    expect(await waitForRunEnd(alice.apiKey, first.runId)).toMatchObject({ status: "cancelled" });
+    const firstLog = await collectSse(await getJson(alice.apiKey, `/api/v1/agent/runs/${first.runId}/events`));
+    expect(JSON.parse(firstLog.at(-1)!.data)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "cancelled" } });
+    const runs = await getPool().query<{ run_id: string; finished_at: Date; started_at: Date }>(
+      "select run_id, finished_at, started_at from runs where run_id = any($1) order by created_at",
+      [[first.runId, second.runId]],
+    );
+    expect(runs.rows[0]!.finished_at.getTime()).toBeLessThanOrEqual(runs.rows[1]!.started_at.getTime());
+  });
+
   it("returns the same task for a repeated runId and never starts a second run", async () => {
     const body = runInput();
     const [a, b] = await Promise.all([postRun(alice.apiKey, body), postRun(alice.apiKey, body)]);

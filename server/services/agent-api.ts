@@ -159,6 +159,7 @@ export async function startAgentResponse(opts: {
     claimedKey: opts.claimedKey,
     toolMessages,
     keepAlive: opts.keepAlive,
+    multitaskStrategy: request.multitask_strategy,
   });
   return { run, sessionId: session?.name ?? run.threadId };
 }

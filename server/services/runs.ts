@@ -16,6 +16,7 @@ import { planRun } from "../runner-host/plan";
 import { startRecoverySweeper } from "../runs/recovery";
 import type { GenerationParams } from "../runs/types";
 import { findModel, listModels } from "../models/catalog";
+import { forwardedMultitaskStrategy, type MultitaskStrategy } from "../protocols/ag-ui/multitask";
 
 /** Keeps background work a request started alive after its answer (the edge's, e.g. Next's `after`). */
 export type KeepAlive = (work: Promise<unknown>) => void;
@@ -62,9 +63,14 @@ export async function startRun(opts: {
   apiKeyId?: string;
   /** Given the run's execution; without it (scripts, tests) the promise simply runs on. */
   keepAlive?: KeepAlive;
+  /** What to do when the thread has a run in progress (the Agent API's field); else AG-UI's forwardedProps.multitaskStrategy. */
+  multitaskStrategy?: MultitaskStrategy;
 }): Promise<{ run: RunRow; created: boolean }> {
   startRecoverySweeper();
   const generation = chosenModel(opts.input, opts.generation);
+  const forwarded = forwardedMultitaskStrategy(opts.input.forwardedProps);
+  if (!forwarded.ok) throw new AppError("BAD_REQUEST", forwarded.message, { field: "forwardedProps.multitaskStrategy" });
+  const multitaskStrategy = opts.multitaskStrategy ?? forwarded.strategy ?? "reject";
   const images = userMessageParts(opts.input).images;
   // The accepting statement checks a claimed key; images are checked against the caller
   // before it, so the key is checked first then.
@@ -105,6 +111,7 @@ export async function startRun(opts: {
       apiKeyId: opts.apiKeyId,
       toolMessages: opts.toolMessages,
       generation,
+      multitaskStrategy,
     });
     return { plan, local, accepted };
   };

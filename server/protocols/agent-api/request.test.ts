@@ -75,6 +75,7 @@ describe("parseAgentRequest", () => {
     ["a non-function tool", { input: [user("x")], tools: [{ type: "retrieval", function: { name: "f", description: "d", parameters: {} } }] }, "tools[0].type"],
     ["a tool without a name", { input: [user("x")], tools: [{ description: "d", parameters: {} }] }, "tools[0].name"],
     ["a response_id over 128 characters", { input: [user("x")], response_id: "r".repeat(129) }, "response_id"],
+    ["an unknown multitask_strategy", { input: [user("x")], multitask_strategy: "rollback" }, "multitask_strategy"],
   ])("rejects %s with 400 naming the field", (_name, body, field) => {
     const result = parse(body);
     expect(result).toMatchObject({ ok: false, status: 400, field });

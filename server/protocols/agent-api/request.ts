@@ -1,4 +1,5 @@
 import { issuePath } from "../../input-issues";
+import { MULTITASK_STRATEGIES } from "../ag-ui/multitask";
 import { z } from "zod";
 import { MAX_MESSAGES, MAX_PAYLOAD_BYTES, MAX_RUN_ID_CHARS, countCodePoints, isNonBlankString, utf8ByteLength } from "../ag-ui/run-input-rules";
 
@@ -130,6 +131,8 @@ export const AgentRequestSchema = z.strictObject({
   // The spec allows 1..5; a run produces one answer, so more is refused rather than ignored.
   n: optional(z.int().min(1).max(5).refine((n) => n === 1, AGENT_REQUEST_ERRORS.n)),
   seed: optional(z.int()),
+  /** What to do when the session already has a run in progress (docs/agent-api.md): refuse (409) or cancel it first. */
+  multitask_strategy: optional(z.enum(MULTITASK_STRATEGIES)),
   tools: optional(z.array(ToolEntrySchema)),
   session_id: optional(z.string().refine((id) => isNonBlankString(id) && countCodePoints(id) <= MAX_SESSION_ID_CHARS, AGENT_REQUEST_ERRORS.sessionId)),
   response_id: optional(
