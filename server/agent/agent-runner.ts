@@ -123,8 +123,9 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
       const serverToolNames = new Set([projectCli.name]);
       const translator = new AgUiEventTranslator(emit, serverToolNames, { model: info.id });
       const gate = deps.approvalGate({ id: run.id, threadId: run.threadId, userId: run.userId, apiKeyHash: run.apiKeyHash });
-      const carried = await carryApprovals(context.approvals ?? [], ({ toolCallId, args }) =>
-        runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, args, signal, timeZone }),
+      // An approved call keeps the run it was made in, so it is done once whichever run carries it.
+      const carried = await carryApprovals(context.approvals ?? [], ({ toolCallId, callRunId, args }) =>
+        runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, callRunId, args, signal, timeZone }),
       );
       for (const c of carried) emitCarried(emit, c);
       const clientResults = clientToolResults(input, openClientToolCalls(context.toolEvents, serverToolNames));
