@@ -3,6 +3,7 @@
 // checks and runs the call. Prints the durations (ms) as JSON.
 // Runs with the server's environment and the react-server condition.
 //   node --conditions=react-server --import tsx bench/cli-call.ts --user ID --calls N
+import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import { mintToolCredential } from "@/server/tools/project-cli/credential";
 import { execProjectCli } from "@/server/tools/project-cli/run-cli";
@@ -11,7 +12,7 @@ const { values } = parseArgs({ options: { user: { type: "string" }, calls: { typ
 const userId = values.user!;
 
 async function call(): Promise<number> {
-  const credential = mintToolCredential({ userId, runId: "bench", modules: ["calendar", "contacts", "memory"] });
+  const credential = mintToolCredential({ userId, runId: "bench", modules: ["calendar", "contacts", "memory"], toolCall: { id: `call_${randomUUID()}` } });
   const started = performance.now();
   const out = await execProjectCli({ module: "calendar", method: "read", input: { mode: "day", date: "2026-03-15" }, credential, timeZone: "UTC", timeoutMs: 30_000 });
   const ms = performance.now() - started;

@@ -163,7 +163,11 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
       const runCall = ({ toolCallId, args }: { toolCallId: string; args: unknown }) =>
         runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, args, signal, timeZone });
       const answered = resume ? answeredToolCallIds(resume) : new Set<string>();
-      const carried = await carryApprovals((context.approvals ?? []).filter((a) => !answered.has(a.toolCallId)), runCall);
+      // An approved call keeps the run it was made in, so it is done once whichever run carries it
+      // (and however often: a run taken over carries again what it had not answered yet).
+      const carried = await carryApprovals((context.approvals ?? []).filter((a) => !answered.has(a.toolCallId)), ({ toolCallId, callRunId, args }) =>
+        runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, callRunId, args, signal, timeZone }),
+      );
       for (const c of carried) emitCarried(emit, c);
       const clientResults = clientToolResults(input, openClientToolCalls(context.toolEvents, serverToolNames));
       const repeated = resume ? await repeatUnansweredCalls(resume, { emit, gate, runCall, serverToolNames }) : [];

@@ -10,7 +10,17 @@ import { toolFailureText, type ToolOutcome } from "./tool-outcome";
 // declared, which have no execute function, so the loop stops when the model calls one and
 // the call is left for the client to answer (AG-UI frontend tools).
 
-export type ProjectCliRequest = { userId: string; runId: string; toolCallId: string; args: unknown; signal?: AbortSignal; timeZone?: string };
+export type ProjectCliRequest = {
+  userId: string;
+  runId: string;
+  /** The id the client saw; a write runs once per call (server/tools/project-cli/effects.ts). */
+  toolCallId: string;
+  /** The run the call was made in, when this run carries an approved call of an earlier one. */
+  callRunId?: string;
+  args: unknown;
+  signal?: AbortSignal;
+  timeZone?: string;
+};
 
 /** project_cli as the loop uses it; the real one is server/tools/project-cli/tool.ts. */
 export type ProjectCliBinding = {
@@ -70,9 +80,9 @@ export function buildAgentTools(opts: {
     inputSchema: jsonSchema<unknown>(projectCli.parameters),
     strict: false,
     execute: async (args, { toolCallId }): Promise<ToolOutcome | typeof LEFT_OPEN> => {
-      if (approvals && (await approvals.check({ toolCallId: wireId(toolCallId), args }))) return LEFT_OPEN;
-      // Keyed by the id on the wire (the log's), which an execution taking the run over repeats.
-      return runProjectCliCall(projectCli, { userId, runId, toolCallId: wireId(toolCallId), args, signal, timeZone });
+      const id = wireId(toolCallId);
+      if (approvals && (await approvals.check({ toolCallId: id, args }))) return LEFT_OPEN;
+      return runProjectCliCall(projectCli, { userId, runId, toolCallId: id, args, signal, timeZone });
     },
     toModelOutput: ({ output }) => ({ type: "text", value: (output as ToolOutcome).toolResponseText }),
   });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/server/db";
 import { createTestUser } from "@/test/helpers";
 import { startExtraServer, type ExtraServer } from "@/test/extra-server";
+import { runProjectCli } from "@/server/tools/project-cli/tool";
 import { postRun, runInput, waitForRunEnd } from "@/test/runs";
 import { decide, events, fact, history, interruptedRun, ofType, rememberTurn, showTurn } from "./test-support";
 
@@ -57,6 +58,17 @@ describe("approvals on the seed endpoint and its companion", () => {
     expect(ofType(continued, "TEXT_MESSAGE_CONTENT").map((e) => e.delta).join("")).toContain("Tool said:");
     expect((ofType(continued, "RUN_FINISHED")[0]!.outcome as { type: string }).type).toBe("success");
     expect(await fact(owner.id, k)).toBe("yes");
+    // It ran as the call of the run that asked, so whichever run executes it again (the
+    // continuation's step repeated elsewhere) gets the answer of that time, not a second write.
+    const asked = await getPool().query<{ runId: string }>(`select run_id as "runId" from approvals where id = $1`, [interrupt.id]);
+    const repeated = await runProjectCli({
+      userId: owner.id,
+      runId: randomUUID(),
+      callRunId: asked.rows[0]!.runId,
+      toolCallId: call.toolCallId as string,
+      args: { module: "memory", method: "update", input: { facts: [{ key: k, value: "yes" }] } },
+    });
+    expect(repeated.toolResponseText).toBe(result.content);
 
     // Deciding again is the same answer (the same task, nothing run twice); changing one's mind is a 409.
     const again = await decide(owner.apiKey, interrupt.id, { approve: true });

@@ -42,7 +42,7 @@ export function createApprovalGate(run: ApprovalGateRun, now: () => Date = () =>
       const frozen = await policy;
       if (!needsApproval(frozen, module, method, input)) return null;
       const created = now();
-      const row: ApprovalRow = {
+      const asked: ApprovalRow = {
         id: randomUUID(),
         runId: run.id,
         threadId: run.threadId,
@@ -61,7 +61,9 @@ export function createApprovalGate(run: ApprovalGateRun, now: () => Date = () =>
         resolvedRunId: null,
         createdAt: created,
       };
-      row.id = (await insertApproval(row)).id;
+      const stored = await insertApproval(asked);
+      // The call asked already (its step repeated): that request stands.
+      const row = stored.id === asked.id ? asked : stored;
       requested.push(row);
       return row;
     },

@@ -37,6 +37,10 @@ export async function freezeRunPolicy({ runId, apiKeyHash }: { runId: string; ap
   return rows[0]?.policy ?? "always";
 }
 
+/**
+ * Records the request a call became; a call that already asked (its step repeated after a crash)
+ * gets the request it made then, so it is asked once.
+ */
 export async function insertApproval(row: {
   id: string;
   runId: string;
@@ -47,12 +51,12 @@ export async function insertApproval(row: {
   input: unknown;
   policy: string;
   expiresAt: Date;
-}): Promise<{ id: string }> {
-  // A run taken over asks again for the call it had asked about: the first request stands.
-  const { rows } = await getPool().query<{ id: string }>(
+}): Promise<ApprovalRow> {
+  // The no-op update makes the conflicting row the one returned.
+  const { rows } = await getPool().query<ApprovalRow>(
     `insert into approvals (id, run_id, thread_id, user_id, tool_call_id, action, input, policy, expires_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-     on conflict (run_id, tool_call_id) do update set run_id = excluded.run_id returning id`,
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict (run_id, tool_call_id) do update set tool_call_id = excluded.tool_call_id
+     returning ${COLUMNS}`,
     [row.id, row.runId, row.threadId, row.userId, row.toolCallId, row.action, JSON.stringify(row.input), row.policy, row.expiresAt],
   );
   return rows[0]!;
@@ -174,11 +178,15 @@ export async function listApprovalsForRun({ runId }: { runId: string }): Promise
   return rows;
 }
 
-/** The approval a thread holds for a tool call id that no run has carried yet, if any (external runners retry by id). */
-export async function findOpenApprovalForCall({ threadId, toolCallId }: { threadId: string; toolCallId: string }): Promise<ApprovalRow | null> {
+/**
+ * The approval a thread holds for a tool call id that no run has carried yet, or that `runId`
+ * carries, if any (external runners retry by id).
+ */
+export async function findOpenApprovalForCall({ threadId, toolCallId, runId }: { threadId: string; toolCallId: string; runId: string }): Promise<ApprovalRow | null> {
   const { rows } = await getPool().query<ApprovalRow>(
-    `select ${COLUMNS} from approvals where thread_id = $1 and tool_call_id = $2 and resolved_run_id is null order by created_at desc limit 1`,
-    [threadId, toolCallId],
+    `select ${COLUMNS} from approvals where thread_id = $1 and tool_call_id = $2 and (resolved_run_id is null or resolved_run_id = $3)
+     order by created_at desc limit 1`,
+    [threadId, toolCallId, runId],
   );
   return rows[0] ?? null;
 }

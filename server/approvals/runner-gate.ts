@@ -16,8 +16,11 @@ export type RunnerToolCall = { run: { id: string; threadId: string; userId: stri
 
 type Answer = { output: ToolAgentOutput; toolResponseText: string; uiSchema: unknown };
 
-/** Run it (with these arguments), or answer without running it. */
-export type RunnerToolGate = { run: unknown } | { answer: Answer };
+/**
+ * Run it (with these arguments; an approved call as the call of the run that asked, `callRunId`,
+ * so it is done once however often it is asked again), or answer without running it.
+ */
+export type RunnerToolGate = { run: unknown; callRunId?: string } | { answer: Answer };
 
 function answerFor(row: ApprovalRow, args: unknown, code: string, message: string): Answer {
   const error = { code, message, approval: approvalView(row) };
@@ -32,12 +35,13 @@ const pending = (row: ApprovalRow, args: unknown) =>
   answerFor(row, args, "APPROVAL_PENDING", `${row.action} waits for the user's approval until ${row.expiresAt.toISOString()}; end the run and call again with the same tool_call_id once it is decided`);
 
 export async function gateRunnerToolCall({ run, toolCallId, args }: RunnerToolCall): Promise<RunnerToolGate> {
-  const earlier = await findOpenApprovalForCall({ threadId: run.threadId, toolCallId });
+  const earlier = await findOpenApprovalForCall({ threadId: run.threadId, toolCallId, runId: run.id });
   if (earlier) {
-    const claimed = await claimApproval({ id: earlier.id, runId: run.id });
+    // A run asking again for a call it already carries (a retry) carries it again.
+    const claimed = earlier.resolvedRunId === run.id ? earlier : await claimApproval({ id: earlier.id, runId: run.id });
     if (!claimed) return { answer: pending(earlier, args) };
     const [module, method] = claimed.action.split(".");
-    if (claimed.status === "approved") return { run: { module, method, input: claimed.editedInput ?? claimed.input } };
+    if (claimed.status === "approved") return { run: { module, method, input: claimed.editedInput ?? claimed.input }, callRunId: claimed.runId };
     const why = notDoneReason(claimed);
     return { answer: answerFor(claimed, args, why.code, why.message) };
   }

@@ -2,12 +2,14 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/server/db";
 import { callHost, createBinding, createEndpoint, endRun, startRunSession, type TestEndpoint } from "@/server/runner-host/api/test-fixtures";
 import { decideApproval } from "./decide";
+import { createApprovalGate } from "./gate";
 import { createTestUser } from "@/test/helpers";
 import { fact } from "./test-support";
 
 // External runners under the same policy: a runner's tools/call of a write through the host API
 // gets a typed answer that approval is pending; once decided, the run that continues calls again
-// with the same tool_call_id and the action runs, once. A binding may approve for automation.
+// with the same tool_call_id and the action runs, once, however often it asks. A binding may
+// approve for automation.
 
 let user: Awaited<ReturnType<typeof createTestUser>>;
 let endpoint: TestEndpoint;
@@ -51,6 +53,11 @@ describe("approvals for external runners", () => {
     const ran = await remember(next.id, "call_runner_w1", key);
     expect(ran.output).toMatchObject({ status: "success", error: null });
     expect(await fact(user.id, key)).toBe("from the runner");
+    // The continuing run asking again (a retry) gets the same answer: the write is not done
+    // again (the fact's updated_at would move) and no second approval is asked for.
+    expect(await remember(next.id, "call_runner_w1", key)).toEqual(ran);
+    const asks = await getPool().query(`select id from approvals where thread_id = $1 and tool_call_id = 'call_runner_w1'`, [first.threadId]);
+    expect(asks.rows).toHaveLength(1);
     const { rows } = await getPool().query(`select status, resolved_run_id from approvals where id = $1`, [asked.output.error!.approval!.id]);
     expect(rows[0]).toEqual({ status: "approved", resolved_run_id: next.id });
     await endRun(next.id);
@@ -62,5 +69,19 @@ describe("approvals for external runners", () => {
     expect(auto.output).toMatchObject({ status: "success" });
     expect(await fact(user.id, `${key}_auto`)).toBe("from the runner");
     await endRun(robot.id);
+  });
+
+  it("asks once for a call whose step runs again (the process executing it died)", async () => {
+    const fresh = await createBinding({ endpoint, userId: user.id });
+    const run = await startRunSession({ userId: user.id, endpoint, bindingId: fresh, text: "remember once" });
+    const gateRun = { id: run.id, threadId: run.threadId, userId: user.id };
+    const args = { module: "memory", method: "update", input: { key: `once_${Date.now()}`, value: "asked" } };
+    const first = await createApprovalGate(gateRun).check({ toolCallId: "call_step", args });
+    const repeated = await createApprovalGate(gateRun).check({ toolCallId: "call_step", args });
+    expect(first).toMatchObject({ status: "pending" });
+    expect(repeated!.id).toBe(first!.id);
+    const { rows } = await getPool().query(`select id from approvals where run_id = $1`, [run.id]);
+    expect(rows).toEqual([{ id: first!.id }]);
+    await endRun(run.id);
   });
 });

@@ -64,7 +64,8 @@ export async function updateThreadTitle({ id, userId, title }: { id: string; use
 export type DeleteThreadResult = "deleted" | "not_found" | "busy";
 
 /**
- * Deletes the thread with its messages, runs and events, unless a run of it is still open
+ * Deletes the thread with its messages, runs and events, and the answers its runs' tool calls
+ * recorded (tool_effects names runs without a foreign key), unless a run of it is still open
  * or has ended so recently that its last events may not be written yet: the event log's
  * writer must never meet a run that vanished under it.
  */
@@ -82,6 +83,7 @@ export async function deleteIdleThread({ id, userId }: { id: string; userId: str
       [id],
     );
     if ((busy.rowCount ?? 0) > 0) return "busy";
+    await tx.query(`delete from tool_effects e using runs r where r.thread_id = $1 and e.user_id = r.user_id and e.run_id = r.id::text`, [id]);
     await tx.query(`delete from threads where id = $1`, [id]);
     return "deleted";
   });

@@ -6,6 +6,7 @@ import { parseRunAgentInput } from "@/server/protocols/ag-ui/run-input";
 import { acceptRun } from "@/server/runs/accept";
 import { executeRun } from "@/server/runs/execute";
 import type { Runner } from "@/server/runs/types";
+import { runProjectCli } from "@/server/tools/project-cli/tool";
 import { baseUrl, createTestUser } from "@/test/helpers";
 import { signInOverHttp, trpcGet } from "@/test/http-session";
 import { runInput } from "@/test/runs";
@@ -103,17 +104,19 @@ describe("renaming a thread", () => {
 });
 
 describe("deleting a thread", () => {
-  it("deletes the owner's thread with its messages and runs, and nobody else's", async () => {
+  it("deletes the owner's thread with its messages, runs and their tool calls' records, and nobody else's", async () => {
     const { threadId, run, input } = await chat(owner, "delete me");
     await executeRun(handle(run), input, { id: "test:noop", run: async () => ({}) });
+    const write = await runProjectCli({ userId: owner.id, runId: run.id, toolCallId: "call_forget", args: { module: "memory", method: "update", input: { key: "gone", value: "soon" } } });
+    expect(write.output.status).toBe("success");
     await expect(deleteThread({ userId: stranger.id, id: threadId })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await deleteThread({ userId: owner.id, id: threadId });
     const left = await getPool().query(
       `select (select count(*) from threads where id = $1)::int as threads, (select count(*) from messages where thread_id = $1)::int as messages,
-              (select count(*) from runs where thread_id = $1)::int as runs`,
-      [threadId],
+              (select count(*) from runs where thread_id = $1)::int as runs, (select count(*) from tool_effects where run_id = $2)::int as effects`,
+      [threadId, run.id],
     );
-    expect(left.rows[0]).toEqual({ threads: 0, messages: 0, runs: 0 });
+    expect(left.rows[0]).toEqual({ threads: 0, messages: 0, runs: 0, effects: 0 });
     await expect(deleteThread({ userId: owner.id, id: threadId })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 

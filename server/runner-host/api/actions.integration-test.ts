@@ -335,21 +335,24 @@ describe("tools", () => {
     expect(detail.description).toContain("calendar.create");
   });
 
-  it("runs project_cli for the run's user: a calendar event, its ToolAgentOutput and card", async () => {
+  it("runs project_cli for the run's user: a calendar event, its ToolAgentOutput and card, once per tool_call_id", async () => {
     // Writes wait for a person unless the binding approves for automation (server/approvals/runner.integration-test.ts).
     await getPool().query(`update agent_bindings set auto_approve = true where id = $1`, [bindingId]);
+    const params = {
+      tool_name: "project_cli",
+      tool_call_id: "call_runner_1",
+      parameters: { module: "calendar", method: "create", input: { title: "Offsite planning", start_at: "2026-06-01T09:00:00+02:00", duration_minutes: 60 } },
+    };
     const data = await ok<{ output: { status: string; result: { data: { event: { id: string } } } }; ui_schema: unknown; tool_call_id: string; tool_response_text: string }>(
       "tools/call",
-      {
-        tool_name: "project_cli",
-        tool_call_id: "call_runner_1",
-        parameters: { module: "calendar", method: "create", input: { title: "Offsite planning", start_at: "2026-06-01T09:00:00+02:00", duration_minutes: 60 } },
-      },
+      params,
     );
     expect(data.tool_call_id).toBe("call_runner_1");
     expect(data.output).toMatchObject({ tool_name: "project_cli", tool_call_id: "call_runner_1", status: "success" });
     expect(data.ui_schema).not.toBeNull();
     expect(data.tool_response_text.length).toBeGreaterThan(0);
+    // A runner retrying the call (its answer lost, or its own step repeated) gets the same answer, and no second event.
+    expect(await ok("tools/call", params)).toEqual(data);
     const { rows } = await getPool().query(`select title from calendar_events where owner_id = $1`, [user.id]);
     expect(rows).toEqual([{ title: "Offsite planning" }]);
   });

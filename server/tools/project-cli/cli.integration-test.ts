@@ -49,7 +49,14 @@ function cli(argv: string[], opts: { input?: unknown; env?: Record<string, strin
 }
 
 function credentialEnv(opts: { modules?: string[]; now?: Date; userId?: string; key?: string } = {}) {
-  const credential = mintToolCredential({ userId: opts.userId ?? alice.id, runId: randomUUID(), modules: opts.modules ?? ALL, key: opts.key ?? key(), now: opts.now });
+  const credential = mintToolCredential({
+    userId: opts.userId ?? alice.id,
+    runId: randomUUID(),
+    modules: opts.modules ?? ALL,
+    toolCall: { id: `call_${randomUUID()}` },
+    key: opts.key ?? key(),
+    now: opts.now,
+  });
   return { credential, env: { DISPATCH_TOOL_CREDENTIAL: credential } };
 }
 

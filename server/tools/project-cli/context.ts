@@ -6,10 +6,16 @@ export type ToolContext = {
   // One connection, not a pool, so a handler's transaction stays on it.
   db: pg.ClientBase;
   timeZone: string;
+  /**
+   * Set when the caller already holds a transaction on `db` that commits the handler's writes
+   * together with the record of its answer (a write, effects.ts), and rolls them back on failure.
+   */
+  inEffect?: true;
 };
 
-/** Runs `fn` in a transaction on the context's connection. */
+/** Runs `fn` in a transaction on the context's connection (the write's own one, when it has one). */
 export async function inTransaction<T>(ctx: ToolContext, fn: () => Promise<T>): Promise<T> {
+  if (ctx.inEffect) return fn();
   await ctx.db.query("begin");
   try {
     const result = await fn();

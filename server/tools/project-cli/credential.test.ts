@@ -3,7 +3,7 @@ import { ToolError } from "./errors";
 import { mintToolCredential, toolCredentialKey, verifyToolCredential, TOOL_CREDENTIAL_TTL_SECONDS } from "./credential";
 
 const key = toolCredentialKey("test-secret");
-const claims = { userId: "3b0a6a52-9a3e-4f43-8f58-1d8e0a9b7c11", runId: "run-1", modules: ["calendar", "memory"] };
+const claims = { userId: "3b0a6a52-9a3e-4f43-8f58-1d8e0a9b7c11", runId: "run-1", modules: ["calendar", "memory"], toolCall: { id: "call_1" } };
 
 function rejection(fn: () => unknown): ToolError {
   try {
@@ -16,10 +16,13 @@ function rejection(fn: () => unknown): ToolError {
 }
 
 describe("the controlled credential", () => {
-  it("names one user, run and set of modules, and lives 5 to 10 minutes", () => {
+  it("names one user, run, tool call and set of modules, and lives 5 to 10 minutes", () => {
     const now = new Date("2026-04-21T10:00:00Z");
     const verified = verifyToolCredential(mintToolCredential({ ...claims, key, now }), { key, now });
-    expect(verified).toEqual({ ...claims, expiresAt: new Date(now.getTime() + TOOL_CREDENTIAL_TTL_SECONDS * 1000) });
+    expect(verified).toEqual({ ...claims, toolCall: { runId: "run-1", id: "call_1" }, expiresAt: new Date(now.getTime() + TOOL_CREDENTIAL_TTL_SECONDS * 1000) });
+    // An approved call carried by a later run keeps the run it was made in.
+    const carried = verifyToolCredential(mintToolCredential({ ...claims, toolCall: { id: "call_1", runId: "run-0" }, key, now }), { key, now });
+    expect(carried).toMatchObject({ runId: "run-1", toolCall: { runId: "run-0", id: "call_1" } });
     expect(TOOL_CREDENTIAL_TTL_SECONDS).toBeGreaterThanOrEqual(300);
     expect(TOOL_CREDENTIAL_TTL_SECONDS).toBeLessThanOrEqual(600);
   });

@@ -10,6 +10,7 @@ import { isDatabaseUnavailable } from "@/server/errors";
 import { logger } from "@/server/logger";
 import { openToolPool } from "@/server/repositories/tool-pool";
 import { toolCredentialKey, verifyToolCredential } from "./credential";
+import { runWriteOnce } from "./effects";
 import { ToolError } from "./errors";
 import { timeZoneField } from "./fields";
 import { projectCliRouter, type CliOutput } from "./router";
@@ -20,7 +21,8 @@ import { projectCliRouter, type CliOutput } from "./router";
 // answer. Here the credential is checked (signature, lifetime, the run's modules), then the
 // router's whitelist and the method's strict schema; only then does a handler run, on a
 // connection of the gateway's own small pool, so a call never waits for a database backend to
-// start and never holds a connection the run hot path needs.
+// start and never holds a connection the run hot path needs. A write runs once per tool call
+// (effects.ts): its changes commit with the record of its answer, which a repeat gets back.
 //
 // One gateway per server process, started on first use. It listens on a Unix socket in a fresh
 // directory only this OS user can enter (a named pipe on Windows) and does not keep the process
@@ -146,7 +148,10 @@ export async function handleToolRequest(raw: string, signal?: AbortSignal): Prom
     try {
       // Gone while the connection was being taken.
       if (signal?.aborted) throw cancelled();
-      return await prepared.run({ userId: claims.userId, db, timeZone: zone.data });
+      const ctx = { userId: claims.userId, db, timeZone: zone.data };
+      if (prepared.kind === "read") return await prepared.run(ctx);
+      const key = { userId: claims.userId, runId: claims.toolCall.runId, toolCallId: claims.toolCall.id };
+      return await runWriteOnce({ key, action: prepared.action, input: prepared.input, ctx, run: prepared.run });
     } catch (err) {
       failed = true;
       throw err;

@@ -4,6 +4,7 @@ import { PROJECT_CLI_ACTIONS, type ActionDefinition } from "./actions";
 import type { ToolContext } from "./context";
 import { ToolError } from "./errors";
 import { describeInputSchema } from "./input-schema";
+import type { MethodDefinition } from "./module";
 
 // The one place an action is chosen. Order matters: the whitelist first, then the run's
 // module allow-list (showing a tool never grants running it), then the method's strict
@@ -32,8 +33,13 @@ export type DispatchRequest = {
   allowedModules: readonly string[];
 };
 
-/** A request that passed every check but the handler's, or the failure it met. */
-export type Prepared = { failed: CliOutput } | { run(ctx: ToolContext): Promise<CliOutput> };
+/**
+ * A request that passed every check but the handler's, or the failure it met. A handler's
+ * ToolError is an answer (`ok: false`), not a throw; anything else it throws propagates.
+ */
+export type Prepared =
+  | { failed: CliOutput }
+  | { kind: MethodDefinition["kind"]; action: string; input: unknown; run(ctx: ToolContext): Promise<CliOutput> };
 
 export type Router = {
   /** Everything before the handler (the CLI does it while its database connection opens). */
@@ -65,6 +71,9 @@ export function createRouter(actions: readonly ActionDefinition[] = PROJECT_CLI_
       };
     }
     return {
+      kind: action.kind,
+      action: `${module}.${method}`,
+      input: parsed.data,
       async run(ctx) {
         try {
           return { ok: true, module, method, data: await action.handler(ctx, parsed.data) };

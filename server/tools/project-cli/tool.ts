@@ -44,11 +44,18 @@ export type ToolAgentOutput = Omit<z.infer<typeof toolAgentOutputSchema>, "tool_
   ui_hints: UiHints | null;
 };
 
-/** Runs one project_cli call for a run: validates the thin args, mints a credential, runs the CLI, post-processes. */
+/**
+ * Runs one project_cli call for a run: validates the thin args, mints a credential, runs the CLI,
+ * post-processes. A write runs once per (user, `callRunId`, `toolCallId`): calling again with the
+ * same call answers the first result (effects.ts).
+ */
 export async function runProjectCli(opts: {
   userId: string;
   runId: string;
+  /** The call's id as the client saw it: unique within the run it was made in. */
   toolCallId: string;
+  /** The run the call was made in, when another run executes it (an approved call); defaults to `runId`. */
+  callRunId?: string;
   args: unknown;
   allowedModules?: readonly string[];
   signal?: AbortSignal;
@@ -86,7 +93,12 @@ async function execute(opts: Parameters<typeof runProjectCli>[0]): Promise<CliOu
   const { module, method, input } = args.data;
   let credential: string;
   try {
-    credential = mintToolCredential({ userId: opts.userId, runId: opts.runId, modules: opts.allowedModules ?? DEFAULT_ALLOWED_MODULES });
+    credential = mintToolCredential({
+      userId: opts.userId,
+      runId: opts.runId,
+      modules: opts.allowedModules ?? DEFAULT_ALLOWED_MODULES,
+      toolCall: { id: opts.toolCallId, runId: opts.callRunId },
+    });
   } catch (err) {
     logger.error({ err }, "cannot mint a project_cli credential");
     return { ok: false, module, method, error: new ToolError("TOOL_UNAVAILABLE", "project_cli is not available on this server").toBody() };

@@ -10,7 +10,8 @@ import { HostApiFailure } from "../failure";
 
 // tools/*: host tools a runner may call for the run's user. project_cli runs exactly as it
 // does for the built-in agent: a credential minted for this run and user, the CLI child
-// process, the same post-processing into ToolAgentOutput, the same compiled card.
+// process, the same post-processing into ToolAgentOutput, the same compiled card. A write runs
+// once per tool_call_id in the run: calling again with the same id answers the first result.
 
 const TOOL_PARAMETERS = { [PROJECT_CLI_TOOL_NAME]: z.toJSONSchema(projectCliArgsSchema) as Record<string, unknown> };
 
@@ -46,6 +47,7 @@ export const callTool: JsonHandler<"tools/call"> = async ({ params, session, sig
     userId: session.userId,
     runId: session.runId,
     toolCallId,
+    callRunId: gate.callRunId,
     args: gate.run,
     signal,
     timeZone: await runTimeZone(session.runId),
