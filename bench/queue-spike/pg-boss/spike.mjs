@@ -12,9 +12,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { startCluster } from "./lib/cluster.mjs";
 import { ACCEPT_FUNCTION, bossOptions, createQueues, onClient, RUNS_QUEUE, HEARTBEAT_SECONDS } from "./lib/engine.mjs";
 import { check, failed, fmt, percentile, table } from "./lib/measure.mjs";
+import { startDispatcher } from "./lib/dispatcher.mjs";
 import { measureRecovery } from "./lib/recovery.mjs";
 import { acceptRunBare, executeRun, RunLedger, RUNS_SCHEMA, STEP_MS, STEPS } from "./lib/run-shape.mjs";
 import { cancelBeforeStart, failedJobBlocksKey, perKeySerialization, serverlessDrain, transactionalEnqueue } from "./lib/semantics.mjs";
+import { performance } from "node:perf_hooks";
 
 const N = Number(process.env.SPIKE_JOBS ?? 2000);
 const C = 50;
@@ -65,7 +67,8 @@ try {
     await executeRun(app, job.data.runId);
     ledger.finished(job.data.runId);
   };
-  for (const boss of instances) await boss.work(RUNS_QUEUE, { localConcurrency: 25, pollingIntervalSeconds: 0.5 }, handler);
+  const runWorkIds = [];
+  for (const boss of instances) runWorkIds.push(await boss.work(RUNS_QUEUE, { localConcurrency: 25, pollingIntervalSeconds: 0.5 }, handler));
 
   const accepts = {
     bare: async (runId, thread) => {
@@ -169,6 +172,21 @@ try {
   await sleep(3000);
   const notifyIdle = ((await cluster.statements()).total * 1000) / (performance.now() - quiet);
 
+  // The same with our own claim loop (lib/dispatcher.mjs) in place of work(): 25 slots per instance.
+  await Promise.all(instances.map((boss, i) => boss.offWork(RUNS_QUEUE, { id: runWorkIds[i] })));
+  const dispatchers = await Promise.all(
+    instances.map((boss) => startDispatcher({ boss, url: cluster.url, queue: RUNS_QUEUE, capacity: 25, handler: (job) => handler([job]) })),
+  );
+  const dispatched = "own claim loop (2 x 25 slots), accept = one SQL function";
+  await drive(`${dispatched} (warm-up)`, WARMUP, C, accepts["pg-boss, accept = one SQL function"], false);
+  await drive(dispatched, N, C, accepts["pg-boss, accept = one SQL function"]);
+  idleRows.push(await idle("idle, own claim loop (NOTIFY + 1 poll/0.5 s per instance)", RUNS_QUEUE, 20));
+  await cluster.resetStatements();
+  quiet = performance.now();
+  await sleep(3000);
+  const dispatcherIdle = ((await cluster.statements()).total * 1000) / (performance.now() - quiet);
+  await Promise.all(dispatchers.map((d) => d.stop()));
+
   // Part 4: recovery after kill -9, by pg-boss alone, then with our liveness lock in front of it.
   const recovery = {};
   for (const mode of ["heartbeat", "fast"]) {
@@ -215,7 +233,7 @@ try {
       [...idleRows.map((r) => [r.label, fmt(r.p50), fmt(r.p95), fmt(r.statementsPerRun, 1)]), ...engine.map((f) => [`C=${C}, ${f.label}`, fmt(f.pickupP50), fmt(f.pickupP95), fmt(f.statements, 1)])],
     ),
   );
-  console.log(`\nIdle database load from 2 instances: ${fmt(notifyIdle, 1)} statements/s with NOTIFY queues only; ${fmt(pollingIdle, 1)}/s with a polling-only queue (25 workers each, 0.5 s) added.`);
+  console.log(`\nIdle database load from 2 instances (monitor passes included): ${fmt(notifyIdle, 1)} statements/s with work() on NOTIFY queues; ${fmt(pollingIdle, 1)}/s with a polling-only work() queue (25 loops each, 0.5 s) added; ${fmt(dispatcherIdle, 1)}/s with our claim loop.`);
   console.log(`\n## Recovery after kill -9 (${RECOVERY_TRIALS} trials each; kill → the job's handler starts on the survivor)\n`);
   const labels = {
     heartbeat: `pg-boss alone: heartbeat ${HEARTBEAT_SECONDS} s (touched every ${HEARTBEAT_SECONDS / 2} s), monitor every 1 s, poll 0.5 s`,

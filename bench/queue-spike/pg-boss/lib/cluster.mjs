@@ -75,15 +75,21 @@ export async function startCluster() {
   };
   return {
     url,
-    /** CPU (ms) used so far by the cluster's live processes: compare two readings taken with the same pools open. */
+    /**
+     * CPU (ms) used so far by the cluster: its live processes, plus the backends that have exited
+     * (the postmaster reaps them, so their time is in its cutime/cstime). Pools close idle
+     * connections, so live processes alone would lose time between two readings.
+     */
     cpuMs() {
       let total = 0;
-      for (const pid of clusterPids()) {
+      const [root, ...children] = clusterPids();
+      for (const pid of [root, ...children]) {
         try {
           const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
           total += Number(fields[11]) + Number(fields[12]);
+          if (pid === root) total += Number(fields[13]) + Number(fields[14]);
         } catch {
-          // gone meanwhile
+          // gone meanwhile: reaped, so counted in the root's cutime/cstime from now on
         }
       }
       return total * 10; // clock ticks of 10 ms (USER_HZ = 100 on Linux)

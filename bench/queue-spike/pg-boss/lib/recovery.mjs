@@ -9,6 +9,7 @@ import path from "node:path";
 import pg from "pg";
 import { HEARTBEAT_SECONDS, RECOVERY_QUEUE } from "./engine.mjs";
 import { waitFor } from "./measure.mjs";
+import { performance } from "node:perf_hooks";
 
 const child = path.join(import.meta.dirname, "..", "recovery-child.mjs");
 

@@ -1,6 +1,7 @@
 // Dispatch's run shape, reduced to what a job engine sees: a run is a row, executing it is S steps,
 // each a short await (the model, a timer of a few ms) and one UPDATE (the event-log write).
 import { setTimeout as sleep } from "node:timers/promises";
+import { performance } from "node:perf_hooks";
 
 export const STEPS = 5;
 export const STEP_MS = 5;
