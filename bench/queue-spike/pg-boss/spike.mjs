@@ -9,6 +9,7 @@ import { randomInt, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
+import { performance } from "node:perf_hooks";
 import { startCluster } from "./lib/cluster.mjs";
 import { ACCEPT_FUNCTION, bossOptions, createQueues, onClient, RUNS_QUEUE, HEARTBEAT_SECONDS } from "./lib/engine.mjs";
 import { check, failed, fmt, percentile, table } from "./lib/measure.mjs";
@@ -16,7 +17,6 @@ import { startDispatcher } from "./lib/dispatcher.mjs";
 import { measureRecovery } from "./lib/recovery.mjs";
 import { acceptRunBare, executeRun, RunLedger, RUNS_SCHEMA, STEP_MS, STEPS } from "./lib/run-shape.mjs";
 import { cancelBeforeStart, failedJobBlocksKey, perKeySerialization, serverlessDrain, transactionalEnqueue } from "./lib/semantics.mjs";
-import { performance } from "node:perf_hooks";
 
 const N = Number(process.env.SPIKE_JOBS ?? 2000);
 const C = 50;

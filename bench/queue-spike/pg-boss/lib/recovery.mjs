@@ -6,10 +6,10 @@ import { fork } from "node:child_process";
 import { randomInt, randomUUID } from "node:crypto";
 import { once } from "node:events";
 import path from "node:path";
+import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { HEARTBEAT_SECONDS, RECOVERY_QUEUE } from "./engine.mjs";
 import { waitFor } from "./measure.mjs";
-import { performance } from "node:perf_hooks";
 
 const child = path.join(import.meta.dirname, "..", "recovery-child.mjs");
 

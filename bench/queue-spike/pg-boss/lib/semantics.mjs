@@ -1,10 +1,10 @@
 // Parts 5-8: what Dispatch needs of the engine besides speed, each shown working and checked.
 import { PgBoss } from "pg-boss";
 import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
 import { bossOptions, onClient, PARKED_QUEUE, RUNS_QUEUE, SERVERLESS_QUEUE, THREADS_QUEUE } from "./engine.mjs";
 import { check, percentile, waitFor } from "./measure.mjs";
 import { acceptRunBare, executeRun, RunLedger, STEPS } from "./run-shape.mjs";
-import { performance } from "node:perf_hooks";
 
 const jobsOf = async (app, runId) =>
   Number((await app.query("select count(*) from pgboss.job where data->>'runId' = $1", [runId])).rows[0].count);
