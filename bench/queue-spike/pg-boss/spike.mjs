@@ -16,7 +16,7 @@ import { check, failed, fmt, percentile, table } from "./lib/measure.mjs";
 import { startDispatcher } from "./lib/dispatcher.mjs";
 import { measureRecovery } from "./lib/recovery.mjs";
 import { acceptRunBare, executeRun, RunLedger, RUNS_SCHEMA, STEP_MS, STEPS } from "./lib/run-shape.mjs";
-import { cancelBeforeStart, failedJobBlocksKey, perKeySerialization, serverlessDrain, transactionalEnqueue } from "./lib/semantics.mjs";
+import { cancelBeforeStart, cancelWhileRunning, failedJobBlocksKey, perKeySerialization, serverlessDrain, transactionalEnqueue } from "./lib/semantics.mjs";
 
 const N = Number(process.env.SPIKE_JOBS ?? 2000);
 const C = 50;
@@ -202,6 +202,7 @@ try {
   await failedJobBlocksKey({ boss: a });
   await transactionalEnqueue({ app, boss: a });
   await cancelBeforeStart({ boss: a });
+  const activeCancel = await cancelWhileRunning({ boss: a });
   const serverless = await serverlessDrain({ app, boss: a, url: cluster.url });
 
   console.log(`\n## Throughput at C=${C}, N=${N} (2 instances x 25 workers for pg-boss; 50 direct calls for bare)\n`);
@@ -247,6 +248,7 @@ try {
     ),
   );
   console.log(`\n## Per-key serialization (key_strict_fifo): up to ${perKey.maxParallel} threads at once; handoff (run ends → the thread's next starts) p50 ${fmt(perKey.handoffP50, 0)} ms, p95 ${fmt(perKey.handoffP95, 0)} ms`);
+  console.log(`\n## Cancel of a running job: its handler's AbortSignal fired ${fmt(activeCancel.abortedAfterMs, 0)} ms after cancel() (work() notices at its next heartbeat touch, every ${HEARTBEAT_SECONDS / 2} s)`);
   console.log(`\n## Serverless drain: ${serverless.jobs} runs in one invocation of ${fmt(serverless.invocationMs, 0)} ms (PgBoss start ${fmt(serverless.startedMs, 0)} ms, ${serverless.fetches} fetches)`);
   console.log(`\nload average at end: ${loadavg()}`);
 } finally {

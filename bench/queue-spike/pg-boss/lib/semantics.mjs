@@ -128,6 +128,28 @@ export async function cancelBeforeStart({ boss }) {
   check("cancel after completion is a no-op", again.affected === 0 && kept?.state === "completed");
 }
 
+/** 7b. Cancelling a running job: the handler learns of it through the job's AbortSignal, at the next heartbeat touch. */
+export async function cancelWhileRunning({ boss }) {
+  let started;
+  let cancelledAt = 0;
+  let abortedAfterMs = null;
+  const running = new Promise((resolve) => (started = resolve));
+  const workId = await boss.work(PARKED_QUEUE, { pollingIntervalSeconds: 0.5 }, async ([job]) => {
+    started(job.id);
+    await new Promise((resolve) => job.signal.addEventListener("abort", resolve, { once: true }));
+    abortedAfterMs = performance.now() - cancelledAt;
+  });
+  const id = await boss.send(PARKED_QUEUE, { runId: randomUUID() });
+  await running;
+  cancelledAt = performance.now();
+  const result = await boss.cancel(PARKED_QUEUE, id);
+  await waitFor("the running handler's AbortSignal", () => abortedAfterMs !== null, 30_000);
+  await boss.offWork(PARKED_QUEUE, { id: workId });
+  const [job] = await boss.findJobs(PARKED_QUEUE, { id });
+  check("cancel while running: the job is cancelled and the handler's AbortSignal fired", result.affected === 1 && job?.state === "cancelled");
+  return { abortedAfterMs };
+}
+
 /**
  * 8. Serverless: no long-lived worker. One "invocation" (a cron or queue-triggered function) makes
  * a PgBoss without background work, claims due jobs with fetch(), runs and completes them, and
