@@ -8,6 +8,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { clearInterval, setInterval } from "node:timers";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 

@@ -5,6 +5,8 @@
 import { fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { EventEmitter, once } from "node:events";
+import { performance } from "node:perf_hooks";
+import { clearTimeout, setTimeout } from "node:timers";
 import { setTimeout as sleep } from "node:timers/promises";
 import { run, runMigrations, runOnce, runTaskListOnce } from "graphile-worker";
 import {
