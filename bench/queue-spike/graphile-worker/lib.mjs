@@ -22,6 +22,10 @@ export const STEP_MS = 4;
 export const HEARTBEAT_MS = 500;
 export const LEASE_MS = 2_000;
 export const REAP_EVERY_MS = 250;
+// A pool may lock jobs before its lease row exists (with localQueue it fetches as it is created,
+// before the startWorker hook): a process killed in that instant leaves locks under an id no
+// heartbeat names. A slower sweep releases those; it reads the jobs table, which has no index for it.
+export const ORPHAN_SWEEP_MS = 5_000;
 
 export async function freePort() {
   return new Promise((resolve, reject) => {
@@ -167,6 +171,18 @@ export async function installAppSchema(pool) {
       perform pg_notify('jobs:insert', '');
       return cardinality(dead);
     end $$;
+    create function spike_reap_orphans(p_lease interval) returns int language plpgsql as $$
+    declare orphans text[];
+    begin
+      select array_agg(distinct locked_by) into orphans
+        from graphile_worker._private_jobs
+        where locked_by is not null and locked_at < clock_timestamp() - p_lease
+          and locked_by not in (select id from spike_instances);
+      if orphans is null then return 0; end if;
+      perform graphile_worker.force_unlock_workers(orphans);
+      perform pg_notify('jobs:insert', '');
+      return cardinality(orphans);
+    end $$;
   `);
 }
 
@@ -195,6 +211,7 @@ export function makeLease(pool) {
   const timers = [];
   const beat = () => pool.query("insert into spike_instances (id, heartbeat_at) values ($1, clock_timestamp()) on conflict (id) do update set heartbeat_at = excluded.heartbeat_at", [lockId]);
   const reap = () => pool.query("select spike_reap($1::interval)", [`${LEASE_MS} milliseconds`]);
+  const sweepOrphans = () => pool.query("select spike_reap_orphans($1::interval)", [`${LEASE_MS} milliseconds`]);
   const register = (id) => {
     registered ??= (async () => {
       lockId = id;
@@ -202,6 +219,7 @@ export function makeLease(pool) {
       timers.push(
         setInterval(() => beat().catch(() => {}), HEARTBEAT_MS),
         setInterval(() => reap().catch(() => {}), REAP_EVERY_MS),
+        setInterval(() => sweepOrphans().catch(() => {}), ORPHAN_SWEEP_MS),
       );
       markRegistered(id);
     })();
