@@ -142,7 +142,7 @@ export async function installAppSchema(pool) {
       created_at timestamptz not null default now(),
       updated_at timestamptz not null default now()
     );
-    create function spike_accept_run(p_run uuid, p_thread text, p_enqueue boolean, p_serial boolean)
+    create function spike_accept_run(p_run uuid, p_thread text, p_enqueue boolean, p_serial boolean, p_keyed boolean default true)
     returns void language plpgsql as $$
     begin
       insert into runs (id, thread_id, status) values (p_run, p_thread, 'queued');
@@ -151,9 +151,16 @@ export async function installAppSchema(pool) {
           'run',
           json_build_object('runId', p_run),
           queue_name := case when p_serial then p_thread end,
-          job_key := p_run::text
+          job_key := case when p_keyed then p_run::text end
         );
       end if;
+    end $$;
+
+    -- Diagnostic: the accept plus a NOTIFY and nothing else, to tell the notify's cost from add_job's.
+    create function spike_accept_notify(p_run uuid, p_thread text) returns void language plpgsql as $$
+    begin
+      insert into runs (id, thread_id, status) values (p_run, p_thread, 'queued');
+      perform pg_notify('spike', p_run::text);
     end $$;
 
     create table spike_instances (id text primary key, heartbeat_at timestamptz not null);

@@ -185,6 +185,47 @@ async function throughputPhase(label, { useEngine, serial = false, localQueue = 
   };
 }
 
+/**
+ * The enqueue's share of the cost: producers accept runs with no worker running (the jobs pile up
+ * and are deleted afterwards), with and without add_job, without the job key, and with a bare
+ * NOTIFY instead of a job; alone (C=1) and at C.
+ */
+async function acceptCostPhase() {
+  const plain = "select spike_accept_run($1, $2, $3, false, $4)";
+  const kinds = [
+    ["accept, no enqueue (today)", plain, [false, true]],
+    ["accept + add_job with job_key", plain, [true, true]],
+    ["accept + add_job, no job_key", plain, [true, false]],
+    ["accept + pg_notify only (no job)", "select spike_accept_notify($1, $2)", []],
+  ];
+  const results = [];
+  for (const [concurrency, total] of [
+    [1, N / 4],
+    [C, N],
+  ]) {
+    for (const [label, sql, params] of kinds) {
+      await app.pool.query("truncate runs");
+      await app.pool.query("delete from graphile_worker._private_jobs");
+      let next = 0;
+      const pg0 = clusterCpuSeconds(cluster.dir);
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: concurrency }, async (_, p) => {
+          while (next < total) {
+            next++;
+            await app.pool.query(sql, [randomUUID(), `thread-${p}`, ...params]);
+          }
+        }),
+      );
+      const seconds = (performance.now() - t0) / 1000;
+      results.push({ label, concurrency, perSecond: total / seconds, pgCpuMs: ((clusterCpuSeconds(cluster.dir) - pg0) * 1000) / total });
+    }
+  }
+  await app.pool.query("truncate runs");
+  await app.pool.query("delete from graphile_worker._private_jobs");
+  return results;
+}
+
 async function idlePhase() {
   const engine = await startInstances();
   runHandler = async () => {};
@@ -526,6 +567,7 @@ try {
   const batched = await throughputPhase("graphile-worker, localQueue + batched completion", { useEngine: true, localQueue: true });
   // The machine is shared: the limit measured again after the engine shows how far it drifted.
   const bareAgain = await throughputPhase("bare limit, again", { useEngine: false });
+  const acceptCost = await acceptCostPhase();
   const idle = await idlePhase();
   const serialization = await serializationPhase();
   const serializationBatched = await serializationPhase({ localQueue: true });
@@ -559,6 +601,13 @@ try {
         ...kinds.map((k) => `| \`${k.replace(/\|/g, "/")}\` | ${variants.map((v) => per(v, k)).join(" | ")} |`),
       ].join("\n");
     })(),
+    [
+      `### The enqueue's share: accepts with no worker running (${N / 4} at C=1, ${N} at C=${C})`,
+      "",
+      "| accept | C | accepts/s | PG CPU ms/accept |",
+      "| --- | --- | --- | --- |",
+      ...acceptCost.map((r) => `| ${r.label} | ${r.concurrency} | ${fmt(r.perSecond, 0)} | ${fmt(r.pgCpuMs, 2)} |`),
+    ].join("\n"),
     [
       "### The rest",
       "",
