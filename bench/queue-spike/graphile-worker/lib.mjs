@@ -156,6 +156,17 @@ export async function installAppSchema(pool) {
       end if;
     end $$;
 
+    -- The lever past add_job: the accept writes the job row into the engine's private table itself
+    -- (no task/queue upserts, no key handling) and wakes the workers on the engine's channel.
+    create function spike_accept_raw(p_run uuid, p_thread text) returns void language plpgsql as $$
+    begin
+      insert into runs (id, thread_id, status) values (p_run, p_thread, 'queued');
+      insert into graphile_worker._private_jobs (task_id, payload, key)
+        select id, json_build_object('runId', p_run), p_run::text
+        from graphile_worker._private_tasks where identifier = 'run';
+      perform pg_notify('jobs:insert', '{"count":1}');
+    end $$;
+
     -- Diagnostic: the accept plus a NOTIFY and nothing else, to tell the notify's cost from add_job's.
     create function spike_accept_notify(p_run uuid, p_thread text) returns void language plpgsql as $$
     begin

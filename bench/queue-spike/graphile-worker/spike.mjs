@@ -109,7 +109,7 @@ async function waitForNoJobs() {
  * C producers accept runs and wait for each to finish, until `total` runs. `engine` null: the bare
  * limit (the accepting code executes the run itself). Returns per-run pickup and whole-run times.
  */
-async function drive({ total, engine, serial }) {
+async function drive({ total, engine, serial, raw }) {
   const pending = new Map();
   const executed = new Map();
   runHandler = async ({ runId }) => {
@@ -129,7 +129,8 @@ async function drive({ total, engine, serial }) {
       const run = { acceptedAt: performance.now() };
       const finished = new Promise((resolve) => (run.finish = resolve));
       pending.set(runId, run);
-      await app.pool.query("select spike_accept_run($1, $2, $3, $4)", [runId, `thread-${p}`, engine !== null, serial]);
+      if (raw) await app.pool.query("select spike_accept_raw($1, $2)", [runId, `thread-${p}`]);
+      else await app.pool.query("select spike_accept_run($1, $2, $3, $4)", [runId, `thread-${p}`, engine !== null, serial]);
       if (engine === null) {
         run.startedAt = performance.now();
         await executeRun(app.pool, runId);
@@ -149,17 +150,17 @@ async function drive({ total, engine, serial }) {
   return { pickups, wholes };
 }
 
-async function throughputPhase(label, { useEngine, serial = false, localQueue = false, total = N }) {
+async function throughputPhase(label, { useEngine, serial = false, localQueue = false, raw = false, total = N }) {
   await app.pool.query("truncate runs");
   const engine = useEngine ? await startInstances({ localQueue }) : null;
-  await drive({ total: WARMUP, engine, serial });
+  await drive({ total: WARMUP, engine, serial, raw });
   if (engine) await waitForNoJobs();
   app.reset();
   engine?.resetCounts();
   const cpu0 = process.cpuUsage();
   const pg0 = clusterCpuSeconds(cluster.dir);
   const t0 = performance.now();
-  const { pickups, wholes } = await drive({ total, engine, serial });
+  const { pickups, wholes } = await drive({ total, engine, serial, raw });
   const seconds = (performance.now() - t0) / 1000;
   if (engine) await waitForNoJobs(); // the last completions belong to this phase's cost
   const cpu = process.cpuUsage(cpu0);
@@ -565,6 +566,7 @@ try {
   const plain = await throughputPhase("graphile-worker", { useEngine: true });
   const serial = await throughputPhase("graphile-worker, queue_name = thread", { useEngine: true, serial: true });
   const batched = await throughputPhase("graphile-worker, localQueue + batched completion", { useEngine: true, localQueue: true });
+  const rawInsert = await throughputPhase("the same, the accept inserting the job row itself (no add_job)", { useEngine: true, localQueue: true, raw: true });
   // The machine is shared: the limit measured again after the engine shows how far it drifted.
   const bareAgain = await throughputPhase("bare limit, again", { useEngine: false });
   const acceptCost = await acceptCostPhase();
@@ -584,13 +586,13 @@ try {
       "",
       "| case | runs/s | × bare (mean of both) | pickup p50 / p95 ms | run p50 / p95 ms | node CPU ms/run | PG CPU ms/run | our statements/run | engine statements/run | load avg |",
       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-      ...[bare, plain, serial, batched, bareAgain].map(
+      ...[bare, plain, serial, batched, rawInsert, bareAgain].map(
         (r) =>
           `| ${r.label} | ${fmt(r.runsPerSecond, 0)} | ${fmt(r.runsPerSecond / bareMean, 2)} | ${fmt(r.pickupP50)} / ${fmt(r.pickupP95)} | ${fmt(r.wholeP50)} / ${fmt(r.wholeP95)} | ${fmt(r.nodeCpuMsPerRun, 2)} | ${fmt(r.pgCpuMsPerRun, 2)} | ${fmt(r.appStatementsPerRun, 2)} | ${fmt(r.engineStatementsPerRun, 2)} | ${r.load} |`,
       ),
     ].join("\n"),
     (() => {
-      const variants = [plain, serial, batched];
+      const variants = [plain, serial, batched, rawInsert];
       const kinds = [...new Set(variants.flatMap((v) => [...v.breakdown.keys()]))];
       const per = (v, k) => fmt(v.breakdown.get(k) ?? 0, 3);
       return [
