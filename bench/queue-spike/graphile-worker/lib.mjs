@@ -142,7 +142,7 @@ export async function installAppSchema(pool) {
       created_at timestamptz not null default now(),
       updated_at timestamptz not null default now()
     );
-    create function spike_accept_run(p_run uuid, p_thread text, p_enqueue boolean, p_serial boolean, p_keyed boolean default true)
+    create function spike_accept_run(p_run uuid, p_thread text, p_enqueue boolean, p_serial boolean)
     returns void language plpgsql as $$
     begin
       insert into runs (id, thread_id, status) values (p_run, p_thread, 'queued');
@@ -151,7 +151,7 @@ export async function installAppSchema(pool) {
           'run',
           json_build_object('runId', p_run),
           queue_name := case when p_serial then p_thread end,
-          job_key := case when p_keyed then p_run::text end
+          job_key := p_run::text
         );
       end if;
     end $$;

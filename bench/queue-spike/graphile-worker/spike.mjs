@@ -188,20 +188,19 @@ async function throughputPhase(label, { useEngine, serial = false, localQueue = 
 
 /**
  * The enqueue's share of the cost: producers accept runs with no worker running (the jobs pile up
- * and are deleted afterwards), with and without add_job, without the job key, and with a bare
- * NOTIFY instead of a job; alone (C=1) and at C.
+ * and are deleted afterwards), with and without add_job, and with a bare NOTIFY instead of a job;
+ * alone (C=1) and at C.
  */
 async function acceptCostPhase() {
-  const plain = "select spike_accept_run($1, $2, $3, false, $4)";
+  const plain = "select spike_accept_run($1, $2, $3, false)";
   const kinds = [
-    ["accept, no enqueue (today)", plain, [false, true]],
-    ["accept + add_job with job_key", plain, [true, true]],
-    ["accept + add_job, no job_key", plain, [true, false]],
+    ["accept, no enqueue (today)", plain, [false]],
+    ["accept + add_job", plain, [true]],
     ["accept + pg_notify only (no job)", "select spike_accept_notify($1, $2)", []],
   ];
   const results = [];
   for (const [concurrency, total] of [
-    [1, N / 4],
+    [1, N / 8],
     [C, N],
   ]) {
     for (const [label, sql, params] of kinds) {
@@ -412,8 +411,10 @@ async function serverlessPhase() {
     invocations++;
     const client = await once.pool.connect();
     const pool = runTaskListOnce({ logger: quietLogger, noHandleSignals: true, gracefulShutdownAbortTimeout: 0, ...flushed }, taskList, client);
-    const deadline = setTimeout(() => pool.gracefulShutdown("the invocation's time budget is spent"), BUDGET_MS);
-    await pool.promise;
+    let settled = false;
+    const done = pool.promise.finally(() => (settled = true));
+    const deadline = setTimeout(() => settled || pool.gracefulShutdown("the invocation's time budget is spent"), BUDGET_MS);
+    await done;
     clearTimeout(deadline);
     client.release();
   }
@@ -604,7 +605,7 @@ try {
       ].join("\n");
     })(),
     [
-      `### The enqueue's share: accepts with no worker running (${N / 4} at C=1, ${N} at C=${C})`,
+      `### The enqueue's share: accepts with no worker running (${N / 8} at C=1, ${N} at C=${C})`,
       "",
       "| accept | C | accepts/s | PG CPU ms/accept |",
       "| --- | --- | --- | --- |",
