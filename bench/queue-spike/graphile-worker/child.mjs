@@ -3,7 +3,8 @@
 // kills with SIGKILL) and completes on a later one (the survivor). It reports to the parent over IPC.
 import { run } from "graphile-worker";
 import pg from "pg";
-import { makeLease, quietLogger } from "./lib.mjs";
+import { makeLease } from "./lease.mjs";
+import { quietLogger } from "./lib.mjs";
 
 const url = process.argv[2];
 const pool = new pg.Pool({ connectionString: url, max: 4 });
