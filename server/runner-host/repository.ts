@@ -188,7 +188,7 @@ export async function listBindingCandidates({ limit }: { limit: number }): Promi
 }
 
 /** A run and its frozen authorization, with the milliseconds left before its deadline by the database's clock. */
-export type EndpointRunRow = Pick<RunModel, "id" | "userId" | "threadId" | "runner" | "status" | "bindingId" | "eventId"> & {
+export type EndpointRunRow = Pick<RunModel, "id" | "userId" | "threadId" | "runner" | "status" | "bindingId" | "eventId" | "apiKeyId"> & {
   authorization: RunAuthorization;
   remainingMs: number;
 };
@@ -197,7 +197,7 @@ export type EndpointRunRow = Pick<RunModel, "id" | "userId" | "threadId" | "runn
 export async function findEndpointRunRow({ runId, endpointId }: { runId: string; endpointId: string }): Promise<EndpointRunRow | null> {
   const { rows } = await getPool().query<EndpointRunRow>(
     `select id, user_id as "userId", thread_id as "threadId", runner, status, binding_id as "bindingId", event_id as "eventId", "authorization",
-       (extract(epoch from (deadline_at - now())) * 1000)::float8 as "remainingMs"
+       api_key_id as "apiKeyId", (extract(epoch from (deadline_at - now())) * 1000)::float8 as "remainingMs"
      from runs where id = $1::uuid and "authorization"->>'endpoint_id' = $2`,
     [runId, endpointId],
   );

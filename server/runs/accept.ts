@@ -4,8 +4,8 @@ import { closeIfAbandoned } from "./recovery";
 import { env } from "../env";
 import { runDeadline } from "./function-limits";
 import { ApiKeyRefusedError, AppError } from "../errors";
-import { acceptRunRow, findRunByClientId, type DefaultBudgets, type RunRow, type RunToolMessage } from "../repositories/runs";
-import { budgetExceeded } from "../usage/budgets";
+import { acceptRunRow, findRunByClientId, type RunRow, type RunToolMessage } from "../repositories/runs";
+import { budgetExceeded, DEFAULT_BUDGETS } from "../usage/budgets";
 import { metrics } from "../telemetry/metrics";
 import { dbSpan } from "../telemetry/tracing";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
@@ -24,12 +24,6 @@ export class StalePlanError extends Error {
 }
 
 const UNIQUE_VIOLATION = "23505";
-
-const DEFAULT_BUDGETS: DefaultBudgets = {
-  tokens_per_day: env.BUDGET_TOKENS_PER_DAY,
-  runs_per_minute: env.BUDGET_RUNS_PER_MINUTE,
-  concurrent_runs: env.BUDGET_CONCURRENT_RUNS,
-};
 
 // Signed URLs in the input are credentials for a while; the run record keeps only where
 // the object is (scheme, host, path), never the query that grants access.

@@ -1,13 +1,27 @@
 import "server-only";
+import { env } from "../env";
 import { AppError } from "../errors";
-import type { BudgetRefusal } from "../repositories/runs";
+import type { BudgetRefusal, DefaultBudgets } from "../repositories/runs";
+import { findTokenBudgetRefusal } from "../repositories/usage";
+
+/** The budgets that apply where an admin set none (BUDGET_* in the environment). */
+export const DEFAULT_BUDGETS: DefaultBudgets = {
+  tokens_per_day: env.BUDGET_TOKENS_PER_DAY,
+  runs_per_minute: env.BUDGET_RUNS_PER_MINUTE,
+  concurrent_runs: env.BUDGET_CONCURRENT_RUNS,
+};
+
+/** The daily token budget a run in progress has used up (its user's or its API key's), or null. */
+export function tokenBudgetRefusal(run: { userId: string; apiKeyId: string | null }): Promise<BudgetRefusal | null> {
+  return findTokenBudgetRefusal({ ...run, budgets: DEFAULT_BUDGETS });
+}
 
 // What a caller is told when a run would exceed a budget: which limit, whose (their account's or
 // the API key's), how much of it is used, and when to try again (the Retry-After header).
 
 const WHOSE: Record<BudgetRefusal["scope"], string> = { user: "your account", api_key: "this API key" };
 
-function describe(r: BudgetRefusal): string {
+export function describeBudgetRefusal(r: BudgetRefusal): string {
   const whose = WHOSE[r.scope];
   switch (r.limit) {
     case "tokens_per_day":
@@ -21,7 +35,7 @@ function describe(r: BudgetRefusal): string {
 
 /** The 429 for a run refused by a budget; nothing of the run was written. */
 export function budgetExceeded(refusal: BudgetRefusal): AppError {
-  return new AppError("RATE_LIMITED", describe(refusal), {
+  return new AppError("RATE_LIMITED", describeBudgetRefusal(refusal), {
     limit: refusal.limit,
     scope: refusal.scope,
     max: refusal.max,

@@ -9,7 +9,8 @@
 -- Returns NULL when the run fits, else {"status": "limited", "limit": "tokens_per_day" |
 -- "runs_per_minute" | "concurrent_runs", "scope": "user" | "api_key", "max": n, "used": n,
 -- "retry_after": seconds}.
-CREATE OR REPLACE FUNCTION dispatch_run_limits(p_user_id UUID, p_api_key_id UUID, p_defaults JSONB) RETURNS JSON
+-- p_tokens_only: only the daily token budgets (a run in progress asking the host for a model call).
+CREATE OR REPLACE FUNCTION dispatch_run_limits(p_user_id UUID, p_api_key_id UUID, p_defaults JSONB, p_tokens_only BOOLEAN DEFAULT false) RETURNS JSON
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   v_nil CONSTANT UUID := '00000000-0000-0000-0000-000000000000';
@@ -40,6 +41,11 @@ BEGIN
       v_concurrent := v_key.concurrent_runs;
     ELSE
       EXIT;
+    END IF;
+
+    IF p_tokens_only THEN
+      v_rpm := NULL;
+      v_concurrent := NULL;
     END IF;
 
     IF v_rpm IS NOT NULL OR v_concurrent IS NOT NULL THEN

@@ -257,6 +257,24 @@ describe("models", () => {
     expect(answer.message.content).toBe("Tool said: sunny");
   });
 
+  it("answers rate_limited, saying which budget, once the run's user has used up the day's tokens", async () => {
+    const spender = await createTestUser();
+    const spending = await startRunSession({ userId: spender.id, endpoint, bindingId: await createBinding({ endpoint, userId: spender.id }), text: "hi" });
+    const ask = { model_id: modelId, messages: [{ role: "user", content: "ping" }] };
+    await ok("models/invoke", ask, spending);
+    await getPool().query(`insert into usage_limits (subject, subject_id, tokens_per_day) values ('user', $1, 100)`, [spender.id]);
+    await getPool().query(
+      `insert into usage_daily (day, user_id, api_key_id, runner, model, runs, total_tokens) values ((now() at time zone 'UTC')::date, $1, '00000000-0000-0000-0000-000000000000', 'r', 'm', 1, 100)`,
+      [spender.id],
+    );
+    for (const action of ["models/invoke", "models/stream"]) {
+      const refused = await failure(action, ask, spending);
+      expect(refused).toMatchObject({ code: "rate_limited", status: 429, details: { limit: "tokens_per_day", scope: "user", max: 100, used: 100 } });
+      expect(refused.message).toContain("The daily token budget of your account (100 tokens) is used up");
+    }
+    await endRun(spending.id);
+  });
+
   it("streams deltas and a final line with usage as NDJSON", async () => {
     const answer = await callHost(endpoint.secret, "models/stream", { run_id: run.id, model_id: modelId, messages: [{ role: "user", content: "stream me please" }] });
     expect(answer.status).toBe(200);

@@ -16,6 +16,8 @@ export type RunSession = {
   endpointId: string;
   runnerId: string;
   userId: string;
+  /** The API key the run was started with (none: the browser session): its budgets apply too. */
+  apiKeyId: string | null;
   threadId: string;
   bindingId: string | null;
   eventId: string | null;
@@ -63,6 +65,7 @@ export function activeSession(row: EndpointRunRow | null, opts: { runRef: string
     endpointId: opts.endpointId,
     runnerId: row.runner,
     userId: row.userId,
+    apiKeyId: row.apiKeyId,
     threadId: row.threadId,
     bindingId: row.bindingId,
     eventId: row.eventId,

@@ -12,6 +12,8 @@ import {
 } from "../../../protocols/runner/host-api";
 import type { JsonHandler, StreamHandler } from "../call";
 import { HostApiFailure } from "../failure";
+import type { RunSession } from "../session";
+import { describeBudgetRefusal, tokenBudgetRefusal } from "../../../usage/budgets";
 
 // models/*: the host's configured models (server/models/catalog.ts: OpenAI-compatible servers,
 // OpenAI or the offline demo model), those the run's grant names. Tools the runner passes are declared to the model without an execute function, so
@@ -107,7 +109,17 @@ function providerFailure(err: unknown, signal: AbortSignal): unknown {
   });
 }
 
-export const invokeModel: JsonHandler<"models/invoke"> = async ({ params, signal }) => {
+/** A run whose user (or API key) has used up the day's tokens gets no more model calls: rate_limited. */
+async function withinTokenBudget(session: RunSession): Promise<void> {
+  const refusal = await tokenBudgetRefusal({ userId: session.userId, apiKeyId: session.apiKeyId });
+  if (!refusal) return;
+  throw new HostApiFailure("rate_limited", describeBudgetRefusal(refusal), {
+    details: { limit: refusal.limit, scope: refusal.scope, max: refusal.max, used: refusal.used, retry_after_ms: refusal.retryAfterSeconds * 1000 },
+  });
+}
+
+export const invokeModel: JsonHandler<"models/invoke"> = async ({ params, signal, session }) => {
+  await withinTokenBudget(session);
   try {
     const result = await generateText(settings(params, signal));
     return {
@@ -121,7 +133,8 @@ export const invokeModel: JsonHandler<"models/invoke"> = async ({ params, signal
   }
 };
 
-export const streamModel: StreamHandler<"models/stream"> = async function* ({ params, signal }) {
+export const streamModel: StreamHandler<"models/stream"> = async function* ({ params, signal, session }) {
+  await withinTokenBudget(session);
   const result = streamText({ ...settings(params, signal), onError: () => {} });
   let text = "";
   const calls: ModelToolCall[] = [];
