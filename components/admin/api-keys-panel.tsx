@@ -2,11 +2,12 @@
 import { useState } from "react";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime } from "./format";
+import { useConsoleDates } from "./format";
 import { CopyButton } from "../chat/copy-button";
 import { ConfirmButton } from "./confirm-button";
 
 export function ApiKeysPanel() {
+  const dates = useConsoleDates();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const keys = useInfiniteQuery(
@@ -95,7 +96,7 @@ export function ApiKeysPanel() {
                 <td className="mono">{k.prefix}…</td>
                 <td>{k.name}</td>
                 <td>{k.user.email}</td>
-                <td className="muted">{k.lastUsedAt ? formatDateTime(new Date(k.lastUsedAt)) : "never"}</td>
+                <td className="muted">{k.lastUsedAt ? dates.dateTime(k.lastUsedAt) : "never"}</td>
                 <td>
                   {k.revokedAt ? <span className="pill pill-bad">revoked</span> : <span className="pill pill-ok">active</span>}
                   {k.autoApprove ? <span className="pill"> approves its own changes</span> : null}

@@ -2,7 +2,7 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime } from "./format";
+import { useConsoleDates } from "./format";
 import { JsonBlock } from "./json-block";
 import styles from "./admin.module.css";
 
@@ -114,6 +114,7 @@ function CreateBindingForm({ runnerIds, onDone }: { runnerIds: string[]; onDone:
 }
 
 export function BindingsPanel() {
+  const dates = useConsoleDates();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const overview = useQuery(trpc.runners.overview.queryOptions());
@@ -149,7 +150,7 @@ export function BindingsPanel() {
                 <td>
                   <JsonBlock value={{ config: b.config, policy: b.policy, event_types: b.eventTypes }} summary="Show" />
                 </td>
-                <td>{formatDateTime(b.createdAt)}</td>
+                <td>{dates.dateTime(b.createdAt)}</td>
                 <td>
                   <div className="row">
                     <button className="btn" type="button" onClick={() => update.mutate({ id: b.id, enabled: !b.enabled })} aria-pressed={b.enabled}>

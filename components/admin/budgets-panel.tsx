@@ -2,7 +2,7 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime } from "./format";
+import { useConsoleDates } from "./format";
 import styles from "./admin.module.css";
 
 type Subject = "default" | "user" | "api_key";
@@ -17,6 +17,7 @@ const shown = (n: number | null) => (n === null ? "—" : n.toLocaleString());
 
 /** Budgets per user, per API key and the default: tokens per day, runs per minute, concurrent runs. */
 export function BudgetsPanel() {
+  const dates = useConsoleDates();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const budgets = useQuery(trpc.usage.budgets.queryOptions());
@@ -133,7 +134,7 @@ export function BudgetsPanel() {
               <td className={styles.num}>{shown(b.tokensPerDay)}</td>
               <td className={styles.num}>{shown(b.runsPerMinute)}</td>
               <td className={styles.num}>{shown(b.concurrentRuns)}</td>
-              <td>{formatDateTime(b.updatedAt)}</td>
+              <td>{dates.dateTime(b.updatedAt)}</td>
             </tr>
           ))}
         </tbody>

@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime } from "./format";
+import { useConsoleDates } from "./format";
 import { KnowledgeDocuments } from "./knowledge-documents";
 import { KnowledgeSearch } from "./knowledge-search";
 import { KnowledgeUpload } from "./knowledge-upload";
@@ -10,6 +10,7 @@ import styles from "./admin.module.css";
 
 /** One knowledge base: its facts, document upload, documents, and a test search. */
 export function KnowledgeBaseDetail({ id }: { id: string }) {
+  const dates = useConsoleDates();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const kb = useQuery(trpc.knowledge.get.queryOptions({ id }));
@@ -57,7 +58,7 @@ export function KnowledgeBaseDetail({ id }: { id: string }) {
             </div>
             <div>
               <dt>Created</dt>
-              <dd>{formatDateTime(kb.data.createdAt)}</dd>
+              <dd>{dates.dateTime(kb.data.createdAt)}</dd>
             </div>
           </dl>
         </section>

@@ -3,11 +3,12 @@ import Link from "next/link";
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime } from "./format";
+import { useConsoleDates } from "./format";
 import styles from "./admin.module.css";
 
 /** Knowledge bases: create, list with counts, delete (after a confirmation). */
 export function KnowledgeBasesPanel() {
+  const dates = useConsoleDates();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const bases = useQuery(trpc.knowledge.list.queryOptions());
@@ -117,7 +118,7 @@ export function KnowledgeBasesPanel() {
                 </td>
                 <td className={styles.num}>{kb.documentCount}</td>
                 <td className={styles.num}>{kb.chunkCount}</td>
-                <td className={styles.nowrap}>{formatDateTime(kb.createdAt)}</td>
+                <td className={styles.nowrap}>{dates.dateTime(kb.createdAt)}</td>
                 <td className={styles.nowrap}>
                   {confirming === kb.id ? (
                     <span className="row">

@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime } from "./format";
+import { useConsoleDates } from "./format";
 import styles from "./admin.module.css";
 
 function formatBytes(n: number): string {
@@ -12,6 +12,7 @@ function formatBytes(n: number): string {
 
 /** The knowledge base's documents with their chunk counts; delete one at a time. */
 export function KnowledgeDocuments({ kbId, onChanged }: { kbId: string; onChanged: () => void }) {
+  const dates = useConsoleDates();
   const trpc = useTRPC();
   const documents = useQuery(trpc.knowledge.documents.queryOptions({ kbId }));
   const remove = useMutation(trpc.knowledge.deleteDocument.mutationOptions({ onSuccess: onChanged }));
@@ -56,7 +57,7 @@ export function KnowledgeDocuments({ kbId, onChanged }: { kbId: string; onChange
                 <td className={styles.num} data-testid="kb-document-chunks">
                   {d.chunkCount}
                 </td>
-                <td className={styles.nowrap}>{formatDateTime(d.createdAt)}</td>
+                <td className={styles.nowrap}>{dates.dateTime(d.createdAt)}</td>
                 <td>
                   <button
                     className="btn btn-danger"

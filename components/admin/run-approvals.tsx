@@ -1,7 +1,7 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime } from "./format";
+import { useConsoleDates } from "./format";
 import { JsonBlock } from "./json-block";
 import styles from "./admin.module.css";
 
@@ -9,6 +9,7 @@ const STATUS_CLASS: Record<string, string> = { pending: "pill", approved: "pill 
 
 /** The approvals a run asked for (or carried to the model), and who decided what and when (docs/approvals.md). */
 export function RunApprovals({ runId }: { runId: string }) {
+  const dates = useConsoleDates();
   const trpc = useTRPC();
   const approvals = useQuery(trpc.adminRuns.approvals.queryOptions({ id: runId }));
   if (!approvals.data || approvals.data.length === 0) return null;
@@ -43,7 +44,7 @@ export function RunApprovals({ runId }: { runId: string }) {
                   {a.decidedByEmail ?? "–"}
                   {a.decidedAsAdmin ? <span className="muted"> (admin, for {a.ownerEmail})</span> : null}
                 </td>
-                <td>{a.decidedAt ? formatDateTime(new Date(a.decidedAt)) : `expires ${formatDateTime(new Date(a.expiresAt))}`}</td>
+                <td>{a.decidedAt ? dates.dateTime(a.decidedAt) : `expires ${dates.dateTime(a.expiresAt)}`}</td>
                 <td>{a.reason ?? ""}</td>
                 <td>
                   <JsonBlock value={a.editedInput ? { asked: a.originalInput, approved: a.editedInput } : a.originalInput} summary={a.editedInput ? "input (edited)" : "input"} />

@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime, formatDuration, statusPillClass, type AdminOutputs } from "./format";
+import { useConsoleDates, formatDuration, statusPillClass, type AdminOutputs } from "./format";
 import { RunConversation } from "./run-conversation";
 import { RunTimeline } from "./run-timeline";
 import { RunApprovals } from "./run-approvals";
@@ -30,6 +30,7 @@ function promptTitle(detail: RunDetail): string | null {
 }
 
 function RunHeader({ detail }: { detail: RunDetail }) {
+  const dates = useConsoleDates();
   const { run } = detail;
   return (
     <section className="card" aria-labelledby="run-title" data-testid="run-header">
@@ -64,14 +65,14 @@ function RunHeader({ detail }: { detail: RunDetail }) {
         <Fact label="Task id">
           <span className="mono">{run.id}</span>
         </Fact>
-        <Fact label="Created">{formatDateTime(run.createdAt)}</Fact>
-        <Fact label="Started">{formatDateTime(run.startedAt)}</Fact>
-        <Fact label="Finished">{formatDateTime(run.finishedAt)}</Fact>
+        <Fact label="Created">{dates.dateTime(run.createdAt)}</Fact>
+        <Fact label="Started">{dates.dateTime(run.startedAt)}</Fact>
+        <Fact label="Finished">{dates.dateTime(run.finishedAt)}</Fact>
         <Fact label="Duration" testId="run-duration">
           {formatDuration(run.durationMs)}
         </Fact>
-        <Fact label="Deadline">{formatDateTime(run.deadlineAt)}</Fact>
-        {run.cancelRequestedAt ? <Fact label="Cancel requested">{formatDateTime(run.cancelRequestedAt)}</Fact> : null}
+        <Fact label="Deadline">{dates.dateTime(run.deadlineAt)}</Fact>
+        {run.cancelRequestedAt ? <Fact label="Cancel requested">{dates.dateTime(run.cancelRequestedAt)}</Fact> : null}
         <Fact label="Token usage" testId="run-usage">
           {run.usage ? `${run.usage.inputTokens} in · ${run.usage.outputTokens} out · ${run.usage.totalTokens} total` : "—"}
         </Fact>

@@ -1,7 +1,7 @@
 "use client";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDuration, formatTime, prettyJson } from "./format";
+import { useConsoleDates, formatDuration, prettyJson } from "./format";
 import { groupTimeline } from "./timeline-groups";
 import styles from "./admin.module.css";
 
@@ -9,6 +9,7 @@ const KIND_LABELS: Record<string, string> = { TEXT_MESSAGE: "Message", TOOL_CALL
 
 /** Every persisted event of the run, 500 a page: messages and tool calls grouped, raw events expandable. */
 export function RunTimeline({ runId, eventCount, startedAt }: { runId: string; eventCount: number; startedAt: Date }) {
+  const dates = useConsoleDates();
   const trpc = useTRPC();
   const events = useInfiniteQuery(
     trpc.adminRuns.events.infiniteQueryOptions(
@@ -53,7 +54,7 @@ export function RunTimeline({ runId, eventCount, startedAt }: { runId: string; e
               return (
                 <tr key={g.key} data-testid="timeline-row" data-type={g.kind} data-events={g.events.length}>
                   <td className={`${styles.num} mono`}>{g.events.length > 1 ? `${first.seq}–${last.seq}` : first.seq}</td>
-                  <td className={`${styles.nowrap} mono`}>{formatTime(first.createdAt)}</td>
+                  <td className={`${styles.nowrap} mono`}>{dates.time(first.createdAt)}</td>
                   <td className={styles.num}>{formatDuration(first.createdAt.getTime() - startedAt.getTime())}</td>
                   <td className="mono">
                     {KIND_LABELS[g.kind] ?? g.kind}

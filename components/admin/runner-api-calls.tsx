@@ -1,7 +1,7 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDuration, formatTime } from "./format";
+import { useConsoleDates, formatDuration } from "./format";
 import styles from "./admin.module.css";
 
 function resultClass(result: string): string {
@@ -12,6 +12,7 @@ function resultClass(result: string): string {
 
 /** The host API calls a runner made for one run (audit), refused ones included. */
 export function RunnerApiCalls({ runId }: { runId: string }) {
+  const dates = useConsoleDates();
   const trpc = useTRPC();
   const calls = useQuery(trpc.runnerApiCalls.list.queryOptions({ runId }));
   if (!calls.data || calls.data.calls.length === 0) return null;
@@ -39,7 +40,7 @@ export function RunnerApiCalls({ runId }: { runId: string }) {
           <tbody>
             {rows.map((c) => (
               <tr key={c.id} data-testid="runner-api-call-row">
-                <td className="mono">{formatTime(c.createdAt)}</td>
+                <td className="mono">{dates.time(c.createdAt)}</td>
                 <td className="mono">{c.action}</td>
                 <td className="mono">{c.resource ?? "–"}</td>
                 <td className="mono">{c.scope ?? "–"}</td>

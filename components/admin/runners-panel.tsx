@@ -2,7 +2,7 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime, type AdminOutputs } from "./format";
+import { useConsoleDates, type AdminOutputs } from "./format";
 import { JsonBlock } from "./json-block";
 import styles from "./admin.module.css";
 
@@ -64,6 +64,7 @@ function RegisterForm({ onDone }: { onDone: () => void }) {
 }
 
 function EndpointRow({ endpoint, runners, onChange }: { endpoint: Overview["endpoints"][number]; runners: Overview["runners"]; onChange: () => void }) {
+  const dates = useConsoleDates();
   const trpc = useTRPC();
   const refresh = useMutation(trpc.runners.refresh.mutationOptions({ onSettled: onChange }));
   const remove = useMutation(trpc.runners.removeEndpoint.mutationOptions({ onSuccess: onChange }));
@@ -74,7 +75,7 @@ function EndpointRow({ endpoint, runners, onChange }: { endpoint: Overview["endp
         <span className={healthClass(endpoint.status)} data-testid="runner-endpoint-status">
           {endpoint.status}
         </span>
-        <span className="muted">checked {endpoint.refreshedAt ? formatDateTime(endpoint.refreshedAt) : "never"}</span>
+        <span className="muted">checked {endpoint.refreshedAt ? dates.dateTime(endpoint.refreshedAt) : "never"}</span>
         <button className="btn" type="button" onClick={() => refresh.mutate({ endpointId: endpoint.id })} disabled={refresh.isPending}>
           {refresh.isPending ? "Checking…" : "Refresh"}
         </button>

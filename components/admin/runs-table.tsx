@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import type { RunFilters } from "@/server/services/admin-runs";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime, formatDuration, statusPillClass } from "./format";
+import { useConsoleDates, formatDuration, statusPillClass } from "./format";
 import { RUN_STATUSES, runFiltersToSearch } from "./run-filters";
 import styles from "./admin.module.css";
 
@@ -56,6 +56,7 @@ function fromDraft(d: Draft): RunFilters {
 }
 
 export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
+  const dates = useConsoleDates();
   const trpc = useTRPC();
   const router = useRouter();
   const [filters, setFilters] = useState<RunFilters>(initialFilters);
@@ -184,7 +185,7 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
             <tbody>
               {rows.map((r) => (
                 <tr key={r.id} data-testid="run-row" data-run-id={r.runId} data-status={r.status}>
-                  <td className={styles.nowrap}>{formatDateTime(r.createdAt)}</td>
+                  <td className={styles.nowrap}>{dates.dateTime(r.createdAt)}</td>
                   <td>
                     <span className={statusPillClass(r.status)}>{r.status}</span>
                   </td>

@@ -3,13 +3,14 @@ import Link from "next/link";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { UiSchemaView } from "../ui-schema/ui-schema-view";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime, formatDuration, statusPillClass, type AdminOutputs } from "./format";
+import { useConsoleDates, formatDuration, statusPillClass, type AdminOutputs } from "./format";
 import { JsonBlock } from "./json-block";
 import styles from "./admin.module.css";
 
 type ThreadDetail = AdminOutputs["adminThreads"]["get"];
 
 function ThreadRuns({ detail }: { detail: ThreadDetail }) {
+  const dates = useConsoleDates();
   const { thread, runs } = detail;
   return (
     <section className="card" aria-labelledby="thread-runs-title">
@@ -36,7 +37,7 @@ function ThreadRuns({ detail }: { detail: ThreadDetail }) {
           <tbody>
             {runs.map((r) => (
               <tr key={r.id}>
-                <td className={styles.nowrap}>{formatDateTime(r.createdAt)}</td>
+                <td className={styles.nowrap}>{dates.dateTime(r.createdAt)}</td>
                 <td className={`mono ${styles.truncate}`}>
                   <Link href={`/admin/runs/${r.id}`}>{r.runId}</Link>
                 </td>
@@ -57,6 +58,7 @@ function ThreadRuns({ detail }: { detail: ThreadDetail }) {
 }
 
 function ThreadMessages({ threadId, count }: { threadId: string; count: number }) {
+  const dates = useConsoleDates();
   const trpc = useTRPC();
   const messages = useInfiniteQuery(
     trpc.adminThreads.messages.infiniteQueryOptions(
@@ -80,7 +82,7 @@ function ThreadMessages({ threadId, count }: { threadId: string; count: number }
           <div className={styles.messageHead}>
             <span className="mono">#{m.seq}</span>
             <span className="pill">{m.role}</span>
-            <span className="muted">{formatDateTime(m.createdAt)}</span>
+            <span className="muted">{dates.dateTime(m.createdAt)}</span>
             <span className={`muted mono ${styles.truncate}`}>{m.messageId}</span>
             {m.runId ? <Link href={`/admin/runs/${m.runId}`}>run</Link> : null}
           </div>
@@ -99,6 +101,7 @@ function ThreadMessages({ threadId, count }: { threadId: string; count: number }
 }
 
 export function ThreadDetailView({ id }: { id: string }) {
+  const dates = useConsoleDates();
   const trpc = useTRPC();
   const detail = useQuery(trpc.adminThreads.get.queryOptions({ id }));
   if (detail.isPending) return <p className="muted">Loading thread…</p>;
@@ -132,11 +135,11 @@ export function ThreadDetailView({ id }: { id: string }) {
           </div>
           <div>
             <dt>Created</dt>
-            <dd>{formatDateTime(thread.createdAt)}</dd>
+            <dd>{dates.dateTime(thread.createdAt)}</dd>
           </div>
           <div>
             <dt>Last activity</dt>
-            <dd>{formatDateTime(thread.updatedAt)}</dd>
+            <dd>{dates.dateTime(thread.updatedAt)}</dd>
           </div>
         </dl>
       </section>

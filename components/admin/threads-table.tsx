@@ -4,10 +4,11 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime } from "./format";
+import { useConsoleDates } from "./format";
 import styles from "./admin.module.css";
 
 export function ThreadsTable({ initialUserEmail }: { initialUserEmail: string }) {
+  const dates = useConsoleDates();
   const trpc = useTRPC();
   const router = useRouter();
   const [userEmail, setUserEmail] = useState(initialUserEmail);
@@ -81,8 +82,8 @@ export function ThreadsTable({ initialUserEmail }: { initialUserEmail: string })
                 <td className={styles.num}>
                   <Link href={`/admin/runs?thread=${t.id}`}>{t.runCount}</Link>
                 </td>
-                <td className={styles.nowrap}>{formatDateTime(t.updatedAt)}</td>
-                <td className={`${styles.nowrap} muted`}>{formatDateTime(t.createdAt)}</td>
+                <td className={styles.nowrap}>{dates.dateTime(t.updatedAt)}</td>
+                <td className={`${styles.nowrap} muted`}>{dates.dateTime(t.createdAt)}</td>
               </tr>
             ))}
             {!threads.isPending && rows.length === 0 ? (
