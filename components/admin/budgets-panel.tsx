@@ -2,6 +2,7 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
+import { useDictionary } from "../i18n/use-dictionary";
 import { useConsoleDates } from "./format";
 import styles from "./admin.module.css";
 
@@ -18,6 +19,7 @@ const shown = (n: number | null) => (n === null ? "—" : n.toLocaleString());
 /** Budgets per user, per API key and the default: tokens per day, runs per minute, concurrent runs. */
 export function BudgetsPanel() {
   const dates = useConsoleDates();
+  const t = useDictionary().console.usage;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const budgets = useQuery(trpc.usage.budgets.queryOptions());
@@ -38,7 +40,7 @@ export function BudgetsPanel() {
   return (
     <section className="card" aria-labelledby="budgets-title" data-testid="budgets-panel">
       <h2 id="budgets-title" className={styles.sectionTitle}>
-        Budgets
+        {t.budgets}
       </h2>
       <p className="muted">
         A run over a budget is refused with 429 before anything is written. A user&apos;s own budget replaces the default kind by kind; an API key&apos;s applies on top of
@@ -120,11 +122,11 @@ export function BudgetsPanel() {
       <table className="table" data-testid="budgets-table">
         <thead>
           <tr>
-            <th scope="col">For</th>
-            <th scope="col" className={styles.num}>Tokens per day</th>
-            <th scope="col" className={styles.num}>Runs per minute</th>
-            <th scope="col" className={styles.num}>Concurrent runs</th>
-            <th scope="col">Updated</th>
+            <th scope="col">{t.for}</th>
+            <th scope="col" className={styles.num}>{t.tokensPerDay}</th>
+            <th scope="col" className={styles.num}>{t.runsPerMinute}</th>
+            <th scope="col" className={styles.num}>{t.concurrentRuns}</th>
+            <th scope="col">{t.updated}</th>
           </tr>
         </thead>
         <tbody>

@@ -5,33 +5,36 @@ import { UiSchemaView } from "../ui-schema/ui-schema-view";
 import { useTRPC } from "../trpc-provider";
 import { useConsoleDates, formatDuration, statusPillClass, type AdminOutputs } from "./format";
 import { JsonBlock } from "./json-block";
+import { useDictionary } from "../i18n/use-dictionary";
 import styles from "./admin.module.css";
 
 type ThreadDetail = AdminOutputs["adminThreads"]["get"];
 
 function ThreadRuns({ detail }: { detail: ThreadDetail }) {
   const dates = useConsoleDates();
+  const c = useDictionary().console;
+  const t = c.thread;
   const { thread, runs } = detail;
   return (
     <section className="card" aria-labelledby="thread-runs-title">
       <h2 id="thread-runs-title" className={styles.sectionTitle}>
-        Runs
+        {t.runs}
       </h2>
       <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="thread-runs">
           <caption className={styles.caption}>
-            {runs.length < thread.runCount ? `Newest ${runs.length} of ${thread.runCount} runs` : `${thread.runCount} run${thread.runCount === 1 ? "" : "s"}`}
+            {runs.length < thread.runCount ? t.newestOf(runs.length, thread.runCount) : t.runCount(thread.runCount)}
           </caption>
           <thead>
             <tr>
-              <th scope="col">Created</th>
-              <th scope="col">Run</th>
-              <th scope="col">Status</th>
-              <th scope="col">Runner</th>
+              <th scope="col">{c.runs.created}</th>
+              <th scope="col">{c.runs.run}</th>
+              <th scope="col">{c.runs.status}</th>
+              <th scope="col">{c.run.runner}</th>
               <th scope="col" className={styles.num}>
-                Duration
+                {c.runs.duration}
               </th>
-              <th scope="col">Error</th>
+              <th scope="col">{c.runs.error}</th>
             </tr>
           </thead>
           <tbody>
@@ -42,7 +45,7 @@ function ThreadRuns({ detail }: { detail: ThreadDetail }) {
                   <Link href={`/admin/runs/${r.id}`}>{r.runId}</Link>
                 </td>
                 <td>
-                  <span className={statusPillClass(r.status)}>{r.status}</span>
+                  <span className={statusPillClass(r.status)}>{c.status[r.status] ?? r.status}</span>
                 </td>
                 <td className={`mono ${styles.truncate}`}>{r.runner}</td>
                 <td className={styles.num}>{formatDuration(r.durationMs)}</td>
@@ -52,7 +55,7 @@ function ThreadRuns({ detail }: { detail: ThreadDetail }) {
           </tbody>
         </table>
       </div>
-      {runs.length < thread.runCount ? <Link href={`/admin/runs?thread=${thread.id}`}>All runs of this thread</Link> : null}
+      {runs.length < thread.runCount ? <Link href={`/admin/runs?thread=${thread.id}`}>{t.allRuns}</Link> : null}
     </section>
   );
 }
@@ -67,10 +70,12 @@ function ThreadMessages({ threadId, count }: { threadId: string; count: number }
     ),
   );
   const rows = messages.data?.pages.flatMap((p) => p.items) ?? [];
+  const c = useDictionary().console;
+  const t = c.thread;
   return (
     <section className="card" aria-labelledby="messages-title" data-testid="thread-messages">
       <h2 id="messages-title" className={styles.sectionTitle}>
-        Messages ({rows.length < count ? `${rows.length} of ${count}` : count})
+        {t.messages(rows.length, count)}
       </h2>
       {messages.error ? (
         <p role="alert" className="error-text">
@@ -84,7 +89,7 @@ function ThreadMessages({ threadId, count }: { threadId: string; count: number }
             <span className="pill">{m.role}</span>
             <span className="muted">{dates.dateTime(m.createdAt)}</span>
             <span className={`muted mono ${styles.truncate}`}>{m.messageId}</span>
-            {m.runId ? <Link href={`/admin/runs/${m.runId}`}>run</Link> : null}
+            {m.runId ? <Link href={`/admin/runs/${m.runId}`}>{t.run}</Link> : null}
           </div>
           <p className={styles.messageBody}>{m.content}</p>
           {m.uiSchema ? <UiSchemaView schema={m.uiSchema} /> : null}
@@ -93,7 +98,7 @@ function ThreadMessages({ threadId, count }: { threadId: string; count: number }
       ))}
       {messages.hasNextPage ? (
         <button className="btn" type="button" onClick={() => void messages.fetchNextPage()} disabled={messages.isFetchingNextPage}>
-          {messages.isFetchingNextPage ? "Loading…" : "Load more messages"}
+          {messages.isFetchingNextPage ? c.loading : t.moreMessages}
         </button>
       ) : null}
     </section>
@@ -104,7 +109,8 @@ export function ThreadDetailView({ id }: { id: string }) {
   const dates = useConsoleDates();
   const trpc = useTRPC();
   const detail = useQuery(trpc.adminThreads.get.queryOptions({ id }));
-  if (detail.isPending) return <p className="muted">Loading thread…</p>;
+  const t = useDictionary().console.thread;
+  if (detail.isPending) return <p className="muted">{t.loading}</p>;
   if (detail.error) {
     return (
       <p role="alert" className="error-text">
@@ -116,7 +122,7 @@ export function ThreadDetailView({ id }: { id: string }) {
   return (
     <>
       <p style={{ margin: 0 }}>
-        <Link href="/admin/threads">← All threads</Link>
+        <Link href="/admin/threads">{t.allThreads}</Link>
       </p>
       <section className="card" aria-labelledby="thread-title" data-testid="thread-header">
         <h1 id="thread-title" className={styles.title} style={{ marginBottom: 12 }}>
@@ -124,21 +130,21 @@ export function ThreadDetailView({ id }: { id: string }) {
         </h1>
         <dl className={styles.facts}>
           <div>
-            <dt>Owner</dt>
+            <dt>{t.owner}</dt>
             <dd>
               <Link href={`/admin/threads?user=${encodeURIComponent(thread.userEmail)}`}>{thread.userEmail}</Link>
             </dd>
           </div>
           <div>
-            <dt>Thread id</dt>
+            <dt>{t.threadId}</dt>
             <dd className="mono">{thread.id}</dd>
           </div>
           <div>
-            <dt>Created</dt>
+            <dt>{t.created}</dt>
             <dd>{dates.dateTime(thread.createdAt)}</dd>
           </div>
           <div>
-            <dt>Last activity</dt>
+            <dt>{t.lastActivity}</dt>
             <dd>{dates.dateTime(thread.updatedAt)}</dd>
           </div>
         </dl>
