@@ -180,7 +180,14 @@ test("zh-CN: the sign-in page and the console speak Chinese", async ({ browser }
   await expect(page.getByRole("heading", { name: "用户" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "API 密钥" })).toBeVisible();
   await expect(page.getByTestId("users-table").getByRole("columnheader", { name: "状态" })).toBeVisible();
-  await page.getByTestId("admin-nav").getByRole("link", { name: "运行" }).click();
+  // Times are in the zone chosen in settings (its cookie), not the browser's, in the page's language.
+  await context.addCookies([{ name: "dispatch-tz", value: "America/New_York", url: page.url() }]);
+  await page.reload();
+  const users = await new AdminConsolePage(page).trpcQuery<{ items: { email: string; createdAt: string }[] }>("users.list", { limit: 100 });
+  const createdAt = new Date(users.items.find((u) => u.email === e2eAdmin.email)!.createdAt);
+  const inNewYork = new Intl.DateTimeFormat("zh-CN", { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23", timeZone: "America/New_York" });
+  await expect(page.locator(`[data-testid="user-row"][data-email="${e2eAdmin.email}"] td`).nth(4)).toHaveText(inNewYork.format(createdAt));
+  await page.getByTestId("admin-nav").getByRole("link", { name: "运行", exact: true }).click();
   await expect(page.getByRole("heading", { name: "运行", level: 1 })).toBeVisible();
   await expect(page.getByRole("button", { name: "应用筛选" })).toBeAttached();
   await page.screenshot({ path: test.info().outputPath("console-zh-CN.png"), fullPage: true });
