@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { e2eAdmin } from "../playwright.config";
 import { AdminConsolePage } from "./pages/admin-console-page";
+import { expectNoSeriousAxeFindings } from "./pages/axe";
 import { SignInPage } from "./pages/sign-in-page";
 
 test.describe.configure({ mode: "serial" });
@@ -95,6 +96,7 @@ test("an admin deactivates a user: their session ends, sign-in and API key are r
   await expect(row).toContainText(`Deactivate ${user.email}?`);
   await row.getByTestId("deactivate-user-confirm").click();
   await expect(row.getByTestId("user-status")).toHaveText("deactivated");
+  await expectNoSeriousAxeFindings(page, "/admin (a deactivated user)");
 
   await userPage.reload();
   await expect(userPage).toHaveURL(/\/sign-in/);
@@ -128,10 +130,12 @@ test("a one-time password from the admin: the user must choose a new one first; 
   expect(oneTimePassword).toMatch(/^[a-z2-9]{4}(-[a-z2-9]{4}){3}$/);
   await expect(page.getByTestId("copy-one-time-password")).toBeVisible();
   await expect(row.getByTestId("user-status")).toContainText("must choose a password");
+  await expectNoSeriousAxeFindings(page, "/admin (a one-time password shown)");
 
   const userPage = await userSignsIn(browser, user.email, oneTimePassword);
   await expect(userPage).toHaveURL(/\/change-password$/);
   await expect(userPage.getByRole("heading", { name: "Choose a new password" })).toBeVisible();
+  await expectNoSeriousAxeFindings(userPage, "/change-password");
   // Nothing else is reachable until the new password is chosen.
   for (const path of ["/chat", "/chat/settings", "/"]) {
     await userPage.goto(path);
@@ -174,6 +178,7 @@ test("zh-CN: the sign-in page and the console speak Chinese", async ({ browser }
   await page.getByLabel("密码").fill("not-the-password");
   await page.getByRole("button", { name: "登录" }).click();
   await expect(page.getByTestId("sign-in-error")).toHaveText("邮箱或密码错误。");
+  await expectNoSeriousAxeFindings(page, "/sign-in (zh-CN)");
   await page.getByLabel("密码").fill(e2eAdmin.password);
   await page.getByRole("button", { name: "登录" }).click();
   await expect(page.getByRole("heading", { name: "管理控制台", level: 1 })).toBeVisible();
@@ -190,6 +195,7 @@ test("zh-CN: the sign-in page and the console speak Chinese", async ({ browser }
   await page.getByTestId("admin-nav").getByRole("link", { name: "运行", exact: true }).click();
   await expect(page.getByRole("heading", { name: "运行", level: 1 })).toBeVisible();
   await expect(page.getByRole("button", { name: "应用筛选" })).toBeAttached();
+  await expectNoSeriousAxeFindings(page, "/admin/runs (zh-CN)");
   await page.screenshot({ path: test.info().outputPath("console-zh-CN.png"), fullPage: true });
   await context.close();
 });
