@@ -131,6 +131,7 @@ test("a one-time password from the admin: the user must choose a new one first; 
   await expect(page.getByTestId("copy-one-time-password")).toBeVisible();
   await expect(row.getByTestId("user-status")).toContainText("must choose a password");
   await expectNoSeriousAxeFindings(page, "/admin (a one-time password shown)");
+  await page.getByTestId("users-table").screenshot({ path: test.info().outputPath("admin-users.png") });
 
   const userPage = await userSignsIn(browser, user.email, oneTimePassword);
   await expect(userPage).toHaveURL(/\/change-password$/);
