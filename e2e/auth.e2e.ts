@@ -15,6 +15,7 @@ test("an anonymous visitor is sent to sign in", async ({ page }) => {
 test("a wrong password shows an error and does not sign in", async ({ page }) => {
   const signIn = new SignInPage(page);
   await signIn.goto();
+  await expect(page.getByRole("heading", { name: "Sign in to Dispatch" })).toBeVisible();
   await signIn.signIn(e2eAdmin.email, "not-the-password");
   await expect(signIn.error()).toHaveText("Wrong email or password.");
   await page.goto("/");
