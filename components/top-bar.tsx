@@ -2,14 +2,16 @@ import Link from "next/link";
 import { signOutAction } from "@/app/(auth)/actions";
 import type { Principal } from "@/server/auth/session";
 import { ThemeToggle } from "./chat/theme-toggle";
+import { requestDictionary } from "./i18n/request-locale";
 
-export function TopBar({ principal }: { principal: Principal }) {
+export async function TopBar({ principal }: { principal: Principal }) {
+  const t = (await requestDictionary()).console.topBar;
   return (
     <header className="topbar">
-      <nav aria-label="Main">
+      <nav aria-label={t.main}>
         <strong>Dispatch</strong>
-        <Link href="/chat">Chat</Link>
-        {principal.role === "admin" ? <Link href="/admin">Admin</Link> : null}
+        <Link href="/chat">{t.chat}</Link>
+        {principal.role === "admin" ? <Link href="/admin">{t.admin}</Link> : null}
       </nav>
       <div className="row topbar-end">
         {/* The same choice as the chat's toggle: one theme for the whole app. */}
@@ -19,7 +21,7 @@ export function TopBar({ principal }: { principal: Principal }) {
         </span>
         <form action={signOutAction}>
           <button className="btn" type="submit">
-            Sign out
+            {t.signOut}
           </button>
         </form>
       </div>

@@ -1,8 +1,8 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { e2eAdmin } from "../playwright.config";
 import { ChatPage } from "./pages/chat-page";
 import { SignInPage } from "./pages/sign-in-page";
+import { expectNoSeriousAxeFindings } from "./pages/axe";
 
 // The console as an admin meets it: a run page that starts with the conversation, runs listed
 // by prompt, destructive actions that ask first, a copyable new key, and every page readable
@@ -19,12 +19,6 @@ async function signIn(page: Page): Promise<void> {
   await signInPage.goto();
   await signInPage.signIn(e2eAdmin.email, e2eAdmin.password);
   await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
-}
-
-async function expectNoSeriousAxeFindings(page: Page, where: string): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${where} ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  expect(serious).toEqual([]);
 }
 
 async function setApprovalPolicy(page: Page, choice: "Never ask" | "Always ask") {

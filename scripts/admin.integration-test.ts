@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
+import { signInOverHttp } from "@/test/http-session";
 import { defineRunner } from "@/sdk/runner/define-runner";
 import { completed, runCompleted } from "@/sdk/runner/results";
 import { startRunners } from "@/examples/runners/start";
@@ -75,6 +76,19 @@ describe("npm run admin", () => {
     const id = row!.split(/\s+/)[0]!;
     expect((await admin("apikey:revoke", "--id", id)).status).toBe(0);
     expect((await fetch(`${baseUrl()}/api/v1/me`, { headers: bearer(lastLine) })).status).toBe(401);
+
+    // A one-time password, printed as the last line: the old password stops working, the new
+    // one signs in to a session that must choose its own password first.
+    const reset = await admin("user:reset-password", "--email", email);
+    expect(reset.status).toBe(0);
+    const oneTime = reset.stdout.trim().split("\n").at(-1)!;
+    expect(oneTime).toMatch(/^[a-z2-9]{4}(-[a-z2-9]{4}){3}$/);
+    expect(await signInOverHttp(email, "cli-password-1")).toBeNull();
+    const session = await signInOverHttp(email, oneTime);
+    expect((await fetch(`${baseUrl()}/api/v1/me`, { headers: { cookie: session! } })).status).toBe(403);
+    const unknown = await admin("user:reset-password", "--email", "nobody@test.dispatch");
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain("No user with email nobody@test.dispatch");
   });
 
   it("exits on its own with the embedded database too, and leaves no PostgreSQL running", { timeout: 180_000 }, async () => {

@@ -8,6 +8,8 @@ const usage = `Usage: npm run admin -- <command> [flags]
 
 Commands:
   user:create   --email E --password P [--name N] [--admin]
+  user:reset-password --email E             sets a one-time password, printed as the last line;
+                                            the user chooses their own at their next sign-in
   apikey:create --email E [--name N]        prints the new key as the last line
   apikey:list   --email E
   apikey:revoke --id ID
@@ -58,7 +60,7 @@ async function main(): Promise<void> {
   };
 
   // Validate the command before opening the database, so a typo answers at once.
-  const commands = ["user:create", "apikey:create", "apikey:list", "apikey:revoke", "runner:register", "runner:refresh", "runner:list", "binding:create", "binding:delete"];
+  const commands = ["user:create", "user:reset-password", "apikey:create", "apikey:list", "apikey:revoke", "runner:register", "runner:refresh", "runner:list", "binding:create", "binding:delete"];
   if (!commands.includes(command)) fail(`Unknown command: ${command}\n\n${usage}`);
 
   const db = await prepareDatabase();
@@ -79,6 +81,11 @@ async function main(): Promise<void> {
         const { createUser } = await import("../server/services/users");
         const user = await createUser({ email: need("email"), password: need("password"), name: values.name, role: values.admin ? "admin" : "user" });
         console.log(`Created ${user.role} ${user.email} (${user.id})`);
+      } else if (command === "user:reset-password") {
+        const { resetUserPasswordByEmail } = await import("../server/services/users");
+        const { user, oneTimePassword } = await resetUserPasswordByEmail({ email: need("email") });
+        console.log(`Set a one-time password for ${user.email}; they choose their own at their next sign-in. It is shown only once:`);
+        console.log(oneTimePassword);
       } else if (command === "apikey:create") {
         const { createApiKeyForEmail } = await import("../server/services/api-keys");
         const { key, record } = await createApiKeyForEmail({ email: need("email"), name: values.name });

@@ -1,9 +1,15 @@
 "use server";
+import { redirect } from "next/navigation";
 import { AuthError, CredentialsSignin } from "next-auth";
 import { signIn, signOut } from "@/server/auth/auth";
+import { ACCOUNT_DEACTIVATED } from "@/server/auth/credentials";
+import { getSignedInUser } from "@/server/auth/session";
 import { isDatabaseUnavailable } from "@/server/errors";
+import { chooseOwnPassword, type NewPasswordProblem } from "@/server/services/users";
 
-export type SignInState = { error: string | null; email: string };
+// Errors travel as codes: the forms say them in the user's language (components/i18n).
+export type SignInProblem = "missing" | "wrong" | "deactivated" | "unavailable" | { tooManySeconds: string };
+export type SignInState = { error: SignInProblem | null; email: string };
 
 function safeRedirect(target: FormDataEntryValue | null): string {
   const value = typeof target === "string" ? target : "";
@@ -13,16 +19,18 @@ function safeRedirect(target: FormDataEntryValue | null): string {
 export async function signInAction(_prev: SignInState, form: FormData): Promise<SignInState> {
   const email = String(form.get("email") ?? "").trim();
   const password = String(form.get("password") ?? "");
-  if (!email || !password) return { error: "Enter your email and password.", email };
+  if (!email || !password) return { error: "missing", email };
   try {
     await signIn("credentials", { email, password, redirectTo: safeRedirect(form.get("callbackUrl")) });
     return { error: null, email };
   } catch (err) {
     if (err instanceof AuthError) {
-      if (isDatabaseUnavailable(err.cause?.err ?? err)) return { error: "The service is temporarily unavailable. Try again shortly.", email };
-      const wait = err instanceof CredentialsSignin ? /^too_many_attempts:(\d+)$/.exec(err.code)?.[1] : undefined;
-      if (wait) return { error: `Too many failed sign-in attempts. Wait ${wait} seconds, then try again.`, email };
-      return { error: "Wrong email or password.", email };
+      if (isDatabaseUnavailable(err.cause?.err ?? err)) return { error: "unavailable", email };
+      const code = err instanceof CredentialsSignin ? err.code : "";
+      const wait = /^too_many_attempts:(\d+)$/.exec(code)?.[1];
+      if (wait) return { error: { tooManySeconds: wait }, email };
+      if (code === ACCOUNT_DEACTIVATED) return { error: "deactivated", email };
+      return { error: "wrong", email };
     }
     throw err;
   }
@@ -30,4 +38,19 @@ export async function signInAction(_prev: SignInState, form: FormData): Promise<
 
 export async function signOutAction(): Promise<void> {
   await signOut({ redirectTo: "/sign-in" });
+}
+
+export type ChoosePasswordState = { problem: NewPasswordProblem | null };
+
+/** The forced change after a one-time password: on success the user is signed in again with the new one. */
+export async function choosePasswordAction(_prev: ChoosePasswordState, form: FormData): Promise<ChoosePasswordState> {
+  const user = await getSignedInUser();
+  if (!user) redirect("/sign-in");
+  if (!user.mustChangePassword) redirect("/");
+  const password = String(form.get("password") ?? "");
+  const result = await chooseOwnPassword({ userId: user.principal.userId, password, confirm: String(form.get("confirm") ?? "") });
+  if (!result.ok) return { problem: result.problem };
+  // The change voided every session, this one too: a fresh one under the new password.
+  await signIn("credentials", { email: result.email, password, redirectTo: "/" });
+  return { problem: null };
 }

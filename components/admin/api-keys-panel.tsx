@@ -2,12 +2,16 @@
 import { useState } from "react";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime } from "./format";
+import { useDictionary } from "../i18n/use-dictionary";
+import { useConsoleDates } from "./format";
 import { CopyButton } from "../chat/copy-button";
 import { ConfirmButton } from "./confirm-button";
 
 export function ApiKeysPanel() {
+  const dates = useConsoleDates();
   const trpc = useTRPC();
+  const c = useDictionary().console;
+  const t = c.keys;
   const queryClient = useQueryClient();
   const keys = useInfiniteQuery(
     trpc.apiKeys.list.infiniteQueryOptions({ limit: 25 }, { getNextPageParam: (last) => last.nextCursor ?? undefined }),
@@ -36,7 +40,7 @@ export function ApiKeysPanel() {
   return (
     <section className="card" aria-labelledby="keys-title">
       <h2 id="keys-title" style={{ marginTop: 0 }}>
-        API keys
+        {t.title}
       </h2>
       <form
         className="row"
@@ -46,10 +50,10 @@ export function ApiKeysPanel() {
         }}
       >
         <label className="sr-only" htmlFor="key-user">
-          Key owner
+          {t.owner}
         </label>
         <select id="key-user" className="input" style={{ maxWidth: 260 }} value={userId} onChange={(e) => setUserId(e.target.value)} required>
-          <option value="">Choose a user…</option>
+          <option value="">{t.chooseUser}</option>
           {users.data?.items.map((u) => (
             <option key={u.id} value={u.id}>
               {u.email}
@@ -57,35 +61,35 @@ export function ApiKeysPanel() {
           ))}
         </select>
         <label className="sr-only" htmlFor="key-name">
-          Key name
+          {t.name}
         </label>
-        <input id="key-name" className="input" style={{ maxWidth: 200 }} placeholder="name (optional)" value={name} onChange={(e) => setName(e.target.value)} />
-        <label title="Runs this key starts make changes without waiting for the owner's approval (automation)">
-          <input type="checkbox" data-testid="key-auto-approve" checked={autoApprove} onChange={(e) => setAutoApprove(e.target.checked)} /> Approves its own changes
+        <input id="key-name" className="input" style={{ maxWidth: 200 }} placeholder={t.namePlaceholder} value={name} onChange={(e) => setName(e.target.value)} />
+        <label title={t.autoApproveHelp}>
+          <input type="checkbox" data-testid="key-auto-approve" checked={autoApprove} onChange={(e) => setAutoApprove(e.target.checked)} /> {t.autoApprove}
         </label>
         <button className="btn btn-primary" type="submit" disabled={!userId || create.isPending}>
-          Create key
+          {t.create}
         </button>
       </form>
-      {create.error ? <p className="error-text">Could not create the key. Check the owner and try again.</p> : null}
-      {revoke.error ? <p className="error-text">Could not revoke the key. Reload the page and try again.</p> : null}
+      {create.error ? <p className="error-text">{t.createFailed}</p> : null}
+      {revoke.error ? <p className="error-text">{t.revokeFailed}</p> : null}
       {newKey ? (
         <p role="status" className="row">
-          New key, shown only now: copy it somewhere safe. <code data-testid="new-api-key">{newKey}</code>
-          <CopyButton text={newKey} label="Copy the new key" testId="copy-api-key" />
+          {t.newKey} <code data-testid="new-api-key">{newKey}</code>
+          <CopyButton text={newKey} label={t.copyNew} testId="copy-api-key" />
         </p>
       ) : null}
       <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="api-keys-table">
           <thead>
             <tr>
-              <th>Key</th>
-              <th>Name</th>
-              <th>Owner</th>
-              <th>Last used</th>
-              <th>Status</th>
+              <th>{t.key}</th>
+              <th>{t.keyName}</th>
+              <th>{t.keyOwner}</th>
+              <th>{t.lastUsed}</th>
+              <th>{t.status}</th>
               <th>
-                <span className="sr-only">Actions</span>
+                <span className="sr-only">{c.actions}</span>
               </th>
             </tr>
           </thead>
@@ -95,17 +99,17 @@ export function ApiKeysPanel() {
                 <td className="mono">{k.prefix}…</td>
                 <td>{k.name}</td>
                 <td>{k.user.email}</td>
-                <td className="muted">{k.lastUsedAt ? formatDateTime(new Date(k.lastUsedAt)) : "never"}</td>
+                <td className="muted">{k.lastUsedAt ? dates.dateTime(k.lastUsedAt) : c.never}</td>
                 <td>
-                  {k.revokedAt ? <span className="pill pill-bad">revoked</span> : <span className="pill pill-ok">active</span>}
-                  {k.autoApprove ? <span className="pill"> approves its own changes</span> : null}
+                  {k.revokedAt ? <span className="pill pill-bad">{t.revoked}</span> : <span className="pill pill-ok">{t.active}</span>}
+                  {k.autoApprove ? <span className="pill"> {t.approvesOwn}</span> : null}
                 </td>
                 <td>
                   {k.revokedAt ? null : (
                     <ConfirmButton
-                      label="Revoke"
-                      question={`Revoke ${k.prefix}…? Clients using it stop working at once.`}
-                      confirmLabel="Revoke key"
+                      label={t.revoke}
+                      question={t.revokeQuestion(k.prefix)}
+                      confirmLabel={t.revokeConfirm}
                       danger
                       pending={revoke.isPending}
                       testId="revoke-key"
@@ -120,7 +124,7 @@ export function ApiKeysPanel() {
       </div>
       {keys.hasNextPage ? (
         <button className="btn" type="button" onClick={() => void keys.fetchNextPage()}>
-          Load more
+          {c.loadMore}
         </button>
       ) : null}
     </section>

@@ -2,7 +2,8 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime } from "./format";
+import { useDictionary } from "../i18n/use-dictionary";
+import { useConsoleDates } from "./format";
 import { JsonBlock } from "./json-block";
 import styles from "./admin.module.css";
 
@@ -20,6 +21,7 @@ function parseJsonObject(text: string, label: string): Record<string, unknown> |
 
 function CreateBindingForm({ runnerIds, onDone }: { runnerIds: string[]; onDone: () => void }) {
   const trpc = useTRPC();
+  const t = useDictionary().console.runners;
   const [runnerId, setRunnerId] = useState("");
   const [scope, setScope] = useState<Scope>("default");
   const [target, setTarget] = useState("");
@@ -56,31 +58,31 @@ function CreateBindingForm({ runnerIds, onDone }: { runnerIds: string[]; onDone:
       }}
     >
       <div className="row">
-        <label htmlFor="binding-runner">Runner</label>
+        <label htmlFor="binding-runner">{t.runner}</label>
         <select id="binding-runner" className="input" style={{ maxWidth: 360 }} value={runnerId} onChange={(e) => setRunnerId(e.target.value)} required>
-          <option value="">Choose a runner…</option>
+          <option value="">{t.chooseRunner}</option>
           {runnerIds.map((id) => (
             <option key={id} value={id}>
               {id}
             </option>
           ))}
         </select>
-        <label htmlFor="binding-scope">For</label>
+        <label htmlFor="binding-scope">{t.for}</label>
         <select id="binding-scope" className="input" style={{ maxWidth: 160 }} value={scope} onChange={(e) => setScope(e.target.value as Scope)}>
-          <option value="default">everyone</option>
-          <option value="user">one user</option>
-          <option value="thread">one thread</option>
+          <option value="default">{t.everyone}</option>
+          <option value="user">{t.oneUser}</option>
+          <option value="thread">{t.oneThread}</option>
         </select>
         {scope !== "default" && (
           <>
             <label className="sr-only" htmlFor="binding-target">
-              {scope === "user" ? "User email" : "Thread id"}
+              {scope === "user" ? t.userEmail : t.threadId}
             </label>
             <input
               id="binding-target"
               className="input"
               style={{ maxWidth: 300 }}
-              placeholder={scope === "user" ? "user@example.com" : "thread id"}
+              placeholder={scope === "user" ? "user@example.com" : t.threadPlaceholder}
               value={target}
               onChange={(e) => setTarget(e.target.value)}
               required
@@ -88,9 +90,9 @@ function CreateBindingForm({ runnerIds, onDone }: { runnerIds: string[]; onDone:
           </>
         )}
       </div>
-      <label htmlFor="binding-config">Config (JSON, checked against the runner&apos;s config_schema)</label>
+      <label htmlFor="binding-config">{t.config}</label>
       <textarea id="binding-config" className="input mono" rows={3} value={config} onChange={(e) => setConfig(e.target.value)} placeholder="{}" />
-      <label htmlFor="binding-policy">Resource policy (JSON; omitted groups allow what the manifest asks, platform actions stay off)</label>
+      <label htmlFor="binding-policy">{t.policy}</label>
       <textarea
         id="binding-policy"
         className="input mono"
@@ -101,7 +103,7 @@ function CreateBindingForm({ runnerIds, onDone }: { runnerIds: string[]; onDone:
       />
       <div className="row">
         <button className="btn btn-primary" type="submit" disabled={!runnerId || bind.isPending}>
-          {bind.isPending ? "Binding…" : "Create binding"}
+          {bind.isPending ? t.binding : t.createBinding}
         </button>
       </div>
       {(problem ?? bind.error?.message) && (
@@ -114,6 +116,8 @@ function CreateBindingForm({ runnerIds, onDone }: { runnerIds: string[]; onDone:
 }
 
 export function BindingsPanel() {
+  const dates = useConsoleDates();
+  const t = useDictionary().console.runners;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const overview = useQuery(trpc.runners.overview.queryOptions());
@@ -124,39 +128,39 @@ export function BindingsPanel() {
   return (
     <section className="card" aria-labelledby="bindings-title" data-testid="bindings-panel">
       <h2 id="bindings-title" className={styles.sectionTitle}>
-        Bindings
+        {t.bindings}
       </h2>
-      <p className="muted">The narrowest enabled binding answers a message: a thread&apos;s, then the user&apos;s, then everyone&apos;s. Without one, the built-in agent answers.</p>
+      <p className="muted">{t.bindingsHelp}</p>
       {data && <CreateBindingForm runnerIds={data.runners.filter((r) => r.available).map((r) => r.id)} onDone={invalidate} />}
-      {data && data.bindings.length === 0 && <p className="muted">No bindings yet.</p>}
+      {data && data.bindings.length === 0 && <p className="muted">{t.noBindings}</p>}
       {data && data.bindings.length > 0 && (
         <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="bindings-table">
           <thead>
             <tr>
-              <th>Runner</th>
-              <th>For</th>
-              <th>Config and policy</th>
-              <th>Created</th>
-              <th>State</th>
+              <th>{t.runner}</th>
+              <th>{t.for}</th>
+              <th>{t.configAndPolicy}</th>
+              <th>{t.created}</th>
+              <th>{t.state}</th>
             </tr>
           </thead>
           <tbody>
             {data.bindings.map((b) => (
               <tr key={b.id} data-testid="binding-row">
                 <td className="mono">{b.runnerId}</td>
-                <td>{b.scope === "default" ? "everyone" : b.scope === "user" ? b.userEmail : <span className="mono">thread {b.threadId}</span>}</td>
+                <td>{b.scope === "default" ? t.everyone : b.scope === "user" ? b.userEmail : <span className="mono">{t.thread(b.threadId)}</span>}</td>
                 <td>
-                  <JsonBlock value={{ config: b.config, policy: b.policy, event_types: b.eventTypes }} summary="Show" />
+                  <JsonBlock value={{ config: b.config, policy: b.policy, event_types: b.eventTypes }} summary={t.show} />
                 </td>
-                <td>{formatDateTime(b.createdAt)}</td>
+                <td>{dates.dateTime(b.createdAt)}</td>
                 <td>
                   <div className="row">
                     <button className="btn" type="button" onClick={() => update.mutate({ id: b.id, enabled: !b.enabled })} aria-pressed={b.enabled}>
-                      {b.enabled ? "Enabled" : "Disabled"}
+                      {b.enabled ? t.enabled : t.disabled}
                     </button>
                     <button className="btn" type="button" onClick={() => remove.mutate({ id: b.id })}>
-                      Delete
+                      {t.delete}
                     </button>
                   </div>
                 </td>

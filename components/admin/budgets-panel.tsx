@@ -2,21 +2,20 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime } from "./format";
+import { useDictionary } from "../i18n/use-dictionary";
+import { useConsoleDates } from "./format";
 import styles from "./admin.module.css";
 
 type Subject = "default" | "user" | "api_key";
-const SUBJECTS: { id: Subject; label: string }[] = [
-  { id: "default", label: "Default (every user)" },
-  { id: "user", label: "A user" },
-  { id: "api_key", label: "An API key" },
-];
+const SUBJECTS: Subject[] = ["default", "user", "api_key"];
 
 const numberOrNull = (text: string) => (text.trim() === "" ? null : Number(text));
 const shown = (n: number | null) => (n === null ? "—" : n.toLocaleString());
 
 /** Budgets per user, per API key and the default: tokens per day, runs per minute, concurrent runs. */
 export function BudgetsPanel() {
+  const dates = useConsoleDates();
+  const t = useDictionary().console.usage;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const budgets = useQuery(trpc.usage.budgets.queryOptions());
@@ -37,13 +36,9 @@ export function BudgetsPanel() {
   return (
     <section className="card" aria-labelledby="budgets-title" data-testid="budgets-panel">
       <h2 id="budgets-title" className={styles.sectionTitle}>
-        Budgets
+        {t.budgets}
       </h2>
-      <p className="muted">
-        A run over a budget is refused with 429 before anything is written. A user&apos;s own budget replaces the default kind by kind; an API key&apos;s applies on top of
-        its user&apos;s. Environment defaults: {shown(env?.tokensPerDay ?? null)} tokens a day, {shown(env?.runsPerMinute ?? null)} runs a minute,{" "}
-        {shown(env?.concurrentRuns ?? null)} concurrent runs. Empty means no limit at that level; all three empty removes the row.
-      </p>
+      <p className="muted">{t.budgetsHelp(shown(env?.tokensPerDay ?? null), shown(env?.runsPerMinute ?? null), shown(env?.concurrentRuns ?? null))}</p>
       <form
         className={styles.filters}
         onSubmit={(e) => {
@@ -58,20 +53,20 @@ export function BudgetsPanel() {
         }}
       >
         <label className="field">
-          For
+          {t.for}
           <select className="input" value={subject} onChange={(e) => (setSubject(e.target.value as Subject), setSubjectId(""))}>
             {SUBJECTS.map((s) => (
-              <option key={s.id} value={s.id}>
-                {s.label}
+              <option key={s} value={s}>
+                {t.subjects[s]}
               </option>
             ))}
           </select>
         </label>
         {subject === "user" && (
           <label className="field">
-            User
+            {t.user}
             <select className="input" value={subjectId} onChange={(e) => setSubjectId(e.target.value)} required>
-              <option value="">Choose a user</option>
+              <option value="">{t.chooseUser}</option>
               {(users.data?.items ?? []).map((u) => (
                 <option key={u.id} value={u.id}>
                   {u.email}
@@ -82,9 +77,9 @@ export function BudgetsPanel() {
         )}
         {subject === "api_key" && (
           <label className="field">
-            API key
+            {t.apiKey}
             <select className="input" value={subjectId} onChange={(e) => setSubjectId(e.target.value)} required>
-              <option value="">Choose a key</option>
+              <option value="">{t.chooseKey}</option>
               {(keys.data?.items ?? []).map((k) => (
                 <option key={k.id} value={k.id}>
                   {k.name} ({k.prefix}…, {k.user.email})
@@ -94,20 +89,20 @@ export function BudgetsPanel() {
           </label>
         )}
         <label className="field">
-          Tokens per day
+          {t.tokensPerDay}
           <input className="input" type="number" min={1} value={tokens} onChange={(e) => setTokens(e.target.value)} />
         </label>
         <label className="field">
-          Runs per minute
+          {t.runsPerMinute}
           <input className="input" type="number" min={1} value={rpm} onChange={(e) => setRpm(e.target.value)} />
         </label>
         <label className="field">
-          Concurrent runs
+          {t.concurrentRuns}
           <input className="input" type="number" min={1} value={concurrent} onChange={(e) => setConcurrent(e.target.value)} />
         </label>
         <div className={styles.actions}>
           <button className="btn btn-primary" type="submit" disabled={save.isPending}>
-            Save budget
+            {t.saveBudget}
           </button>
           {save.error && (
             <p role="alert" className="error-text">
@@ -119,21 +114,21 @@ export function BudgetsPanel() {
       <table className="table" data-testid="budgets-table">
         <thead>
           <tr>
-            <th scope="col">For</th>
-            <th scope="col" className={styles.num}>Tokens per day</th>
-            <th scope="col" className={styles.num}>Runs per minute</th>
-            <th scope="col" className={styles.num}>Concurrent runs</th>
-            <th scope="col">Updated</th>
+            <th scope="col">{t.for}</th>
+            <th scope="col" className={styles.num}>{t.tokensPerDay}</th>
+            <th scope="col" className={styles.num}>{t.runsPerMinute}</th>
+            <th scope="col" className={styles.num}>{t.concurrentRuns}</th>
+            <th scope="col">{t.updated}</th>
           </tr>
         </thead>
         <tbody>
           {(budgets.data?.rows ?? []).map((b) => (
             <tr key={`${b.subject}:${b.subjectId}`}>
-              <th scope="row">{b.subject === "default" ? "Default" : `${b.subject === "user" ? "User" : "Key"} ${b.label ?? "(deleted)"}`}</th>
+              <th scope="row">{b.subject === "default" ? t.defaultRow : b.subject === "user" ? t.userRow(b.label) : t.keyRow(b.label)}</th>
               <td className={styles.num}>{shown(b.tokensPerDay)}</td>
               <td className={styles.num}>{shown(b.runsPerMinute)}</td>
               <td className={styles.num}>{shown(b.concurrentRuns)}</td>
-              <td>{formatDateTime(b.updatedAt)}</td>
+              <td>{dates.dateTime(b.updatedAt)}</td>
             </tr>
           ))}
         </tbody>

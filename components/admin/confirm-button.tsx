@@ -1,5 +1,6 @@
 "use client";
 import { useState } from "react";
+import { useDictionary } from "../i18n/use-dictionary";
 
 /**
  * A button for an action that cannot be taken back in one click: the first click asks
@@ -23,6 +24,7 @@ export function ConfirmButton({
   testId?: string;
 }) {
   const [asking, setAsking] = useState(false);
+  const t = useDictionary().common;
   if (!asking) {
     return (
       <button className={`btn${danger ? " btn-danger" : ""}`} type="button" data-testid={testId} onClick={() => setAsking(true)}>
@@ -54,7 +56,7 @@ export function ConfirmButton({
         {confirmLabel}
       </button>
       <button className="btn" type="button" onClick={() => setAsking(false)}>
-        Cancel
+        {t.cancel}
       </button>
     </span>
   );

@@ -3,6 +3,7 @@ import { useState } from "react";
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
+import { useDictionary } from "../i18n/use-dictionary";
 import { formatDuration, formatPercent } from "./format";
 import { RunsPerHourChart } from "./runs-per-hour-chart";
 import styles from "./admin.module.css";
@@ -28,13 +29,15 @@ export function DashboardPanel() {
   const [span, setSpan] = useState<DashboardWindow>("24h");
   const dashboard = useQuery(trpc.adminDashboard.get.queryOptions({ window: span }));
   const d = dashboard.data;
+  const c = useDictionary().console;
+  const t = c.dashboard;
   return (
     <section className="card" aria-labelledby="dashboard-title" data-testid="dashboard">
       <div className="row" style={{ justifyContent: "space-between" }}>
         <h2 id="dashboard-title" className={styles.sectionTitle}>
-          Activity
+          {t.title}
         </h2>
-        <div className={styles.segmented} role="group" aria-label="Time window">
+        <div className={styles.segmented} role="group" aria-label={t.window}>
           {WINDOWS.map((w) => (
             <button key={w.value} type="button" aria-pressed={span === w.value} onClick={() => setSpan(w.value)}>
               {w.label}
@@ -42,30 +45,30 @@ export function DashboardPanel() {
           ))}
         </div>
       </div>
-      {dashboard.isPending ? <p className="muted">Loading…</p> : null}
+      {dashboard.isPending ? <p className="muted">{c.loading}</p> : null}
       {dashboard.error ? <p className="error-text">{dashboard.error.message}</p> : null}
       {d ? (
         <>
           <div className={styles.tiles}>
-            <Tile testId="stat-runs" label="Runs" value={String(d.runs.total)} note={`${d.runs.active} in progress`} />
+            <Tile testId="stat-runs" label={t.runs} value={String(d.runs.total)} note={t.inProgress(d.runs.active)} />
             <Tile
               testId="stat-error-rate"
-              label="Error rate"
+              label={t.errorRate}
               value={formatPercent(d.runs.errorRate)}
-              note={`${d.runs.failed} failed, ${d.runs.cancelled} cancelled`}
+              note={t.failedCancelled(d.runs.failed, d.runs.cancelled)}
             />
-            <Tile testId="stat-p50" label="Duration p50" value={formatDuration(d.runs.p50Ms)} />
-            <Tile testId="stat-p95" label="Duration p95" value={formatDuration(d.runs.p95Ms)} />
+            <Tile testId="stat-p50" label={t.p50} value={formatDuration(d.runs.p50Ms)} />
+            <Tile testId="stat-p95" label={t.p95} value={formatDuration(d.runs.p95Ms)} />
             <Tile
               testId="stat-tool-failure-rate"
-              label="Tool failure rate"
+              label={t.toolFailureRate}
               value={formatPercent(d.tools.failureRate)}
-              note={`${d.tools.failed} of ${d.tools.total} tool calls failed; ${d.tools.partial} partial (done, with a note)`}
+              note={t.toolNote(d.tools.failed, d.tools.total, d.tools.partial)}
             />
           </div>
           <RunsPerHourChart buckets={d.perHour} />
           <p className="muted" style={{ fontSize: 13, marginBottom: 0 }}>
-            Error rate counts failed runs among finished ones. <Link href="/admin/runs?error=yes">See runs with errors</Link>
+            {t.errorRateNote} <Link href="/admin/runs?error=yes">{t.seeErrors}</Link>
           </p>
         </>
       ) : null}

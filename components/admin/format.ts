@@ -1,18 +1,26 @@
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/trpc/root";
+import { formatDateTime as formatLocalDateTime } from "../i18n/format";
+import { useI18n } from "../i18n/use-dictionary";
 
-// Shared display helpers for the console. Times show in the browser's own time zone, on the
-// 24-hour clock the chat and the cards use.
+// Shared display helpers for the console. Times show in the user's time zone (the one chosen in
+// settings, else the browser's: the same the chat uses), on the 24-hour clock, in their language.
 
 export type AdminOutputs = inferRouterOutputs<AppRouter>;
 
-export function formatDateTime(at: Date | null | undefined): string {
-  if (!at) return "—";
-  return at.toLocaleString(undefined, { year: "numeric", month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
-}
-
-export function formatTime(at: Date): string {
-  return `${at.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" })}.${String(at.getMilliseconds()).padStart(3, "0")}`;
+/** Date and time formatters bound to the viewer's language and zone. */
+export function useConsoleDates() {
+  const { locale, timeZone } = useI18n();
+  return {
+    /** "Nov 27, 2026, 14:05:09"; "—" when absent. */
+    dateTime: (at: Date | string | null | undefined) => formatLocalDateTime(at, locale, timeZone, { seconds: true }),
+    /** "14:05:09.123", for timelines where milliseconds tell events apart. */
+    time: (at: Date | string) => {
+      const d = new Date(at);
+      const clock = new Intl.DateTimeFormat(locale, { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23", timeZone }).format(d);
+      return `${clock}.${String(d.getMilliseconds()).padStart(3, "0")}`;
+    },
+  };
 }
 
 export function formatDuration(ms: number | null | undefined): string {

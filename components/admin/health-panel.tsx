@@ -1,22 +1,24 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
+import { useDictionary } from "../i18n/use-dictionary";
 
 export function HealthPanel() {
   const trpc = useTRPC();
   const health = useQuery(trpc.health.get.queryOptions());
+  const t = useDictionary().console.health;
   return (
     <section className="card" aria-labelledby="health-title">
       <h2 id="health-title" style={{ marginTop: 0 }}>
-        Health
+        {t.title}
       </h2>
-      {health.isPending ? <p className="muted">Checking…</p> : null}
+      {health.isPending ? <p className="muted">{t.checking}</p> : null}
       {health.error ? <p className="error-text">{health.error.message}</p> : null}
       {health.data ? (
         <p data-testid="health-status">
-          Database{" "}
+          {t.database}{" "}
           <span className={`pill ${health.data.database.reachable ? "pill-ok" : "pill-bad"}`}>
-            {health.data.database.reachable ? "reachable" : "unreachable"}
+            {health.data.database.reachable ? t.reachable : t.unreachable}
           </span>{" "}
           {health.data.database.version ? <span className="muted">PostgreSQL {health.data.database.version}</span> : null}
         </p>

@@ -2,7 +2,8 @@
 import Link from "next/link";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime } from "./format";
+import { useDictionary } from "../i18n/use-dictionary";
+import { useConsoleDates } from "./format";
 import { KnowledgeDocuments } from "./knowledge-documents";
 import { KnowledgeSearch } from "./knowledge-search";
 import { KnowledgeUpload } from "./knowledge-upload";
@@ -10,6 +11,8 @@ import styles from "./admin.module.css";
 
 /** One knowledge base: its facts, document upload, documents, and a test search. */
 export function KnowledgeBaseDetail({ id }: { id: string }) {
+  const dates = useConsoleDates();
+  const t = useDictionary().console.knowledge;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const kb = useQuery(trpc.knowledge.get.queryOptions({ id }));
@@ -20,18 +23,18 @@ export function KnowledgeBaseDetail({ id }: { id: string }) {
   if (kb.error) {
     return (
       <>
-        <h1 className={styles.title}>Knowledge base</h1>
+        <h1 className={styles.title}>{t.base}</h1>
         <p role="alert" className="error-text">
           {kb.error.message}
         </p>
-        <Link href="/admin/knowledge">All knowledge bases</Link>
+        <Link href="/admin/knowledge">{t.allBases}</Link>
       </>
     );
   }
   return (
     <>
       <p className="muted" style={{ margin: 0 }}>
-        <Link href="/admin/knowledge">Knowledge bases</Link> ›
+        <Link href="/admin/knowledge">{t.bases}</Link> ›
       </p>
       <h1 className={styles.title} data-testid="kb-title">
         {kb.data?.name ?? "…"}
@@ -40,24 +43,24 @@ export function KnowledgeBaseDetail({ id }: { id: string }) {
         <section className="card">
           <dl className={styles.facts}>
             <div>
-              <dt>Id (for bindings and runners)</dt>
+              <dt>{t.id}</dt>
               <dd className="mono">{kb.data.id}</dd>
             </div>
             <div>
-              <dt>Description</dt>
+              <dt>{t.description}</dt>
               <dd>{kb.data.description || "—"}</dd>
             </div>
             <div>
-              <dt>Documents</dt>
+              <dt>{t.documents}</dt>
               <dd data-testid="kb-document-count">{kb.data.documentCount}</dd>
             </div>
             <div>
-              <dt>Chunks</dt>
+              <dt>{t.chunks}</dt>
               <dd data-testid="kb-chunk-count">{kb.data.chunkCount}</dd>
             </div>
             <div>
-              <dt>Created</dt>
-              <dd>{formatDateTime(kb.data.createdAt)}</dd>
+              <dt>{t.created}</dt>
+              <dd>{dates.dateTime(kb.data.createdAt)}</dd>
             </div>
           </dl>
         </section>

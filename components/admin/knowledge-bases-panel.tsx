@@ -3,11 +3,15 @@ import Link from "next/link";
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime } from "./format";
+import { useDictionary } from "../i18n/use-dictionary";
+import { useConsoleDates } from "./format";
 import styles from "./admin.module.css";
 
 /** Knowledge bases: create, list with counts, delete (after a confirmation). */
 export function KnowledgeBasesPanel() {
+  const dates = useConsoleDates();
+  const c = useDictionary();
+  const t = c.console.knowledge;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const bases = useQuery(trpc.knowledge.list.queryOptions());
@@ -34,12 +38,9 @@ export function KnowledgeBasesPanel() {
   return (
     <section className="card" aria-labelledby="kb-list-title">
       <h2 id="kb-list-title" className={styles.sectionTitle}>
-        Knowledge bases
+        {t.bases}
       </h2>
-      <p className="muted">
-        Runners read these through the host API (<code>knowledge/retrieve</code>) when a binding grants them. Documents are text or Markdown, chunked and
-        searched with full-text ranking.
-      </p>
+      <p className="muted">{t.basesHelp}</p>
       <form
         className="row"
         data-testid="kb-create-form"
@@ -49,32 +50,32 @@ export function KnowledgeBasesPanel() {
         }}
       >
         <label className="sr-only" htmlFor="kb-name">
-          Knowledge base name
+          {t.name}
         </label>
         <input
           id="kb-name"
           className="input"
           style={{ maxWidth: 240 }}
-          placeholder="name"
+          placeholder={t.namePlaceholder}
           value={form.name}
           maxLength={100}
           required
           onChange={(e) => setForm({ ...form, name: e.target.value })}
         />
         <label className="sr-only" htmlFor="kb-description">
-          Description
+          {t.description}
         </label>
         <input
           id="kb-description"
           className="input"
           style={{ maxWidth: 420 }}
-          placeholder="description (optional)"
+          placeholder={t.descriptionPlaceholder}
           value={form.description}
           maxLength={1000}
           onChange={(e) => setForm({ ...form, description: e.target.value })}
         />
         <button className="btn btn-primary" type="submit" disabled={create.isPending || !form.name.trim()}>
-          {create.isPending ? "Creating…" : "Create knowledge base"}
+          {create.isPending ? t.creating : t.create}
         </button>
       </form>
       {create.error ? (
@@ -92,17 +93,17 @@ export function KnowledgeBasesPanel() {
         <table className="data" data-testid="kb-table">
           <thead>
             <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Description</th>
+              <th scope="col">{t.nameColumn}</th>
+              <th scope="col">{t.description}</th>
               <th scope="col" className={styles.num}>
-                Documents
+                {t.documents}
               </th>
               <th scope="col" className={styles.num}>
-                Chunks
+                {t.chunks}
               </th>
-              <th scope="col">Created</th>
+              <th scope="col">{t.created}</th>
               <th scope="col">
-                <span className="sr-only">Actions</span>
+                <span className="sr-only">{c.console.actions}</span>
               </th>
             </tr>
           </thead>
@@ -117,20 +118,20 @@ export function KnowledgeBasesPanel() {
                 </td>
                 <td className={styles.num}>{kb.documentCount}</td>
                 <td className={styles.num}>{kb.chunkCount}</td>
-                <td className={styles.nowrap}>{formatDateTime(kb.createdAt)}</td>
+                <td className={styles.nowrap}>{dates.dateTime(kb.createdAt)}</td>
                 <td className={styles.nowrap}>
                   {confirming === kb.id ? (
                     <span className="row">
                       <button className="btn btn-danger" type="button" disabled={remove.isPending} onClick={() => remove.mutate({ id: kb.id })}>
-                        Delete with {kb.documentCount} document{kb.documentCount === 1 ? "" : "s"}
+                        {t.deleteWith(kb.documentCount)}
                       </button>
                       <button className="btn" type="button" onClick={() => setConfirming(null)}>
-                        Cancel
+                        {c.common.cancel}
                       </button>
                     </span>
                   ) : (
                     <button className="btn btn-danger" type="button" onClick={() => setConfirming(kb.id)}>
-                      Delete
+                      {t.delete}
                     </button>
                   )}
                 </td>
@@ -141,7 +142,7 @@ export function KnowledgeBasesPanel() {
       </div>
       {bases.data?.length === 0 ? (
         <p className="muted" data-testid="kb-empty">
-          No knowledge bases yet.
+          {t.none}
         </p>
       ) : null}
     </section>

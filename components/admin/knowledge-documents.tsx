@@ -1,7 +1,8 @@
 "use client";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime } from "./format";
+import { useDictionary } from "../i18n/use-dictionary";
+import { useConsoleDates } from "./format";
 import styles from "./admin.module.css";
 
 function formatBytes(n: number): string {
@@ -12,6 +13,9 @@ function formatBytes(n: number): string {
 
 /** The knowledge base's documents with their chunk counts; delete one at a time. */
 export function KnowledgeDocuments({ kbId, onChanged }: { kbId: string; onChanged: () => void }) {
+  const dates = useConsoleDates();
+  const c = useDictionary().console;
+  const t = c.knowledge;
   const trpc = useTRPC();
   const documents = useQuery(trpc.knowledge.documents.queryOptions({ kbId }));
   const remove = useMutation(trpc.knowledge.deleteDocument.mutationOptions({ onSuccess: onChanged }));
@@ -19,7 +23,7 @@ export function KnowledgeDocuments({ kbId, onChanged }: { kbId: string; onChange
   return (
     <section className="card" aria-labelledby="kb-docs-title">
       <h2 id="kb-docs-title" className={styles.sectionTitle}>
-        Documents
+        {t.docsTitle}
       </h2>
       {documents.error ? <p className="error-text">{documents.error.message}</p> : null}
       {remove.error ? (
@@ -31,17 +35,17 @@ export function KnowledgeDocuments({ kbId, onChanged }: { kbId: string; onChange
         <table className="data" data-testid="kb-documents">
           <thead>
             <tr>
-              <th scope="col">Title</th>
-              <th scope="col">Type</th>
+              <th scope="col">{t.title}</th>
+              <th scope="col">{t.type}</th>
               <th scope="col" className={styles.num}>
-                Size
+                {t.size}
               </th>
               <th scope="col" className={styles.num}>
-                Chunks
+                {t.chunks}
               </th>
-              <th scope="col">Added</th>
+              <th scope="col">{t.added}</th>
               <th scope="col">
-                <span className="sr-only">Actions</span>
+                <span className="sr-only">{c.actions}</span>
               </th>
             </tr>
           </thead>
@@ -56,16 +60,16 @@ export function KnowledgeDocuments({ kbId, onChanged }: { kbId: string; onChange
                 <td className={styles.num} data-testid="kb-document-chunks">
                   {d.chunkCount}
                 </td>
-                <td className={styles.nowrap}>{formatDateTime(d.createdAt)}</td>
+                <td className={styles.nowrap}>{dates.dateTime(d.createdAt)}</td>
                 <td>
                   <button
                     className="btn btn-danger"
                     type="button"
                     disabled={remove.isPending && remove.variables?.id === d.id}
                     onClick={() => remove.mutate({ kbId, id: d.id })}
-                    aria-label={`Delete ${d.title}`}
+                    aria-label={t.deleteDocument(d.title)}
                   >
-                    Delete
+                    {t.delete}
                   </button>
                 </td>
               </tr>
@@ -75,7 +79,7 @@ export function KnowledgeDocuments({ kbId, onChanged }: { kbId: string; onChange
       </div>
       {documents.data?.length === 0 ? (
         <p className="muted" data-testid="kb-documents-empty">
-          No documents yet: upload text or Markdown files above.
+          {t.noDocuments}
         </p>
       ) : null}
     </section>

@@ -2,6 +2,7 @@
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
+import { useDictionary } from "../i18n/use-dictionary";
 import styles from "./admin.module.css";
 
 type Documents = { id: string; title: string }[];
@@ -10,6 +11,7 @@ type Search = { query: string; topK: number; documentId: string };
 /** Runs the same retrieval a runner gets, and shows the ranked chunks. */
 export function KnowledgeSearch({ kbId, documents }: { kbId: string; documents: Documents }) {
   const trpc = useTRPC();
+  const t = useDictionary().console.knowledge;
   const [form, setForm] = useState<Search>({ query: "", topK: 5, documentId: "" });
   const [submitted, setSubmitted] = useState<Search | null>(null);
   const search = useQuery({
@@ -28,7 +30,7 @@ export function KnowledgeSearch({ kbId, documents }: { kbId: string; documents: 
   return (
     <section className="card" aria-labelledby="kb-search-title">
       <h2 id="kb-search-title" className={styles.sectionTitle}>
-        Test search
+        {t.testSearch}
       </h2>
       <form
         className="row"
@@ -39,19 +41,19 @@ export function KnowledgeSearch({ kbId, documents }: { kbId: string; documents: 
         }}
       >
         <label className="sr-only" htmlFor="kb-query">
-          Search query
+          {t.query}
         </label>
         <input
           id="kb-query"
           className="input"
           style={{ maxWidth: 420 }}
-          placeholder="What would a runner ask?"
+          placeholder={t.queryPlaceholder}
           value={form.query}
           maxLength={2000}
           onChange={(e) => setForm({ ...form, query: e.target.value })}
         />
         <label className="row">
-          top
+          {t.top}
           <input
             className="input"
             style={{ width: 72 }}
@@ -59,15 +61,15 @@ export function KnowledgeSearch({ kbId, documents }: { kbId: string; documents: 
             min={1}
             max={50}
             value={form.topK}
-            aria-label="Number of results"
+            aria-label={t.resultCount}
             onChange={(e) => setForm({ ...form, topK: Math.min(50, Math.max(1, Number(e.target.value) || 1)) })}
           />
         </label>
         <label className="sr-only" htmlFor="kb-search-document">
-          Only this document
+          {t.onlyDocument}
         </label>
         <select id="kb-search-document" className="input" style={{ maxWidth: 260 }} value={form.documentId} onChange={(e) => setForm({ ...form, documentId: e.target.value })}>
-          <option value="">All documents</option>
+          <option value="">{t.allDocuments}</option>
           {documents.map((d) => (
             <option key={d.id} value={d.id}>
               {d.title}
@@ -75,7 +77,7 @@ export function KnowledgeSearch({ kbId, documents }: { kbId: string; documents: 
           ))}
         </select>
         <button className="btn btn-primary" type="submit" disabled={!form.query.trim() || search.isFetching}>
-          {search.isFetching ? "Searching…" : "Search"}
+          {search.isFetching ? t.searching : t.search}
         </button>
       </form>
       {search.error ? (
@@ -85,7 +87,7 @@ export function KnowledgeSearch({ kbId, documents }: { kbId: string; documents: 
       ) : null}
       {entries && entries.length === 0 ? (
         <p className="muted" data-testid="kb-search-empty">
-          No chunk matches “{submitted?.query}”.
+          {t.noMatch(submitted?.query ?? "")}
         </p>
       ) : null}
       {entries && entries.length > 0 ? (
@@ -95,13 +97,13 @@ export function KnowledgeSearch({ kbId, documents }: { kbId: string; documents: 
               <div className={styles.messageHead}>
                 <strong>{e.document_title}</strong>
                 {e.metadata.headings.length > 0 ? <span className="muted">{e.metadata.headings.join(" › ")}</span> : null}
-                <span className="pill" title="ranking score">
+                <span className="pill" title={t.score}>
                   {e.score.toFixed(4)}
                 </span>
-                <span className={`pill ${styles.pillInfo}`} title="strict: every term; loose: some terms; hybrid: embeddings and text">
+                <span className={`pill ${styles.pillInfo}`} title={t.matchHelp}>
                   {e.metadata.match}
                 </span>
-                <span className="muted">chunk {e.metadata.ord + 1}</span>
+                <span className="muted">{t.chunk(e.metadata.ord + 1)}</span>
               </div>
               <pre className={styles.json} data-testid="kb-search-content">
                 {e.content}

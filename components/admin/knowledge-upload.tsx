@@ -1,6 +1,7 @@
 "use client";
 import { useRef, useState } from "react";
 import { z } from "zod";
+import { useDictionary } from "../i18n/use-dictionary";
 import styles from "./admin.module.css";
 
 // Uploads documents to POST /api/v1/admin/knowledge/{kbId}/documents with XMLHttpRequest,
@@ -89,6 +90,7 @@ function sendDirect(kbId: string, file: File, onProgress: (fraction: number) => 
 }
 
 export function KnowledgeUpload({ kbId, onUploaded }: { kbId: string; onUploaded: () => void }) {
+  const t = useDictionary().console.knowledge;
   const [uploads, setUploads] = useState<Upload[]>([]);
   const input = useRef<HTMLInputElement>(null);
   const busy = uploads.some((u) => u.status === "waiting" || u.status === "uploading" || u.status === "indexing");
@@ -101,7 +103,7 @@ export function KnowledgeUpload({ kbId, onUploaded }: { kbId: string; onUploaded
       file,
       progress: 0,
       status: file.size > MAX_BYTES ? "failed" : "waiting",
-      message: file.size > MAX_BYTES ? "Larger than 5 MB: split the file and upload the parts." : null,
+      message: file.size > MAX_BYTES ? t.tooLarge : null,
     }));
     setUploads((list) => [...batch.map(({ file: _file, ...u }) => u), ...list]);
     for (const item of batch) {
@@ -109,7 +111,7 @@ export function KnowledgeUpload({ kbId, onUploaded }: { kbId: string; onUploaded
       update(item.key, { status: "uploading" });
       const result = await send(kbId, item.file, (progress) => update(item.key, { progress, status: progress >= 1 ? "indexing" : "uploading" }));
       if (result.ok) {
-        update(item.key, { status: "done", progress: 1, message: `${result.chunks} chunk${result.chunks === 1 ? "" : "s"} indexed` });
+        update(item.key, { status: "done", progress: 1, message: t.indexed(result.chunks) });
         onUploaded();
       } else update(item.key, { status: "failed", message: result.message });
     }
@@ -118,11 +120,11 @@ export function KnowledgeUpload({ kbId, onUploaded }: { kbId: string; onUploaded
   return (
     <section className="card" aria-labelledby="kb-upload-title">
       <h2 id="kb-upload-title" className={styles.sectionTitle}>
-        Upload documents
+        {t.upload}
       </h2>
       <div className="row">
         <label htmlFor="kb-file" className="muted">
-          Text or Markdown files, UTF-8, up to 5 MB each
+          {t.uploadHelp}
         </label>
         <input
           ref={input}
@@ -145,10 +147,10 @@ export function KnowledgeUpload({ kbId, onUploaded }: { kbId: string; onUploaded
             <li key={u.key} className="row" data-testid="kb-upload" data-status={u.status}>
               <span className="mono">{u.name}</span>
               {u.status === "uploading" || u.status === "indexing" ? (
-                <progress max={1} value={u.status === "indexing" ? undefined : u.progress} aria-label={`Uploading ${u.name}`} />
+                <progress max={1} value={u.status === "indexing" ? undefined : u.progress} aria-label={t.uploadingFile(u.name)} />
               ) : null}
               <span className={u.status === "failed" ? "error-text" : "muted"} role={u.status === "failed" ? "alert" : undefined}>
-                {u.status === "waiting" ? "waiting…" : u.status === "uploading" ? "uploading…" : u.status === "indexing" ? "indexing…" : u.message}
+                {u.status === "waiting" ? t.waiting : u.status === "uploading" ? t.uploading : u.status === "indexing" ? t.indexing : u.message}
               </span>
             </li>
           ))}

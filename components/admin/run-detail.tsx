@@ -2,7 +2,8 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime, formatDuration, statusPillClass, type AdminOutputs } from "./format";
+import { useDictionary } from "../i18n/use-dictionary";
+import { useConsoleDates, formatDuration, statusPillClass, type AdminOutputs } from "./format";
 import { RunConversation } from "./run-conversation";
 import { RunTimeline } from "./run-timeline";
 import { RunApprovals } from "./run-approvals";
@@ -30,6 +31,9 @@ function promptTitle(detail: RunDetail): string | null {
 }
 
 function RunHeader({ detail }: { detail: RunDetail }) {
+  const dates = useConsoleDates();
+  const c = useDictionary().console;
+  const t = c.run;
   const { run } = detail;
   return (
     <section className="card" aria-labelledby="run-title" data-testid="run-header">
@@ -42,47 +46,47 @@ function RunHeader({ detail }: { detail: RunDetail }) {
           )}
         </h1>
         <span className={statusPillClass(run.status)} data-testid="run-status">
-          {run.status}
+          {c.status[run.status] ?? run.status}
         </span>
       </div>
       <dl className={styles.facts}>
-        <Fact label="User">
+        <Fact label={t.user}>
           <Link href={`/admin/runs?user=${encodeURIComponent(run.userEmail)}`}>{run.userEmail}</Link>
         </Fact>
-        <Fact label="Thread" testId="run-thread">
+        <Fact label={t.thread} testId="run-thread">
           <Link href={`/admin/threads/${run.threadId}`}>{run.threadTitle}</Link>
           <div className="muted mono">{run.threadId}</div>
         </Fact>
-        <Fact label="Runner">
+        <Fact label={t.runner}>
           <span className="mono">{run.runner}</span>
         </Fact>
-        <Fact label="Model">{run.model ?? "—"}</Fact>
-        <Fact label="Protocol">{run.protocol}</Fact>
-        <Fact label="Run id">
+        <Fact label={t.model}>{run.model ?? "—"}</Fact>
+        <Fact label={t.protocol}>{run.protocol}</Fact>
+        <Fact label={t.runId}>
           <span className="mono">{run.runId}</span>
         </Fact>
-        <Fact label="Task id">
+        <Fact label={t.taskId}>
           <span className="mono">{run.id}</span>
         </Fact>
-        <Fact label="Created">{formatDateTime(run.createdAt)}</Fact>
-        <Fact label="Started">{formatDateTime(run.startedAt)}</Fact>
-        <Fact label="Finished">{formatDateTime(run.finishedAt)}</Fact>
-        <Fact label="Duration" testId="run-duration">
+        <Fact label={t.created}>{dates.dateTime(run.createdAt)}</Fact>
+        <Fact label={t.started}>{dates.dateTime(run.startedAt)}</Fact>
+        <Fact label={t.finished}>{dates.dateTime(run.finishedAt)}</Fact>
+        <Fact label={t.duration} testId="run-duration">
           {formatDuration(run.durationMs)}
         </Fact>
-        <Fact label="Deadline">{formatDateTime(run.deadlineAt)}</Fact>
-        {run.cancelRequestedAt ? <Fact label="Cancel requested">{formatDateTime(run.cancelRequestedAt)}</Fact> : null}
-        <Fact label="Token usage" testId="run-usage">
-          {run.usage ? `${run.usage.inputTokens} in · ${run.usage.outputTokens} out · ${run.usage.totalTokens} total` : "—"}
+        <Fact label={t.deadline}>{dates.dateTime(run.deadlineAt)}</Fact>
+        {run.cancelRequestedAt ? <Fact label={t.cancelRequested}>{dates.dateTime(run.cancelRequestedAt)}</Fact> : null}
+        <Fact label={t.tokenUsage} testId="run-usage">
+          {run.usage ? t.tokens(run.usage.inputTokens, run.usage.outputTokens, run.usage.totalTokens) : "—"}
         </Fact>
-        <Fact label="Error" testId="run-error">
+        <Fact label={t.error} testId="run-error">
           {run.errorCode ? (
             <span className="error-text">
               <span className="mono">{run.errorCode}</span>
               {run.errorMessage ? `: ${run.errorMessage}` : null}
             </span>
           ) : (
-            "none"
+            t.noError
           )}
         </Fact>
       </dl>
@@ -92,40 +96,41 @@ function RunHeader({ detail }: { detail: RunDetail }) {
 
 function RunLatency({ detail }: { detail: RunDetail }) {
   const { latency } = detail;
+  const t = useDictionary().console.run;
   return (
     <section className="card" aria-labelledby="latency-title" data-testid="run-latency">
       <h2 id="latency-title" className={styles.sectionTitle}>
-        Latency
+        {t.latency}
       </h2>
       <dl className={styles.facts}>
-        <Fact label="Queued (accepted → started)">{formatDuration(latency.queueMs)}</Fact>
-        <Fact label="Time to first event" testId="latency-first-event">
+        <Fact label={t.queued}>{formatDuration(latency.queueMs)}</Fact>
+        <Fact label={t.firstEvent} testId="latency-first-event">
           {formatDuration(latency.firstEventMs)}
         </Fact>
-        <Fact label="Time to first tool call">{formatDuration(latency.firstToolCallMs)}</Fact>
-        <Fact label="Time to first text" testId="latency-first-text">
+        <Fact label={t.firstToolCall}>{formatDuration(latency.firstToolCallMs)}</Fact>
+        <Fact label={t.firstText} testId="latency-first-text">
           {formatDuration(latency.firstTextMs)}
         </Fact>
-        <Fact label="Time to last event">{formatDuration(latency.lastEventMs)}</Fact>
-        <Fact label="Run duration">{formatDuration(latency.totalMs)}</Fact>
+        <Fact label={t.lastEvent}>{formatDuration(latency.lastEventMs)}</Fact>
+        <Fact label={t.runDuration}>{formatDuration(latency.totalMs)}</Fact>
       </dl>
       <p className="muted" style={{ fontSize: 13 }}>
-        Times are measured from when the run was accepted, from the stored event timestamps.
+        {t.latencyNote}
       </p>
       <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="latency-stages">
-          <caption className={styles.caption}>Messages by stage (latency from message metadata)</caption>
+          <caption className={styles.caption}>{t.stagesCaption}</caption>
           <thead>
             <tr>
               <th scope="col" className={styles.num}>
-                Seq
+                {t.seq}
               </th>
-              <th scope="col">Role</th>
-              <th scope="col">Stage</th>
+              <th scope="col">{t.role}</th>
+              <th scope="col">{t.stage}</th>
               <th scope="col" className={styles.num}>
                 latency_ms
               </th>
-              <th scope="col">Message id</th>
+              <th scope="col">{t.messageId}</th>
             </tr>
           </thead>
           <tbody>
@@ -148,7 +153,8 @@ function RunLatency({ detail }: { detail: RunDetail }) {
 export function RunDetailView({ id }: { id: string }) {
   const trpc = useTRPC();
   const detail = useQuery(trpc.adminRuns.get.queryOptions({ id }));
-  if (detail.isPending) return <p className="muted">Loading run…</p>;
+  const t = useDictionary().console.run;
+  if (detail.isPending) return <p className="muted">{t.loading}</p>;
   if (detail.error) {
     return (
       <p role="alert" className="error-text" data-testid="run-error-state">
@@ -160,7 +166,7 @@ export function RunDetailView({ id }: { id: string }) {
   return (
     <>
       <p style={{ margin: 0 }}>
-        <Link href="/admin/runs">← All runs</Link>
+        <Link href="/admin/runs">{t.allRuns}</Link>
       </p>
       <RunHeader detail={d} />
       <RunConversation entries={d.conversation} />

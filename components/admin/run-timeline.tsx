@@ -1,7 +1,8 @@
 "use client";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDuration, formatTime, prettyJson } from "./format";
+import { useDictionary } from "../i18n/use-dictionary";
+import { useConsoleDates, formatDuration, prettyJson } from "./format";
 import { groupTimeline } from "./timeline-groups";
 import styles from "./admin.module.css";
 
@@ -9,6 +10,9 @@ const KIND_LABELS: Record<string, string> = { TEXT_MESSAGE: "Message", TOOL_CALL
 
 /** Every persisted event of the run, 500 a page: messages and tool calls grouped, raw events expandable. */
 export function RunTimeline({ runId, eventCount, startedAt }: { runId: string; eventCount: number; startedAt: Date }) {
+  const dates = useConsoleDates();
+  const c = useDictionary().console;
+  const t = c.run;
   const trpc = useTRPC();
   const events = useInfiniteQuery(
     trpc.adminRuns.events.infiniteQueryOptions(
@@ -21,29 +25,29 @@ export function RunTimeline({ runId, eventCount, startedAt }: { runId: string; e
   return (
     <section className="card" aria-labelledby="timeline-title" data-testid="run-timeline">
       <h2 id="timeline-title" className={styles.sectionTitle}>
-        Event timeline
+        {t.timeline}
       </h2>
       {events.error ? (
         <p role="alert" className="error-text">
-          Could not load the events. Reload the page to try again.
+          {t.eventsFailed}
         </p>
       ) : null}
       <div className="table-wrap" tabIndex={0}>
         <table className="data">
           <caption className={styles.caption}>
-            {eventCount} persisted events{rows.length < eventCount ? `, ${rows.length} shown` : ""}, grouped into messages and tool calls
+            {t.eventsCaption(eventCount, rows.length < eventCount ? rows.length : null)}
           </caption>
           <thead>
             <tr>
               <th scope="col" className={styles.num}>
-                Seq
+                {t.seq}
               </th>
-              <th scope="col">Time</th>
+              <th scope="col">{t.time}</th>
               <th scope="col" className={styles.num}>
                 +ms
               </th>
-              <th scope="col">Type</th>
-              <th scope="col">Content and raw events</th>
+              <th scope="col">{t.type}</th>
+              <th scope="col">{t.contentAndRaw}</th>
             </tr>
           </thead>
           <tbody>
@@ -53,11 +57,11 @@ export function RunTimeline({ runId, eventCount, startedAt }: { runId: string; e
               return (
                 <tr key={g.key} data-testid="timeline-row" data-type={g.kind} data-events={g.events.length}>
                   <td className={`${styles.num} mono`}>{g.events.length > 1 ? `${first.seq}–${last.seq}` : first.seq}</td>
-                  <td className={`${styles.nowrap} mono`}>{formatTime(first.createdAt)}</td>
+                  <td className={`${styles.nowrap} mono`}>{dates.time(first.createdAt)}</td>
                   <td className={styles.num}>{formatDuration(first.createdAt.getTime() - startedAt.getTime())}</td>
                   <td className="mono">
                     {KIND_LABELS[g.kind] ?? g.kind}
-                    {g.events.length > 1 ? <div className="muted">{g.events.length} events</div> : null}
+                    {g.events.length > 1 ? <div className="muted">{t.events(g.events.length)}</div> : null}
                   </td>
                   <td style={{ minWidth: 280 }}>
                     <details className={styles.details}>
@@ -86,7 +90,7 @@ export function RunTimeline({ runId, eventCount, startedAt }: { runId: string; e
       </div>
       {events.hasNextPage ? (
         <button className="btn" type="button" data-testid="timeline-load-more" onClick={() => void events.fetchNextPage()} disabled={events.isFetchingNextPage}>
-          {events.isFetchingNextPage ? "Loading…" : "Load 500 more events"}
+          {events.isFetchingNextPage ? c.loading : t.moreEvents}
         </button>
       ) : null}
     </section>

@@ -2,6 +2,7 @@
 import { UiSchemaView } from "../ui-schema/ui-schema-view";
 import { formatDuration, statusPillClass, type AdminOutputs } from "./format";
 import { JsonBlock } from "./json-block";
+import { useDictionary } from "../i18n/use-dictionary";
 import styles from "./admin.module.css";
 
 type ToolCall = AdminOutputs["adminRuns"]["get"]["toolCalls"][number];
@@ -18,6 +19,7 @@ const UI_SOURCE: Record<NonNullable<ToolCall["uiSource"]>, string> = {
 
 function ToolCallCard({ call }: { call: ToolCall }) {
   const output = call.output as { result?: unknown; error?: unknown } | null;
+  const t = useDictionary().console.run;
   return (
     <article className={styles.toolCall} data-testid="tool-call" data-tool-call-id={call.toolCallId}>
       <header className={styles.toolHead}>
@@ -25,7 +27,7 @@ function ToolCallCard({ call }: { call: ToolCall }) {
           {call.toolName ?? "tool"} <span className="mono muted">{call.toolCallId}</span>
         </h3>
         <span className={statusPillClass(call.status ?? "")} data-testid="tool-status">
-          {call.status ?? "no output"}
+          {call.status ?? t.noOutput}
         </span>
         <span className="muted" style={{ fontSize: 13 }}>
           {call.durationMs !== null ? `start → result ${formatDuration(call.durationMs)}` : null}
@@ -35,18 +37,18 @@ function ToolCallCard({ call }: { call: ToolCall }) {
       </header>
       <div className={styles.toolGrid}>
         <div>
-          <h4 className={styles.subTitle}>Arguments {call.argsSource ? `(${ARGS_SOURCE[call.argsSource]})` : "(none recorded)"}</h4>
+          <h4 className={styles.subTitle}>{t.arguments} {call.argsSource ? `(${ARGS_SOURCE[call.argsSource]})` : t.noneRecorded}</h4>
           <JsonBlock value={call.args} testId="tool-args" />
           {output ? (
             <>
               <h4 className={styles.subTitle} style={{ marginTop: 10 }}>
-                Result
+                {t.result}
               </h4>
               <JsonBlock value={output.result ?? null} testId="tool-result" />
               {output.error ? (
                 <>
                   <h4 className={styles.subTitle} style={{ marginTop: 10 }}>
-                    Error
+                    {t.error}
                   </h4>
                   <JsonBlock value={output.error} testId="tool-error" />
                 </>
@@ -56,7 +58,7 @@ function ToolCallCard({ call }: { call: ToolCall }) {
           ) : (
             <>
               <h4 className={styles.subTitle} style={{ marginTop: 10 }}>
-                Content
+                {t.content}
               </h4>
               <JsonBlock value={call.content} testId="tool-content" />
             </>
@@ -70,7 +72,7 @@ function ToolCallCard({ call }: { call: ToolCall }) {
               <JsonBlock value={call.uiSchema} summary="Raw uiSchema" testId="tool-ui-raw" />
             </>
           ) : (
-            <p className="muted">This tool call has no card.</p>
+            <p className="muted">{t.noCard}</p>
           )}
         </div>
       </div>
@@ -79,12 +81,13 @@ function ToolCallCard({ call }: { call: ToolCall }) {
 }
 
 export function RunToolCalls({ toolCalls }: { toolCalls: ToolCall[] }) {
+  const t = useDictionary().console.run;
   return (
     <section className="card" aria-labelledby="tools-title" data-testid="run-tool-calls">
       <h2 id="tools-title" className={styles.sectionTitle}>
-        Tool calls ({toolCalls.length})
+        {t.toolCalls(toolCalls.length)}
       </h2>
-      {toolCalls.length === 0 ? <p className="muted">This run made no tool calls.</p> : null}
+      {toolCalls.length === 0 ? <p className="muted">{t.noToolCalls}</p> : null}
       <div className="stack">
         {toolCalls.map((call) => (
           <ToolCallCard key={call.toolCallId} call={call} />

@@ -1,7 +1,8 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDuration, formatTime } from "./format";
+import { useDictionary } from "../i18n/use-dictionary";
+import { useConsoleDates, formatDuration } from "./format";
 import styles from "./admin.module.css";
 
 function resultClass(result: string): string {
@@ -12,34 +13,34 @@ function resultClass(result: string): string {
 
 /** The host API calls a runner made for one run (audit), refused ones included. */
 export function RunnerApiCalls({ runId }: { runId: string }) {
+  const dates = useConsoleDates();
   const trpc = useTRPC();
   const calls = useQuery(trpc.runnerApiCalls.list.queryOptions({ runId }));
+  const t = useDictionary().console.host;
   if (!calls.data || calls.data.calls.length === 0) return null;
   const { calls: rows, truncated } = calls.data;
   const refused = rows.filter((c) => c.result !== "ok").length;
   return (
     <section className="card" aria-labelledby="runner-api-calls-title" data-testid="runner-api-calls">
       <h2 id="runner-api-calls-title" className={styles.sectionTitle}>
-        Host API calls ({rows.length}
-        {truncated ? "+" : ""}
-        {refused > 0 ? `, ${refused} not ok` : ""})
+        {t.apiCalls(rows.length, truncated, refused)}
       </h2>
       <div className="table-wrap" tabIndex={0}>
         <table className="data">
           <thead>
             <tr>
-              <th>Time</th>
-              <th>Action</th>
-              <th>Resource</th>
-              <th>Scope</th>
-              <th>Result</th>
-              <th>Latency</th>
+              <th>{t.time}</th>
+              <th>{t.action}</th>
+              <th>{t.resource}</th>
+              <th>{t.scope}</th>
+              <th>{t.result}</th>
+              <th>{t.latency}</th>
             </tr>
           </thead>
           <tbody>
             {rows.map((c) => (
               <tr key={c.id} data-testid="runner-api-call-row">
-                <td className="mono">{formatTime(c.createdAt)}</td>
+                <td className="mono">{dates.time(c.createdAt)}</td>
                 <td className="mono">{c.action}</td>
                 <td className="mono">{c.resource ?? "–"}</td>
                 <td className="mono">{c.scope ?? "–"}</td>
@@ -54,7 +55,7 @@ export function RunnerApiCalls({ runId }: { runId: string }) {
           </tbody>
         </table>
       </div>
-      {truncated ? <p className="muted">Only the first {rows.length} calls are shown.</p> : null}
+      {truncated ? <p className="muted">{t.onlyFirst(rows.length)}</p> : null}
     </section>
   );
 }

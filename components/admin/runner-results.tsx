@@ -1,6 +1,7 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
+import { useDictionary } from "../i18n/use-dictionary";
 import { JsonBlock } from "./json-block";
 import styles from "./admin.module.css";
 
@@ -16,22 +17,23 @@ const DISPOSITION_CLASS: Record<string, string> = {
 export function RunnerResults({ runId }: { runId: string }) {
   const trpc = useTRPC();
   const results = useQuery(trpc.runners.results.queryOptions({ runId }));
+  const t = useDictionary().console.host;
   if (!results.data || results.data.length === 0) return null;
   return (
     <section className="card" aria-labelledby="runner-results-title" data-testid="runner-results">
       <h2 id="runner-results-title" className={styles.sectionTitle}>
-        Runner results ({results.data.length})
+        {t.results(results.data.length)}
       </h2>
       <div className="table-wrap" tabIndex={0}>
         <table className="data">
           <thead>
             <tr>
               <th>#</th>
-              <th>Seq</th>
-              <th>Type</th>
-              <th>Host</th>
-              <th>Detail</th>
-              <th>Data</th>
+              <th>{t.seq}</th>
+              <th>{t.type}</th>
+              <th>{t.host}</th>
+              <th>{t.detail}</th>
+              <th>{t.data}</th>
             </tr>
           </thead>
           <tbody>

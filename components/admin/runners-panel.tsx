@@ -2,7 +2,8 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime, type AdminOutputs } from "./format";
+import { useDictionary } from "../i18n/use-dictionary";
+import { useConsoleDates, type AdminOutputs } from "./format";
 import { JsonBlock } from "./json-block";
 import styles from "./admin.module.css";
 
@@ -14,6 +15,7 @@ function healthClass(status: string): string {
 
 function RegisterForm({ onDone }: { onDone: () => void }) {
   const trpc = useTRPC();
+  const t = useDictionary().console.runners;
   const [url, setUrl] = useState("");
   const [secret, setSecret] = useState("");
   const register = useMutation(
@@ -35,15 +37,15 @@ function RegisterForm({ onDone }: { onDone: () => void }) {
       }}
     >
       <label className="sr-only" htmlFor="runner-url">
-        Runner base URL
+        {t.baseUrl}
       </label>
       <input id="runner-url" className="input" style={{ maxWidth: 320 }} placeholder="http://127.0.0.1:4100" value={url} onChange={(e) => setUrl(e.target.value)} required />
       <label className="sr-only" htmlFor="runner-secret">
-        Runner secret
+        {t.secret}
       </label>
-      <input id="runner-secret" className="input" style={{ maxWidth: 240 }} type="password" placeholder="secret (16+ characters)" value={secret} onChange={(e) => setSecret(e.target.value)} required autoComplete="off" />
+      <input id="runner-secret" className="input" style={{ maxWidth: 240 }} type="password" placeholder={t.secretPlaceholder} value={secret} onChange={(e) => setSecret(e.target.value)} required autoComplete="off" />
       <button className="btn btn-primary" type="submit" disabled={register.isPending}>
-        {register.isPending ? "Discovering…" : "Register"}
+        {register.isPending ? t.discovering : t.register}
       </button>
       {register.error && (
         <p role="alert" className="error-text" style={{ flexBasis: "100%" }}>
@@ -53,9 +55,7 @@ function RegisterForm({ onDone }: { onDone: () => void }) {
       {register.data && register.data.warnings.length > 0 && (
         <ul role="status" className="muted" style={{ flexBasis: "100%" }}>
           {register.data.warnings.map((w, i) => (
-            <li key={i}>
-              Skipped {w.runner_id ?? "a manifest"}: {w.reason}
-            </li>
+            <li key={i}>{t.skipped(w.runner_id ?? null, w.reason)}</li>
           ))}
         </ul>
       )}
@@ -64,6 +64,9 @@ function RegisterForm({ onDone }: { onDone: () => void }) {
 }
 
 function EndpointRow({ endpoint, runners, onChange }: { endpoint: Overview["endpoints"][number]; runners: Overview["runners"]; onChange: () => void }) {
+  const dates = useConsoleDates();
+  const c = useDictionary().console;
+  const t = c.runners;
   const trpc = useTRPC();
   const refresh = useMutation(trpc.runners.refresh.mutationOptions({ onSettled: onChange }));
   const remove = useMutation(trpc.runners.removeEndpoint.mutationOptions({ onSuccess: onChange }));
@@ -74,18 +77,18 @@ function EndpointRow({ endpoint, runners, onChange }: { endpoint: Overview["endp
         <span className={healthClass(endpoint.status)} data-testid="runner-endpoint-status">
           {endpoint.status}
         </span>
-        <span className="muted">checked {endpoint.refreshedAt ? formatDateTime(endpoint.refreshedAt) : "never"}</span>
+        <span className="muted">{t.checked(endpoint.refreshedAt ? dates.dateTime(endpoint.refreshedAt) : c.never)}</span>
         <button className="btn" type="button" onClick={() => refresh.mutate({ endpointId: endpoint.id })} disabled={refresh.isPending}>
-          {refresh.isPending ? "Checking…" : "Refresh"}
+          {refresh.isPending ? t.checking : t.refresh}
         </button>
         <button
           className="btn"
           type="button"
           onClick={() => {
-            if (window.confirm(`Remove ${endpoint.baseUrl}, its runners and their bindings?`)) remove.mutate({ endpointId: endpoint.id });
+            if (window.confirm(t.removeQuestion(endpoint.baseUrl))) remove.mutate({ endpointId: endpoint.id });
           }}
         >
-          Remove
+          {t.remove}
         </button>
       </div>
       {endpoint.lastError && (
@@ -96,9 +99,7 @@ function EndpointRow({ endpoint, runners, onChange }: { endpoint: Overview["endp
       {endpoint.warnings.length > 0 && (
         <ul className="muted" data-testid="runner-warnings">
           {endpoint.warnings.map((w, i) => (
-            <li key={i}>
-              Skipped {w.runner_id ?? "a manifest"}: {w.reason}
-            </li>
+            <li key={i}>{t.skipped(w.runner_id ?? null, w.reason)}</li>
           ))}
         </ul>
       )}
@@ -108,15 +109,16 @@ function EndpointRow({ endpoint, runners, onChange }: { endpoint: Overview["endp
 }
 
 function RunnerList({ runners }: { runners: Overview["runners"] }) {
-  if (runners.length === 0) return <p className="muted">No runners listed.</p>;
+  const t = useDictionary().console.runners;
+  if (runners.length === 0) return <p className="muted">{t.noRunners}</p>;
   return (
     <ul className={styles.plainList}>
       {runners.map((r) => (
         <li key={r.id} data-testid="runner-item">
-          <span className="mono">{r.id}</span> {r.builtin && <span className="pill">built-in</span>}{" "}
-          {!r.available && <span className="pill pill-bad">no longer listed</span>}{" "}
+          <span className="mono">{r.id}</span> {r.builtin && <span className="pill">{t.builtIn}</span>}{" "}
+          {!r.available && <span className="pill pill-bad">{t.noLongerListed}</span>}{" "}
           <span className="muted">{Object.values(r.manifest.label)[0]}</span>
-          <JsonBlock value={r.manifest} summary="Manifest" />
+          <JsonBlock value={r.manifest} summary={t.manifest} />
         </li>
       ))}
     </ul>
@@ -129,12 +131,13 @@ export function RunnersPanel() {
   const overview = useQuery(trpc.runners.overview.queryOptions());
   const invalidate = () => void queryClient.invalidateQueries({ queryKey: trpc.runners.overview.queryKey() });
   const data = overview.data;
+  const t = useDictionary().console.runners;
   return (
     <section className="card" aria-labelledby="runners-title" data-testid="runners-panel">
       <h2 id="runners-title" className={styles.sectionTitle}>
-        Runner endpoints
+        {t.endpoints}
       </h2>
-      <p className="muted">An endpoint is an HTTP service that lists its runners at GET /runners and runs them at POST /run.</p>
+      <p className="muted">{t.endpointsHelp}</p>
       <RegisterForm onDone={invalidate} />
       {overview.error && (
         <p role="alert" className="error-text">
@@ -143,7 +146,7 @@ export function RunnersPanel() {
       )}
       {data && (
         <>
-          <h3>Built in</h3>
+          <h3>{t.builtInTitle}</h3>
           <RunnerList runners={data.runners.filter((r) => r.endpointId === null)} />
           <ul className={styles.plainList}>
             {data.endpoints.map((e) => (

@@ -1,4 +1,6 @@
 "use client";
+import { useI18n } from "../i18n/use-dictionary";
+import type { Locale } from "../i18n/locales";
 import styles from "./admin.module.css";
 
 type Bucket = { hour: Date; runs: number; failed: number };
@@ -7,18 +9,22 @@ const BAR = 10;
 const GAP = 2;
 const HEIGHT = 100;
 
-function hourLabel(at: Date, withDay: boolean): string {
-  return at.toLocaleString(undefined, withDay ? { month: "short", day: "numeric", hour: "2-digit", hourCycle: "h23" } : { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+function hourLabel(at: Date, withDay: boolean, locale: Locale, timeZone: string): string {
+  const parts: Intl.DateTimeFormatOptions = withDay ? { month: "short", day: "numeric", hour: "2-digit", hourCycle: "h23" } : { hour: "2-digit", minute: "2-digit", hourCycle: "h23" };
+  return new Intl.DateTimeFormat(locale, { ...parts, timeZone }).format(at);
 }
 
 /** Runs per hour as plain SVG bars, failures stacked in red; the summary is the accessible name. */
 export function RunsPerHourChart({ buckets }: { buckets: Bucket[] }) {
+  const { locale, timeZone, t: words } = useI18n();
+  const t = words.console.chart;
+  const label = (at: Date, withDay: boolean) => hourLabel(at, withDay, locale, timeZone);
   const max = Math.max(1, ...buckets.map((b) => b.runs));
   const total = buckets.reduce((n, b) => n + b.runs, 0);
   const peak = buckets.reduce<Bucket | null>((best, b) => (!best || b.runs > best.runs ? b : best), null);
   const multiDay = buckets.length > 24;
   const width = buckets.length * (BAR + GAP);
-  const summary = `${total} runs in ${buckets.length} hours${peak && peak.runs > 0 ? `, at most ${peak.runs} in the hour from ${hourLabel(peak.hour, multiDay)}` : ""}`;
+  const summary = t.summary(total, buckets.length, peak && peak.runs > 0 ? t.peak(peak.runs, label(peak.hour, multiDay)) : null);
   const first = buckets[0];
   const last = buckets.at(-1);
   return (
@@ -31,7 +37,7 @@ export function RunsPerHourChart({ buckets }: { buckets: Bucket[] }) {
           const x = i * (BAR + GAP);
           return (
             <g key={b.hour.getTime()} data-testid="chart-bar" data-runs={b.runs}>
-              <title>{`${hourLabel(b.hour, true)}: ${b.runs} runs, ${b.failed} failed`}</title>
+              <title>{t.bar(label(b.hour, true), b.runs, b.failed)}</title>
               <rect className={styles.chartBar} x={x} y={HEIGHT - h} width={BAR} height={h} />
               {fh > 0 ? <rect className={styles.chartFailed} x={x} y={HEIGHT - fh} width={BAR} height={fh} /> : null}
             </g>
@@ -40,19 +46,19 @@ export function RunsPerHourChart({ buckets }: { buckets: Bucket[] }) {
       </svg>
       <figcaption className="row" style={{ justifyContent: "space-between" }}>
         <span className="muted" style={{ fontSize: 12 }}>
-          {first ? hourLabel(first.hour, multiDay) : ""}
+          {first ? label(first.hour, multiDay) : ""}
         </span>
         <span className={styles.legend}>
           <span>
-            <span className={styles.swatch} style={{ background: "var(--accent)" }} /> runs
+            <span className={styles.swatch} style={{ background: "var(--accent)" }} /> {t.runs}
           </span>
           <span>
-            <span className={styles.swatch} style={{ background: "var(--danger)" }} /> failed
+            <span className={styles.swatch} style={{ background: "var(--danger)" }} /> {t.failed}
           </span>
-          <span>max {max}/h</span>
+          <span>{t.max(max)}</span>
         </span>
         <span className="muted" style={{ fontSize: 12 }}>
-          {last ? hourLabel(last.hour, multiDay) : ""}
+          {last ? label(last.hour, multiDay) : ""}
         </span>
       </figcaption>
     </figure>

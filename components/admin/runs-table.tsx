@@ -5,7 +5,8 @@ import { useRouter } from "next/navigation";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import type { RunFilters } from "@/server/services/admin-runs";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime, formatDuration, statusPillClass } from "./format";
+import { useDictionary } from "../i18n/use-dictionary";
+import { useConsoleDates, formatDuration, statusPillClass } from "./format";
 import { RUN_STATUSES, runFiltersToSearch } from "./run-filters";
 import styles from "./admin.module.css";
 
@@ -56,6 +57,9 @@ function fromDraft(d: Draft): RunFilters {
 }
 
 export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
+  const dates = useConsoleDates();
+  const c = useDictionary().console;
+  const t = c.runs;
   const trpc = useTRPC();
   const router = useRouter();
   const [filters, setFilters] = useState<RunFilters>(initialFilters);
@@ -82,10 +86,10 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
       <section className="card" aria-labelledby="run-filters-title">
         <div className="row">
           <h2 id="run-filters-title" className={styles.sectionTitle}>
-            Filters
+            {t.filters}
           </h2>
           <button type="button" className={`btn ${styles.filtersToggle}`} aria-expanded={filtersOpen} aria-controls="runs-filter-form" onClick={() => setFiltersOpen((o) => !o)}>
-            {filtersOpen ? "Hide filters" : "Show filters"}
+            {filtersOpen ? t.hideFilters : t.showFilters}
           </button>
         </div>
         <form
@@ -99,64 +103,64 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
           }}
         >
           <fieldset>
-            <legend>Status</legend>
+            <legend>{t.status}</legend>
             <div className={styles.checks}>
               {RUN_STATUSES.map((s) => (
                 <label key={s}>
-                  <input type="checkbox" checked={draft.statuses?.includes(s) ?? false} onChange={(e) => toggleStatus(s, e.target.checked)} /> {s}
+                  <input type="checkbox" checked={draft.statuses?.includes(s) ?? false} onChange={(e) => toggleStatus(s, e.target.checked)} /> {c.status[s] ?? s}
                 </label>
               ))}
             </div>
           </fieldset>
           <div className="field">
-            <label htmlFor="f-user">User email</label>
-            <input id="f-user" className="input" value={draft.userEmail} onChange={(e) => set("userEmail", e.target.value)} placeholder="any part" />
+            <label htmlFor="f-user">{t.userEmail}</label>
+            <input id="f-user" className="input" value={draft.userEmail} onChange={(e) => set("userEmail", e.target.value)} placeholder={t.anyPart} />
           </div>
           <div className="field">
-            <label htmlFor="f-thread">Thread id</label>
+            <label htmlFor="f-thread">{t.threadId}</label>
             <input id="f-thread" className="input mono" value={draft.threadId} onChange={(e) => set("threadId", e.target.value)} pattern="[0-9a-fA-F-]{36}" />
           </div>
           <div className="field">
-            <label htmlFor="f-protocol">Protocol</label>
+            <label htmlFor="f-protocol">{t.protocol}</label>
             <input id="f-protocol" className="input" value={draft.protocol} onChange={(e) => set("protocol", e.target.value)} placeholder="ag-ui" />
           </div>
           <div className="field">
-            <label htmlFor="f-from">Created from</label>
+            <label htmlFor="f-from">{t.createdFrom}</label>
             <input id="f-from" className="input" type="datetime-local" value={draft.from} onChange={(e) => set("from", e.target.value)} />
           </div>
           <div className="field">
-            <label htmlFor="f-to">Created before</label>
+            <label htmlFor="f-to">{t.createdBefore}</label>
             <input id="f-to" className="input" type="datetime-local" value={draft.to} onChange={(e) => set("to", e.target.value)} />
           </div>
           <div className="field">
-            <label htmlFor="f-min">Min duration (ms)</label>
+            <label htmlFor="f-min">{t.minDuration}</label>
             <input id="f-min" className="input" type="number" min={0} step={1} value={draft.minDurationMs} onChange={(e) => set("minDurationMs", e.target.value)} />
           </div>
           <div className="field">
-            <label htmlFor="f-error">Error</label>
+            <label htmlFor="f-error">{t.error}</label>
             <select id="f-error" className="input" value={draft.hasError} onChange={(e) => set("hasError", e.target.value as Draft["hasError"])}>
-              <option value="">any</option>
-              <option value="yes">with an error</option>
-              <option value="no">without errors</option>
+              <option value="">{t.any}</option>
+              <option value="yes">{t.withError}</option>
+              <option value="no">{t.withoutErrors}</option>
             </select>
           </div>
           <div className="field">
             <label>
-              <input type="checkbox" checked={draft.awaitingApproval} onChange={(e) => set("awaitingApproval", e.target.checked)} data-testid="f-awaiting-approval" /> Waiting for approval
+              <input type="checkbox" checked={draft.awaitingApproval} onChange={(e) => set("awaitingApproval", e.target.checked)} data-testid="f-awaiting-approval" /> {t.awaitingApproval}
             </label>
           </div>
           <div className={styles.actions}>
             <button className="btn btn-primary" type="submit">
-              Apply filters
+              {t.apply}
             </button>
             <button className="btn" type="button" onClick={() => apply({})}>
-              Reset
+              {t.reset}
             </button>
           </div>
         </form>
       </section>
 
-      <section className="card" aria-label="Run list">
+      <section className="card" aria-label={t.list}>
         {runs.error ? (
           <p role="alert" className="error-text">
             {runs.error.message}
@@ -165,31 +169,32 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
         <div className="table-wrap" tabIndex={0}>
           <table className="data" data-testid="runs-table" aria-busy={runs.isFetching}>
             <caption className={styles.caption}>
-              Runs, newest first{runs.isPending ? " (loading…)" : ` (${rows.length}${runs.hasNextPage ? "+" : ""} shown)`}
+              {t.caption}
+              {runs.isPending ? t.loadingNote : t.shown(rows.length, runs.hasNextPage)}
             </caption>
             <thead>
               <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Status</th>
-                <th scope="col">Run</th>
-                <th scope="col">User</th>
-                <th scope="col">Thread</th>
-                <th scope="col">Protocol / runner</th>
+                <th scope="col">{t.created}</th>
+                <th scope="col">{t.status}</th>
+                <th scope="col">{t.run}</th>
+                <th scope="col">{t.user}</th>
+                <th scope="col">{t.thread}</th>
+                <th scope="col">{t.protocolRunner}</th>
                 <th scope="col" className={styles.num}>
-                  Duration
+                  {t.duration}
                 </th>
-                <th scope="col">Error</th>
+                <th scope="col">{t.error}</th>
               </tr>
             </thead>
             <tbody>
               {rows.map((r) => (
                 <tr key={r.id} data-testid="run-row" data-run-id={r.runId} data-status={r.status}>
-                  <td className={styles.nowrap}>{formatDateTime(r.createdAt)}</td>
+                  <td className={styles.nowrap}>{dates.dateTime(r.createdAt)}</td>
                   <td>
-                    <span className={statusPillClass(r.status)}>{r.status}</span>
+                    <span className={statusPillClass(r.status)}>{c.status[r.status] ?? r.status}</span>
                   </td>
                   <td className={`${r.prompt?.trim() ? "" : "mono "}${styles.truncate}`}>
-                    <Link href={`/admin/runs/${r.id}`} title={`Run ${r.runId}`} data-testid="run-link">
+                    <Link href={`/admin/runs/${r.id}`} title={t.runTitle(r.runId)} data-testid="run-link">
                       {r.prompt?.trim() || r.runId}
                     </Link>
                   </td>
@@ -206,7 +211,7 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
                       {r.model ? ` · ${r.model}` : ""}
                     </div>
                   </td>
-                  <td className={styles.num}>{r.durationMs !== null ? formatDuration(r.durationMs) : r.status}</td>
+                  <td className={styles.num}>{r.durationMs !== null ? formatDuration(r.durationMs) : (c.status[r.status] ?? r.status)}</td>
                   <td className={styles.truncate} title={r.errorMessage ?? undefined}>
                     {r.errorCode ? <span className="error-text mono">{r.errorCode}</span> : null}
                   </td>
@@ -215,7 +220,7 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
               {!runs.isPending && rows.length === 0 ? (
                 <tr>
                   <td colSpan={8} className="muted" data-testid="runs-empty">
-                    No runs match these filters.
+                    {t.none}
                   </td>
                 </tr>
               ) : null}
@@ -224,7 +229,7 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
         </div>
         {runs.hasNextPage ? (
           <button className="btn" type="button" data-testid="runs-load-more" onClick={() => void runs.fetchNextPage()} disabled={runs.isFetchingNextPage}>
-            {runs.isFetchingNextPage ? "Loading…" : "Load more"}
+            {runs.isFetchingNextPage ? c.loading : c.loadMore}
           </button>
         ) : null}
       </section>

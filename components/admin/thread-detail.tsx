@@ -3,45 +3,49 @@ import Link from "next/link";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { UiSchemaView } from "../ui-schema/ui-schema-view";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime, formatDuration, statusPillClass, type AdminOutputs } from "./format";
+import { useConsoleDates, formatDuration, statusPillClass, type AdminOutputs } from "./format";
 import { JsonBlock } from "./json-block";
+import { useDictionary } from "../i18n/use-dictionary";
 import styles from "./admin.module.css";
 
 type ThreadDetail = AdminOutputs["adminThreads"]["get"];
 
 function ThreadRuns({ detail }: { detail: ThreadDetail }) {
+  const dates = useConsoleDates();
+  const c = useDictionary().console;
+  const t = c.thread;
   const { thread, runs } = detail;
   return (
     <section className="card" aria-labelledby="thread-runs-title">
       <h2 id="thread-runs-title" className={styles.sectionTitle}>
-        Runs
+        {t.runs}
       </h2>
       <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="thread-runs">
           <caption className={styles.caption}>
-            {runs.length < thread.runCount ? `Newest ${runs.length} of ${thread.runCount} runs` : `${thread.runCount} run${thread.runCount === 1 ? "" : "s"}`}
+            {runs.length < thread.runCount ? t.newestOf(runs.length, thread.runCount) : t.runCount(thread.runCount)}
           </caption>
           <thead>
             <tr>
-              <th scope="col">Created</th>
-              <th scope="col">Run</th>
-              <th scope="col">Status</th>
-              <th scope="col">Runner</th>
+              <th scope="col">{c.runs.created}</th>
+              <th scope="col">{c.runs.run}</th>
+              <th scope="col">{c.runs.status}</th>
+              <th scope="col">{c.run.runner}</th>
               <th scope="col" className={styles.num}>
-                Duration
+                {c.runs.duration}
               </th>
-              <th scope="col">Error</th>
+              <th scope="col">{c.runs.error}</th>
             </tr>
           </thead>
           <tbody>
             {runs.map((r) => (
               <tr key={r.id}>
-                <td className={styles.nowrap}>{formatDateTime(r.createdAt)}</td>
+                <td className={styles.nowrap}>{dates.dateTime(r.createdAt)}</td>
                 <td className={`mono ${styles.truncate}`}>
                   <Link href={`/admin/runs/${r.id}`}>{r.runId}</Link>
                 </td>
                 <td>
-                  <span className={statusPillClass(r.status)}>{r.status}</span>
+                  <span className={statusPillClass(r.status)}>{c.status[r.status] ?? r.status}</span>
                 </td>
                 <td className={`mono ${styles.truncate}`}>{r.runner}</td>
                 <td className={styles.num}>{formatDuration(r.durationMs)}</td>
@@ -51,12 +55,13 @@ function ThreadRuns({ detail }: { detail: ThreadDetail }) {
           </tbody>
         </table>
       </div>
-      {runs.length < thread.runCount ? <Link href={`/admin/runs?thread=${thread.id}`}>All runs of this thread</Link> : null}
+      {runs.length < thread.runCount ? <Link href={`/admin/runs?thread=${thread.id}`}>{t.allRuns}</Link> : null}
     </section>
   );
 }
 
 function ThreadMessages({ threadId, count }: { threadId: string; count: number }) {
+  const dates = useConsoleDates();
   const trpc = useTRPC();
   const messages = useInfiniteQuery(
     trpc.adminThreads.messages.infiniteQueryOptions(
@@ -65,10 +70,12 @@ function ThreadMessages({ threadId, count }: { threadId: string; count: number }
     ),
   );
   const rows = messages.data?.pages.flatMap((p) => p.items) ?? [];
+  const c = useDictionary().console;
+  const t = c.thread;
   return (
     <section className="card" aria-labelledby="messages-title" data-testid="thread-messages">
       <h2 id="messages-title" className={styles.sectionTitle}>
-        Messages ({rows.length < count ? `${rows.length} of ${count}` : count})
+        {t.messages(rows.length, count)}
       </h2>
       {messages.error ? (
         <p role="alert" className="error-text">
@@ -80,9 +87,9 @@ function ThreadMessages({ threadId, count }: { threadId: string; count: number }
           <div className={styles.messageHead}>
             <span className="mono">#{m.seq}</span>
             <span className="pill">{m.role}</span>
-            <span className="muted">{formatDateTime(m.createdAt)}</span>
+            <span className="muted">{dates.dateTime(m.createdAt)}</span>
             <span className={`muted mono ${styles.truncate}`}>{m.messageId}</span>
-            {m.runId ? <Link href={`/admin/runs/${m.runId}`}>run</Link> : null}
+            {m.runId ? <Link href={`/admin/runs/${m.runId}`}>{t.run}</Link> : null}
           </div>
           <p className={styles.messageBody}>{m.content}</p>
           {m.uiSchema ? <UiSchemaView schema={m.uiSchema} /> : null}
@@ -91,7 +98,7 @@ function ThreadMessages({ threadId, count }: { threadId: string; count: number }
       ))}
       {messages.hasNextPage ? (
         <button className="btn" type="button" onClick={() => void messages.fetchNextPage()} disabled={messages.isFetchingNextPage}>
-          {messages.isFetchingNextPage ? "Loading…" : "Load more messages"}
+          {messages.isFetchingNextPage ? c.loading : t.moreMessages}
         </button>
       ) : null}
     </section>
@@ -99,9 +106,11 @@ function ThreadMessages({ threadId, count }: { threadId: string; count: number }
 }
 
 export function ThreadDetailView({ id }: { id: string }) {
+  const dates = useConsoleDates();
   const trpc = useTRPC();
   const detail = useQuery(trpc.adminThreads.get.queryOptions({ id }));
-  if (detail.isPending) return <p className="muted">Loading thread…</p>;
+  const t = useDictionary().console.thread;
+  if (detail.isPending) return <p className="muted">{t.loading}</p>;
   if (detail.error) {
     return (
       <p role="alert" className="error-text">
@@ -113,7 +122,7 @@ export function ThreadDetailView({ id }: { id: string }) {
   return (
     <>
       <p style={{ margin: 0 }}>
-        <Link href="/admin/threads">← All threads</Link>
+        <Link href="/admin/threads">{t.allThreads}</Link>
       </p>
       <section className="card" aria-labelledby="thread-title" data-testid="thread-header">
         <h1 id="thread-title" className={styles.title} style={{ marginBottom: 12 }}>
@@ -121,22 +130,22 @@ export function ThreadDetailView({ id }: { id: string }) {
         </h1>
         <dl className={styles.facts}>
           <div>
-            <dt>Owner</dt>
+            <dt>{t.owner}</dt>
             <dd>
               <Link href={`/admin/threads?user=${encodeURIComponent(thread.userEmail)}`}>{thread.userEmail}</Link>
             </dd>
           </div>
           <div>
-            <dt>Thread id</dt>
+            <dt>{t.threadId}</dt>
             <dd className="mono">{thread.id}</dd>
           </div>
           <div>
-            <dt>Created</dt>
-            <dd>{formatDateTime(thread.createdAt)}</dd>
+            <dt>{t.created}</dt>
+            <dd>{dates.dateTime(thread.createdAt)}</dd>
           </div>
           <div>
-            <dt>Last activity</dt>
-            <dd>{formatDateTime(thread.updatedAt)}</dd>
+            <dt>{t.lastActivity}</dt>
+            <dd>{dates.dateTime(thread.updatedAt)}</dd>
           </div>
         </dl>
       </section>

@@ -4,10 +4,14 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime } from "./format";
+import { useDictionary } from "../i18n/use-dictionary";
+import { useConsoleDates } from "./format";
 import styles from "./admin.module.css";
 
 export function ThreadsTable({ initialUserEmail }: { initialUserEmail: string }) {
+  const dates = useConsoleDates();
+  const c = useDictionary().console;
+  const t = c.threads;
   const trpc = useTRPC();
   const router = useRouter();
   const [userEmail, setUserEmail] = useState(initialUserEmail);
@@ -26,7 +30,7 @@ export function ThreadsTable({ initialUserEmail }: { initialUserEmail: string })
   };
 
   return (
-    <section className="card" aria-label="Thread list">
+    <section className="card" aria-label={t.list}>
       <form
         className="row"
         style={{ marginBottom: 12 }}
@@ -35,14 +39,14 @@ export function ThreadsTable({ initialUserEmail }: { initialUserEmail: string })
           apply(draft.trim());
         }}
       >
-        <label htmlFor="threads-user">Owner email</label>
-        <input id="threads-user" className="input" style={{ maxWidth: 280 }} value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="any part" />
+        <label htmlFor="threads-user">{t.owner}</label>
+        <input id="threads-user" className="input" style={{ maxWidth: 280 }} value={draft} onChange={(e) => setDraft(e.target.value)} placeholder={c.runs.anyPart} />
         <button className="btn btn-primary" type="submit">
-          Filter
+          {t.filter}
         </button>
         {userEmail ? (
           <button className="btn" type="button" onClick={() => apply("")}>
-            Clear
+            {t.clear}
           </button>
         ) : null}
       </form>
@@ -53,19 +57,19 @@ export function ThreadsTable({ initialUserEmail }: { initialUserEmail: string })
       ) : null}
       <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="threads-table" aria-busy={threads.isFetching}>
-          <caption className={styles.caption}>Threads, most recently active first</caption>
+          <caption className={styles.caption}>{t.caption}</caption>
           <thead>
             <tr>
-              <th scope="col">Title</th>
-              <th scope="col">Owner</th>
+              <th scope="col">{t.title}</th>
+              <th scope="col">{t.ownerColumn}</th>
               <th scope="col" className={styles.num}>
-                Messages
+                {t.messages}
               </th>
               <th scope="col" className={styles.num}>
-                Runs
+                {t.runs}
               </th>
-              <th scope="col">Last activity</th>
-              <th scope="col">Created</th>
+              <th scope="col">{t.lastActivity}</th>
+              <th scope="col">{t.created}</th>
             </tr>
           </thead>
           <tbody>
@@ -81,14 +85,14 @@ export function ThreadsTable({ initialUserEmail }: { initialUserEmail: string })
                 <td className={styles.num}>
                   <Link href={`/admin/runs?thread=${t.id}`}>{t.runCount}</Link>
                 </td>
-                <td className={styles.nowrap}>{formatDateTime(t.updatedAt)}</td>
-                <td className={`${styles.nowrap} muted`}>{formatDateTime(t.createdAt)}</td>
+                <td className={styles.nowrap}>{dates.dateTime(t.updatedAt)}</td>
+                <td className={`${styles.nowrap} muted`}>{dates.dateTime(t.createdAt)}</td>
               </tr>
             ))}
             {!threads.isPending && rows.length === 0 ? (
               <tr>
                 <td colSpan={6} className="muted">
-                  No threads.
+                  {t.none}
                 </td>
               </tr>
             ) : null}
@@ -97,7 +101,7 @@ export function ThreadsTable({ initialUserEmail }: { initialUserEmail: string })
       </div>
       {threads.hasNextPage ? (
         <button className="btn" type="button" onClick={() => void threads.fetchNextPage()} disabled={threads.isFetchingNextPage}>
-          {threads.isFetchingNextPage ? "Loading…" : "Load more"}
+          {threads.isFetchingNextPage ? c.loading : c.loadMore}
         </button>
       ) : null}
     </section>

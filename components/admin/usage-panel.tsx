@@ -2,6 +2,7 @@
 import { useMemo, useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
+import { useDictionary } from "../i18n/use-dictionary";
 import { formatDuration, type AdminOutputs } from "./format";
 import styles from "./admin.module.css";
 
@@ -10,11 +11,11 @@ type GroupBy = "day" | "user" | "key" | "model";
 
 const DAY_MS = 86_400_000;
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
-const GROUPS: { id: GroupBy; label: string }[] = [
-  { id: "day", label: "Day" },
-  { id: "user", label: "User" },
-  { id: "key", label: "API key" },
-  { id: "model", label: "Model" },
+const GROUPS: { id: GroupBy; label: "day" | "user" | "key" | "model" }[] = [
+  { id: "day", label: "day" },
+  { id: "user", label: "user" },
+  { id: "key", label: "key" },
+  { id: "model", label: "model" },
 ];
 
 type Totals = { key: string; runs: number; failedRuns: number; inputTokens: number | null; outputTokens: number | null; totalTokens: number | null; toolCalls: number; durationMs: number };
@@ -81,6 +82,7 @@ function TokensPerDayChart({ days }: { days: Totals[] }) {
 
 /** The usage ledger for a range of days: tiles, tokens per day, a table by user, key, model or day, and CSV export. */
 export function UsagePanel() {
+  const t = useDictionary().console.usage;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [from, setFrom] = useState(() => isoDay(new Date(Date.now() - 13 * DAY_MS)));
@@ -111,24 +113,24 @@ export function UsagePanel() {
   return (
     <section className="card" aria-labelledby="usage-title" data-testid="usage-panel">
       <h2 id="usage-title" className={styles.sectionTitle}>
-        Token usage
+        {t.title}
       </h2>
       <form className="row" onSubmit={(e) => e.preventDefault()}>
         <label>
-          From <input className="input" type="date" value={from} max={to} onChange={(e) => setFrom(e.target.value)} required />
+          {t.from} <input className="input" type="date" value={from} max={to} onChange={(e) => setFrom(e.target.value)} required />
         </label>
         <label>
-          To <input className="input" type="date" value={to} min={from} onChange={(e) => setTo(e.target.value)} required />
+          {t.to} <input className="input" type="date" value={to} min={from} onChange={(e) => setTo(e.target.value)} required />
         </label>
-        <span className={styles.segmented} role="group" aria-label="Group by">
+        <span className={styles.segmented} role="group" aria-label={t.groupBy}>
           {GROUPS.map((g) => (
             <button key={g.id} type="button" aria-pressed={by === g.id} onClick={() => setBy(g.id)}>
-              {g.label}
+              {t.groups[g.label]}
             </button>
           ))}
         </span>
         <button className="btn" type="button" onClick={() => void exportCsv()} disabled={rows.length === 0}>
-          Export CSV
+          {t.exportCsv}
         </button>
       </form>
       {report.error && (
@@ -143,35 +145,35 @@ export function UsagePanel() {
       )}
       <div className={styles.tiles}>
         <div className={styles.tile}>
-          <div className={styles.tileLabel}>Tokens</div>
+          <div className={styles.tileLabel}>{t.tokens}</div>
           <div className={styles.tileValue} data-testid="usage-total-tokens">
             {count(all?.totalTokens ?? null)}
           </div>
-          <div className={styles.tileNote}>in {count(all?.inputTokens ?? null)} · out {count(all?.outputTokens ?? null)}</div>
+          <div className={styles.tileNote}>{t.inOut(count(all?.inputTokens ?? null), count(all?.outputTokens ?? null))}</div>
         </div>
         <div className={styles.tile}>
-          <div className={styles.tileLabel}>Runs</div>
+          <div className={styles.tileLabel}>{t.runs}</div>
           <div className={styles.tileValue}>{(all?.runs ?? 0).toLocaleString()}</div>
-          <div className={styles.tileNote}>{all?.failedRuns ?? 0} failed</div>
+          <div className={styles.tileNote}>{t.failed(all?.failedRuns ?? 0)}</div>
         </div>
         <div className={styles.tile}>
-          <div className={styles.tileLabel}>Tool calls</div>
+          <div className={styles.tileLabel}>{t.toolCalls}</div>
           <div className={styles.tileValue}>{(all?.toolCalls ?? 0).toLocaleString()}</div>
         </div>
       </div>
       <TokensPerDayChart days={days} />
       <div style={{ overflowX: "auto" }}>
         <table className="table" data-testid="usage-table">
-          <caption className={styles.caption}>By {GROUPS.find((g) => g.id === by)!.label.toLowerCase()}</caption>
+          <caption className={styles.caption}>{t.byGroup(t.groups[GROUPS.find((g) => g.id === by)!.label])}</caption>
           <thead>
             <tr>
-              <th scope="col">{GROUPS.find((g) => g.id === by)!.label}</th>
-              <th scope="col" className={styles.num}>Runs</th>
-              <th scope="col" className={styles.num}>Input</th>
-              <th scope="col" className={styles.num}>Output</th>
-              <th scope="col" className={styles.num}>Total tokens</th>
-              <th scope="col" className={styles.num}>Tool calls</th>
-              <th scope="col" className={styles.num}>Run time</th>
+              <th scope="col">{t.groups[GROUPS.find((g) => g.id === by)!.label]}</th>
+              <th scope="col" className={styles.num}>{t.runs}</th>
+              <th scope="col" className={styles.num}>{t.input}</th>
+              <th scope="col" className={styles.num}>{t.output}</th>
+              <th scope="col" className={styles.num}>{t.totalTokens}</th>
+              <th scope="col" className={styles.num}>{t.toolCalls}</th>
+              <th scope="col" className={styles.num}>{t.runTime}</th>
             </tr>
           </thead>
           <tbody>
@@ -191,7 +193,7 @@ export function UsagePanel() {
             {groups.length === 0 && !report.isLoading && (
               <tr>
                 <td colSpan={7} className="muted">
-                  No runs ended in these days.
+                  {t.none}
                 </td>
               </tr>
             )}

@@ -2,35 +2,51 @@
 import { useState } from "react";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { formatDateTime } from "./format";
+import { useDictionary } from "../i18n/use-dictionary";
+import { CopyButton } from "../chat/copy-button";
+import { useConsoleDates } from "./format";
 import { ConfirmButton } from "./confirm-button";
+
+// The browser's hint only: the server's passwordSchema (server/services/users.ts) is the rule.
+const PASSWORD_MIN_LENGTH = 8;
 
 export function UsersPanel({ currentUserId }: { currentUserId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const c = useDictionary().console;
+  const t = c.users;
+  const dates = useConsoleDates();
   const users = useInfiniteQuery(
     trpc.users.list.infiniteQueryOptions({ limit: 25 }, { getNextPageParam: (last) => last.nextCursor ?? undefined }),
   );
   const [form, setForm] = useState({ email: "", password: "", admin: false });
+  const [oneTime, setOneTime] = useState<{ email: string; password: string } | null>(null);
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: trpc.users.list.pathKey() });
   const create = useMutation(
     trpc.users.create.mutationOptions({
       onSuccess: () => {
         setForm({ email: "", password: "", admin: false });
-        void queryClient.invalidateQueries({ queryKey: trpc.users.list.pathKey() });
+        refresh();
       },
     }),
   );
-  const setRole = useMutation(
-    trpc.users.setRole.mutationOptions({
-      onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.users.list.pathKey() }),
+  const setRole = useMutation(trpc.users.setRole.mutationOptions({ onSuccess: refresh }));
+  const setActive = useMutation(trpc.users.setActive.mutationOptions({ onSuccess: refresh }));
+  const resetPassword = useMutation(
+    trpc.users.resetPassword.mutationOptions({
+      onSuccess: (res) => {
+        setOneTime({ email: res.user.email, password: res.oneTimePassword });
+        refresh();
+      },
     }),
   );
+  const actionError = setRole.error ?? setActive.error ?? resetPassword.error;
   const rows = users.data?.pages.flatMap((p) => p.items) ?? [];
 
   return (
     <section className="card" aria-labelledby="users-title">
       <h2 id="users-title" style={{ marginTop: 0 }}>
-        Users
+        {t.title}
       </h2>
       <form
         className="row"
@@ -40,7 +56,7 @@ export function UsersPanel({ currentUserId }: { currentUserId: string }) {
         }}
       >
         <label className="sr-only" htmlFor="new-user-email">
-          New user email
+          {t.newEmail}
         </label>
         <input
           id="new-user-email"
@@ -53,24 +69,24 @@ export function UsersPanel({ currentUserId }: { currentUserId: string }) {
           required
         />
         <label className="sr-only" htmlFor="new-user-password">
-          New user password
+          {t.newPassword}
         </label>
         <input
           id="new-user-password"
           className="input"
           style={{ maxWidth: 200 }}
           type="password"
-          placeholder="password (8+ chars)"
+          placeholder={t.passwordPlaceholder(PASSWORD_MIN_LENGTH)}
           value={form.password}
           onChange={(e) => setForm({ ...form, password: e.target.value })}
           required
-          minLength={8}
+          minLength={PASSWORD_MIN_LENGTH}
         />
         <label className="row">
-          <input type="checkbox" checked={form.admin} onChange={(e) => setForm({ ...form, admin: e.target.checked })} /> admin
+          <input type="checkbox" checked={form.admin} onChange={(e) => setForm({ ...form, admin: e.target.checked })} /> {t.admin}
         </label>
         <button className="btn btn-primary" type="submit" disabled={create.isPending}>
-          Create user
+          {t.create}
         </button>
       </form>
       {create.error ? (
@@ -78,38 +94,75 @@ export function UsersPanel({ currentUserId }: { currentUserId: string }) {
           {create.error.message}
         </p>
       ) : null}
+      {actionError ? (
+        <p role="alert" className="error-text" data-testid="users-error">
+          {t.failed(actionError.message)}
+        </p>
+      ) : null}
+      {oneTime ? (
+        <p role="status" className="row" data-testid="one-time-password-notice">
+          {t.oneTimeFor(oneTime.email)} <code data-testid="one-time-password">{oneTime.password}</code>
+          <CopyButton text={oneTime.password} label={t.copyOneTime} testId="copy-one-time-password" />
+          <button className="btn" type="button" onClick={() => setOneTime(null)}>
+            {t.dismiss}
+          </button>
+        </p>
+      ) : null}
       {users.error ? <p className="error-text">{users.error.message}</p> : null}
       <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="users-table">
           <thead>
             <tr>
-              <th>Email</th>
-              <th>Role</th>
-              <th>Active API keys</th>
-              <th>Created</th>
+              <th>{t.email}</th>
+              <th>{t.role}</th>
+              <th>{t.status}</th>
+              <th>{t.activeKeys}</th>
+              <th>{t.created}</th>
               <th>
-                <span className="sr-only">Actions</span>
+                <span className="sr-only">{c.actions}</span>
               </th>
             </tr>
           </thead>
           <tbody>
             {rows.map((u) => (
-              <tr key={u.id}>
+              <tr key={u.id} data-testid="user-row" data-email={u.email}>
                 <td>{u.email}</td>
-                <td>{u.role}</td>
+                <td>{t.roles[u.role] ?? u.role}</td>
+                <td data-testid="user-status">
+                  {u.disabledAt ? <span className="pill pill-bad">{t.deactivated}</span> : <span className="pill pill-ok">{t.active}</span>}
+                  {u.mustChangePassword && !u.disabledAt ? <span className="pill"> {t.mustChange}</span> : null}
+                </td>
                 <td>{u.activeApiKeys}</td>
-                <td className="muted">{formatDateTime(new Date(u.createdAt))}</td>
+                <td className="muted">{dates.dateTime(u.createdAt)}</td>
                 <td>
                   {u.id !== currentUserId ? (
-                    <ConfirmButton
-                      label={u.role === "admin" ? "Make user" : "Make admin"}
-                      question={u.role === "admin" ? `Take admin rights from ${u.email}?` : `Give ${u.email} admin rights over every user and run?`}
-                      pending={setRole.isPending}
-                      testId="set-role"
-                      onConfirm={() => setRole.mutate({ id: u.id, role: u.role === "admin" ? "user" : "admin" })}
-                    />
+                    <span className="row">
+                      <ConfirmButton
+                        label={u.role === "admin" ? t.makeUser : t.makeAdmin}
+                        question={u.role === "admin" ? t.takeAdmin(u.email) : t.giveAdmin(u.email)}
+                        pending={setRole.isPending}
+                        testId="set-role"
+                        onConfirm={() => setRole.mutate({ id: u.id, role: u.role === "admin" ? "user" : "admin" })}
+                      />
+                      <ConfirmButton
+                        label={u.disabledAt ? t.reactivate : t.deactivate}
+                        question={u.disabledAt ? t.reactivateQuestion(u.email) : t.deactivateQuestion(u.email)}
+                        danger={!u.disabledAt}
+                        pending={setActive.isPending}
+                        testId={u.disabledAt ? "reactivate-user" : "deactivate-user"}
+                        onConfirm={() => setActive.mutate({ id: u.id, active: !!u.disabledAt })}
+                      />
+                      <ConfirmButton
+                        label={t.resetPassword}
+                        question={t.resetQuestion(u.email)}
+                        danger
+                        pending={resetPassword.isPending}
+                        testId="reset-password"
+                        onConfirm={() => resetPassword.mutate({ id: u.id })}
+                      />
+                    </span>
                   ) : (
-                    <span className="muted">you</span>
+                    <span className="muted">{t.you}</span>
                   )}
                 </td>
               </tr>
@@ -119,7 +172,7 @@ export function UsersPanel({ currentUserId }: { currentUserId: string }) {
       </div>
       {users.hasNextPage ? (
         <button className="btn" type="button" onClick={() => void users.fetchNextPage()} disabled={users.isFetchingNextPage}>
-          Load more
+          {c.loadMore}
         </button>
       ) : null}
     </section>

@@ -1,3 +1,5 @@
+import { consoleEn } from "./console-en";
+
 // English: the reference dictionary (its shape is every language's type, see dictionaries.ts).
 
 export const en = {
@@ -110,6 +112,31 @@ export const en = {
     deadline: "The answer took too long and was stopped. Try again, or ask for something smaller.",
     stopFailed: (reason: string) => `Could not stop the answer. ${reason}`,
   },
+  auth: {
+    signInTitle: "Sign in to Dispatch",
+    email: "Email",
+    password: "Password",
+    signIn: "Sign in",
+    signingIn: "Signing in…",
+    missing: "Enter your email and password.",
+    wrong: "Wrong email or password.",
+    deactivated: "This account has been deactivated. Ask an admin to reactivate it.",
+    tooMany: (seconds: string) => `Too many failed sign-in attempts. Wait ${seconds} seconds, then try again.`,
+    unavailable: "The service is temporarily unavailable. Try again shortly.",
+    chooseTitle: "Choose a new password",
+    chooseText: "An admin gave you a one-time password. Choose your own to continue: the one-time password then stops working.",
+    newPassword: "New password",
+    confirmPassword: "New password again",
+    passwordHint: (min: number) => `At least ${min} characters.`,
+    savePassword: "Save and continue",
+    savingPassword: "Saving…",
+    tooShort: (min: number) => `Your new password must be at least ${min} characters.`,
+    tooLongPassword: (max: number) => `Your new password must be at most ${max} characters.`,
+    mismatch: "The two passwords differ: type the same new password twice.",
+    sameAsOneTime: "Choose a password other than the one-time password.",
+    signOut: "Sign out",
+  },
+  console: consoleEn,
   settings: {
     title: "Settings",
     preferences: "Preferences",

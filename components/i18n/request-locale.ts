@@ -1,5 +1,6 @@
 import "server-only";
 import { cookies, headers } from "next/headers";
+import { dictionaries, type Dictionary } from "./dictionaries";
 import { BROWSER_TIME_ZONE_COOKIE, isLocale, localeFromAcceptLanguage, LOCALE_COOKIE, TIME_ZONE_COOKIE, validTimeZone, type Locale } from "./locales";
 
 /** This request's language: the user's choice (cookie) else the browser's Accept-Language. */
@@ -7,6 +8,11 @@ export async function requestLocale(): Promise<Locale> {
   const chosen = (await cookies()).get(LOCALE_COOKIE)?.value;
   if (isLocale(chosen)) return chosen;
   return localeFromAcceptLanguage((await headers()).get("accept-language"));
+}
+
+/** The words for this request's language, for server components. */
+export async function requestDictionary(): Promise<Dictionary> {
+  return dictionaries[await requestLocale()];
 }
 
 /**

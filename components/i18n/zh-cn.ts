@@ -1,4 +1,5 @@
 import type { Dictionary } from "./dictionaries";
+import { consoleZhCN } from "./console-zh-cn";
 
 // Simplified Chinese.
 
@@ -110,6 +111,31 @@ export const zhCN: Dictionary = {
     deadline: "回答用时过长，已被停止。请重试，或把问题拆小一些。",
     stopFailed: (reason) => `无法停止回答。${reason}`,
   },
+  auth: {
+    signInTitle: "登录 Dispatch",
+    email: "邮箱",
+    password: "密码",
+    signIn: "登录",
+    signingIn: "正在登录…",
+    missing: "请输入邮箱和密码。",
+    wrong: "邮箱或密码错误。",
+    deactivated: "此账号已被停用。请联系管理员重新启用。",
+    tooMany: (seconds: string) => `登录失败次数过多。请等待 ${seconds} 秒后再试。`,
+    unavailable: "服务暂时不可用，请稍后再试。",
+    chooseTitle: "设置新密码",
+    chooseText: "管理员为您设置了一次性密码。请设置您自己的密码后继续，之后一次性密码将失效。",
+    newPassword: "新密码",
+    confirmPassword: "再次输入新密码",
+    passwordHint: (min: number) => `至少 ${min} 个字符。`,
+    savePassword: "保存并继续",
+    savingPassword: "正在保存…",
+    tooShort: (min: number) => `新密码至少需要 ${min} 个字符。`,
+    tooLongPassword: (max: number) => `新密码最多 ${max} 个字符。`,
+    mismatch: "两次输入的密码不一致，请输入相同的新密码。",
+    sameAsOneTime: "新密码不能与一次性密码相同。",
+    signOut: "退出登录",
+  },
+  console: consoleZhCN,
   settings: {
     title: "设置",
     preferences: "偏好",

@@ -18,9 +18,14 @@ export function hashApiKey(key: string): string {
   return createHash("sha256").update(key).digest("hex");
 }
 
+export const ACCOUNT_DEACTIVATED_MESSAGE = "The account this API key belongs to has been deactivated: an admin can reactivate it";
+
 export type ApiKeyPrincipal = { userId: string; email: string; role: "user" | "admin"; apiKeyId: string };
 
-/** Resolves a bearer key to its user, or throws UNAUTHORIZED with a message that says what is wrong. */
+/**
+ * Resolves a bearer key to its user, or throws UNAUTHORIZED with a message that says what is
+ * wrong (FORBIDDEN when the key is good but its user is deactivated).
+ */
 export async function authenticateApiKey(key: string): Promise<ApiKeyPrincipal> {
   if (!KEY_PATTERN.test(key)) {
     throw new AppError("UNAUTHORIZED", "Malformed API key: expected `Authorization: Bearer dsp_...`");
@@ -32,6 +37,11 @@ export async function authenticateApiKey(key: string): Promise<ApiKeyPrincipal> 
   if (found.revokedAt) {
     recentOwners.delete(keyHash);
     throw new AppError("UNAUTHORIZED", "This API key has been revoked");
+  }
+  if (found.disabledAt) {
+    recentOwners.delete(keyHash);
+    // The key is genuine (so not counted as a guess): its owner may not act.
+    throw new AppError("FORBIDDEN", ACCOUNT_DEACTIVATED_MESSAGE);
   }
   recordKeyUse(found);
   const principal = { userId: found.userId, email: found.email, role: found.role, apiKeyId: found.id };

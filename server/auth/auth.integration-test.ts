@@ -180,3 +180,81 @@ describe("GET /api/health", () => {
     expect(body.database.version).toMatch(/^\d+/);
   });
 });
+
+describe("deactivated users and one-time passwords", () => {
+  const trpcPost = (path: string, input: unknown, cookie: string) =>
+    fetch(`${baseUrl()}/api/trpc/${path}`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify({ json: input }) });
+  const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string; message: string } }).error;
+  const deactivated = { code: "FORBIDDEN", message: "The account this API key belongs to has been deactivated: an admin can reactivate it" };
+
+  it("refuses a deactivated user's keys and sessions everywhere, even right after they were used, and reactivation restores them", async () => {
+    const admin = await createUser({ email: `admin-${crypto.randomUUID()}@test.dispatch`, password: "admin-password", role: "admin" });
+    const adminCookie = (await signInOverHttp(admin.email, "admin-password"))!;
+    const user = await createTestUser({ password: "member-password" });
+    const session = (await signInOverHttp(user.email, "member-password"))!;
+    const earlier = runInput();
+    // Used moments before: the next runs and history pages take the owner from memory and have
+    // their one statement check the key, which must see the deactivation too.
+    for (let i = 0; i < 2; i++) expect((await postRun(user.apiKey, i === 0 ? earlier : runInput())).status).toBe(202);
+    expect((await fetch(`${baseUrl()}/api/v1/agent/history?threadId=${earlier.threadId}`, { headers: bearer(user.apiKey) })).status).toBe(200);
+
+    const off = await trpcPost("users.setActive", { id: user.id, active: false }, adminCookie);
+    expect(off.status).toBe(200);
+
+    const refused = runInput();
+    const history = await fetch(`${baseUrl()}/api/v1/agent/history?threadId=${earlier.threadId}`, { headers: bearer(user.apiKey) });
+    expect(history.status).toBe(403);
+    expect(await errorOf(history)).toEqual(deactivated);
+    for (const res of [await postRun(user.apiKey, refused), await postRun(user.apiKey, refused, { stream: true }), await me(bearer(user.apiKey))]) {
+      expect(res.status).toBe(403);
+      expect(await errorOf(res)).toEqual(deactivated);
+    }
+    const { rows } = await getPool().query("select 1 from runs where run_id = $1", [refused.runId]);
+    expect(rows).toEqual([]);
+    // The browser session ends at its next request, and signing in again is refused.
+    expect((await me({ cookie: session })).status).toBe(401);
+    expect(await signInOverHttp(user.email, "member-password")).toBeNull();
+    // The admin still sees the user's finished work.
+    const runs = await trpcGet("adminRuns.list", { userEmail: user.email, limit: 10 }, { cookie: adminCookie });
+    expect(JSON.stringify(await runs.json())).toContain(earlier.runId);
+
+    // An admin cannot deactivate themselves.
+    const self = await trpcPost("users.setActive", { id: admin.id, active: false }, adminCookie);
+    expect(self.status).toBe(400);
+    expect(JSON.stringify(await self.json())).toContain("You cannot deactivate your own account");
+
+    expect((await trpcPost("users.setActive", { id: user.id, active: true }, adminCookie)).status).toBe(200);
+    expect((await me(bearer(user.apiKey))).status).toBe(200);
+    expect((await postRun(user.apiKey, runInput())).status).toBe(202);
+    expect((await me({ cookie: session })).status).toBe(200);
+  });
+
+  it("replaces a password with a one-time one: old password and sessions void, the app closed until a new one is chosen", async () => {
+    const admin = await createUser({ email: `admin-${crypto.randomUUID()}@test.dispatch`, password: "admin-password", role: "admin" });
+    const adminCookie = (await signInOverHttp(admin.email, "admin-password"))!;
+    const user = await createTestUser({ password: "member-password" });
+    const session = (await signInOverHttp(user.email, "member-password"))!;
+
+    const res = await trpcPost("users.resetPassword", { id: user.id }, adminCookie);
+    expect(res.status).toBe(200);
+    const { oneTimePassword } = ((await res.json()) as { result: { data: { json: { oneTimePassword: string } } } }).result.data.json;
+    expect(oneTimePassword).toMatch(/^[a-z2-9]{4}(-[a-z2-9]{4}){3}$/);
+
+    expect((await me({ cookie: session })).status).toBe(401);
+    expect(await signInOverHttp(user.email, "member-password")).toBeNull();
+    const oneTime = (await signInOverHttp(user.email, oneTimePassword))!;
+    expect(oneTime).not.toBeNull();
+    const blocked = await me({ cookie: oneTime });
+    expect(blocked.status).toBe(403);
+    expect((await errorOf(blocked)).message).toBe("Choose a new password first: open /change-password");
+    // Every page leads to the change; the API key keeps working (it is not the password).
+    const page = await fetch(`${baseUrl()}/chat`, { headers: { cookie: oneTime }, redirect: "manual" });
+    expect(page.headers.get("location")).toContain("/sign-in");
+    const signInPage = await fetch(`${baseUrl()}/sign-in`, { headers: { cookie: oneTime }, redirect: "manual" });
+    expect(signInPage.headers.get("location")).toContain("/change-password");
+    expect((await me(bearer(user.apiKey))).status).toBe(200);
+
+    const own = await trpcPost("users.resetPassword", { id: admin.id }, adminCookie);
+    expect(own.status).toBe(400);
+  });
+});

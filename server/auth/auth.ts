@@ -3,11 +3,16 @@ import NextAuth, { CredentialsSignin } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { env } from "../env";
 import { logger } from "../logger";
-import { verifyCredentials } from "./credentials";
+import { ACCOUNT_DEACTIVATED, verifyCredentials } from "./credentials";
 import { clientAddress, recordSignIn, signInWait, TOO_MANY_ATTEMPTS } from "../limits/attempts";
 
 class InvalidCredentials extends CredentialsSignin {
   code = "invalid_credentials";
+}
+
+/** The password was right but an admin deactivated the account: said so, since only the owner can tell. */
+class AccountDeactivated extends CredentialsSignin {
+  code = ACCOUNT_DEACTIVATED;
 }
 
 /** Too many failed sign-ins for the account or from the address: the code carries the seconds to wait. */
@@ -27,7 +32,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
   // A wrong password is an expected outcome, not a server error worth a stack trace.
   logger: {
     error(error) {
-      if (error.name === "CredentialsSignin" || error.name === "InvalidCredentials" || error.name === "TooManyAttempts") logger.info({ reason: error.name }, "sign-in refused");
+      if (error.name === "CredentialsSignin" || error.name === "InvalidCredentials" || error.name === "TooManyAttempts" || error.name === "AccountDeactivated") logger.info({ reason: error.name }, "sign-in refused");
       else logger.error({ err: error }, "auth error");
     },
     warn(code) {
@@ -55,17 +60,22 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
         const user = await verifyCredentials({ email, password });
         await recordSignIn({ email: account, address, succeeded: !!user });
         if (!user) throw new InvalidCredentials();
-        return { id: user.id, email: user.email, name: user.name ?? user.email };
+        if (user.disabledAt) throw new AccountDeactivated();
+        return { id: user.id, email: user.email, name: user.name ?? user.email, sessionVersion: user.sessionVersion };
       },
     }),
   ],
   callbacks: {
     jwt({ token, user }) {
-      if (user?.id) token.sub = user.id;
+      if (user?.id) {
+        token.sub = user.id;
+        token.sessionVersion = user.sessionVersion ?? 0;
+      }
       return token;
     },
     session({ session, token }) {
       if (token.sub) session.user.id = token.sub;
+      session.sessionVersion = token.sessionVersion ?? 0;
       return session;
     },
   },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hashPassword, verifyPassword } from "./password";
+import { generateOneTimePassword, hashPassword, verifyPassword } from "./password";
 
 describe("password hashing", () => {
   it("verifies the right password and rejects a wrong one", async () => {
@@ -17,5 +17,17 @@ describe("password hashing", () => {
   it("rejects malformed stored hashes instead of throwing", async () => {
     await expect(verifyPassword("x", "plaintext")).resolves.toBe(false);
     await expect(verifyPassword("x", "bcrypt$1$2$3$4$5")).resolves.toBe(false);
+  });
+});
+
+describe("one-time passwords", () => {
+  it("are four groups of four unambiguous characters, never the same twice", () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 200; i++) {
+      const password = generateOneTimePassword();
+      expect(password).toMatch(/^[a-hjkmnp-z2-9]{4}(-[a-hjkmnp-z2-9]{4}){3}$/);
+      seen.add(password);
+    }
+    expect(seen.size).toBe(200);
   });
 });

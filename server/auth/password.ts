@@ -42,3 +42,20 @@ export function dummyPasswordHash(): Promise<string> {
   dummyHash ??= hashPassword(randomBytes(12).toString("hex"));
   return dummyHash;
 }
+
+// Letters and digits no one confuses when reading them aloud or copying by hand (no 0/O, 1/l/I).
+const ONE_TIME_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789";
+
+/**
+ * A password an admin hands to a user to sign in once: four groups of four, about 79 bits.
+ * Drawn by rejection so every character is equally likely.
+ */
+export function generateOneTimePassword(): string {
+  const chars: string[] = [];
+  while (chars.length < 16) {
+    for (const byte of randomBytes(32)) {
+      if (byte < 256 - (256 % ONE_TIME_ALPHABET.length) && chars.length < 16) chars.push(ONE_TIME_ALPHABET[byte % ONE_TIME_ALPHABET.length]!);
+    }
+  }
+  return [0, 4, 8, 12].map((i) => chars.slice(i, i + 4).join("")).join("-");
+}

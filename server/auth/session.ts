@@ -2,7 +2,7 @@ import "server-only";
 import { apiKeyRefusal } from "../limits/attempts";
 import { auth } from "./auth";
 import { AppError } from "../errors";
-import { findUserById } from "../repositories/users";
+import { findSessionUser } from "../repositories/users";
 import { authenticateApiKey, claimedApiKeyOwner, hashApiKey } from "./api-keys";
 
 /**
@@ -24,13 +24,25 @@ export type Principal = {
  */
 export type ClaimedApiKey = { hash: string; verify: () => Promise<void> };
 
-/** The signed-in browser user, re-read from the database; null when signed out or deleted. */
-export async function getSessionPrincipal(): Promise<Principal | null> {
+/**
+ * The browser session's user, re-read from the database on every request: null when signed out,
+ * deleted, deactivated, or signed in before the password last changed (an admin's reset voids
+ * every session). `mustChangePassword`: signed in with a one-time password, so the session is
+ * good for choosing a new one and nothing else.
+ */
+export async function getSignedInUser(): Promise<{ principal: Principal; mustChangePassword: boolean } | null> {
   const session = await auth();
   const id = session?.user?.id;
   if (!id) return null;
-  const user = await findUserById({ id });
-  return user ? { userId: user.id, email: user.email, role: user.role, via: "session" } : null;
+  const user = await findSessionUser({ id });
+  if (!user || user.disabledAt || user.sessionVersion !== (session.sessionVersion ?? 0)) return null;
+  return { principal: { userId: user.id, email: user.email, role: user.role, via: "session" }, mustChangePassword: user.mustChangePassword };
+}
+
+/** The signed-in browser user who may use the app; null also while they must choose a new password. */
+export async function getSessionPrincipal(): Promise<Principal | null> {
+  const user = await getSignedInUser();
+  return user && !user.mustChangePassword ? user.principal : null;
 }
 
 /**
@@ -47,9 +59,10 @@ export async function authenticateRequest(req: Request): Promise<Principal> {
     });
     return { userId: p.userId, email: p.email, role: p.role, via: "api_key", apiKeyId: p.apiKeyId, apiKeyHash: hashApiKey(key) };
   }
-  const principal = await getSessionPrincipal();
-  if (!principal) throw new AppError("UNAUTHORIZED", "Sign in or send `Authorization: Bearer <api key>`");
-  return principal;
+  const user = await getSignedInUser();
+  if (!user) throw new AppError("UNAUTHORIZED", "Sign in or send `Authorization: Bearer <api key>`");
+  if (user.mustChangePassword) throw new AppError("FORBIDDEN", "Choose a new password first: open /change-password");
+  return user.principal;
 }
 
 function bearerKey(header: string): string | null {

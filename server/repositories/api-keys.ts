@@ -14,13 +14,13 @@ export async function insertApiKey(data: { userId: string; name: string; prefix:
   return rows[0]!;
 }
 
-export type ApiKeyAuthRow = Pick<ApiKeyModel, "id" | "revokedAt" | "lastUsedAt" | "userId"> & Pick<UserModel, "email" | "role">;
+export type ApiKeyAuthRow = Pick<ApiKeyModel, "id" | "revokedAt" | "lastUsedAt" | "userId"> & Pick<UserModel, "email" | "role" | "disabledAt">;
 
 /** The key with this hash and its user, in one plain query: every API request runs it. */
 export async function findApiKeyByHash({ keyHash }: { keyHash: string }): Promise<ApiKeyAuthRow | null> {
   const { rows } = await getPool().query<ApiKeyAuthRow>({
     name: "dispatch-api-key-by-hash",
-    text: `select k.id, k.revoked_at as "revokedAt", k.last_used_at as "lastUsedAt", u.id as "userId", u.email, u.role
+    text: `select k.id, k.revoked_at as "revokedAt", k.last_used_at as "lastUsedAt", u.id as "userId", u.email, u.role, u.disabled_at as "disabledAt"
      from api_keys k join users u on u.id = k.user_id where k.key_hash = $1`,
     values: [keyHash],
   });

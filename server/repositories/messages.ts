@@ -56,7 +56,7 @@ type HistoryDayRow = {
  * (messages.history_json, migration 20261121200000_message_history_json): ~15 rows for a
  * 900-message day instead of 900, which the server neither parses field by field nor serializes.
  */
-const HISTORY_DAY_SQL = `with k as (select $4::text is null or exists (select 1 from api_keys where key_hash = $4 and user_id = $1 and revoked_at is null) as ok),
+const HISTORY_DAY_SQL = `with k as (select $4::text is null or exists (select 1 from api_keys ak join users au on au.id = ak.user_id where ak.key_hash = $4 and ak.user_id = $1 and ak.revoked_at is null and au.disabled_at is null) as ok),
    t as (select id from threads where $2::uuid is not null and (select ok from k) and id = $2::uuid and user_id = $1
          union all
          (select id from threads where $2::uuid is null and (select ok from k) and user_id = $1 order by updated_at desc limit 1)),

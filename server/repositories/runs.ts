@@ -102,7 +102,7 @@ export async function acceptRunRow({
   bindingCheck?: unknown;
   /**
    * The SHA-256 of the API key the caller claims to be the user with: checked (exists, not
-   * revoked, this user's) in the same statement, which writes nothing and answers "key_refused"
+   * revoked, this user's, the user not deactivated) in the same statement, which writes nothing and answers "key_refused"
    * when it does not hold.
    */
   apiKeyHash?: string;
@@ -122,7 +122,7 @@ export async function acceptRunRow({
       : {
           // CASE evaluates the (volatile) function only when the key holds.
           name: "dispatch-accept-run-with-key",
-          text: `select case when exists (select 1 from api_keys where key_hash = $23 and user_id = $1 and revoked_at is null)
+          text: `select case when exists (select 1 from api_keys k join users u on u.id = k.user_id where k.key_hash = $23 and k.user_id = $1 and k.revoked_at is null and u.disabled_at is null)
             then ${accept} else '{"status":"key_refused"}'::json end as result`,
         }),
     values: [

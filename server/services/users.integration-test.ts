@@ -1,5 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { Client } from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestUser } from "@/test/helpers";
+import { startExtraServer, type ExtraServer } from "@/test/extra-server";
+import { signInOverHttp } from "@/test/http-session";
+import { startOwnedDatabase, type OwnedDatabase } from "@/test/owned-database";
 import { setUserRole } from "./users";
 
 describe("setUserRole", () => {
@@ -18,3 +22,50 @@ describe("setUserRole", () => {
     expect(await setUserRole({ actorId: admin.id, id: other.id, role: "user" })).toMatchObject({ id: other.id, role: "user" });
   });
 });
+
+// On a database of its own, where two admins are the only ones: the shared test database has
+// admins from every other test, so "the last active admin" can only be reached here.
+describe("deactivating admins", () => {
+  let db: OwnedDatabase;
+  let server: ExtraServer | undefined;
+  const first = { DISPATCH_ADMIN_EMAIL: "only.admin@example.com", DISPATCH_ADMIN_PASSWORD: "the only admin's password" };
+
+  beforeAll(async () => {
+    db = await startOwnedDatabase();
+  }, 90_000);
+
+  afterAll(async () => {
+    server?.child.kill("SIGTERM");
+    await db?.close();
+  });
+
+  it("never leaves no active admin, even when two admins deactivate each other at once", { timeout: 120_000 }, async () => {
+    server = await startExtraServer({ DATABASE_URL: db.url, ...first });
+    const post = (path: string, input: unknown, cookie: string) =>
+      fetch(`${server!.url}/api/trpc/${path}`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify({ json: input }) });
+    const idOf = async (res: Response) => ((await res.json()) as { result: { data: { json: { id: string } } } }).result.data.json.id;
+    const a = (await signInOverHttp(first.DISPATCH_ADMIN_EMAIL, first.DISPATCH_ADMIN_PASSWORD, server.url))!;
+    const created = await post("users.create", { email: "second.admin@example.com", password: "the second admin's password", role: "admin" }, a);
+    expect(created.status).toBe(200);
+    const b = (await signInOverHttp("second.admin@example.com", "the second admin's password", server.url))!;
+    const { rows } = await pg(db.url, "select id from users where email = $1", [first.DISPATCH_ADMIN_EMAIL]);
+    const [aId, bId] = [rows[0]!.id as string, await idOf(created)];
+
+    const answers = await Promise.all([post("users.setActive", { id: bId, active: false }, a), post("users.setActive", { id: aId, active: false }, b)]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+    const refused = answers.find((r) => r.status === 409)!;
+    expect(JSON.stringify(await refused.json())).toContain("This is the last active admin: make another user an admin before deactivating this one");
+    const active = await pg(db.url, "select email from users where role = 'admin' and disabled_at is null", []);
+    expect(active.rows).toHaveLength(1);
+  });
+});
+
+async function pg(url: string, text: string, values: unknown[]) {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await client.query<Record<string, unknown>>(text, values);
+  } finally {
+    await client.end();
+  }
+}

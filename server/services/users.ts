@@ -2,14 +2,17 @@ import "server-only";
 import { z } from "zod";
 import { AppError } from "../errors";
 import { emailSchema } from "../auth/credentials";
-import { hashPassword } from "../auth/password";
-import { countUsers, findUserByEmail, insertUser, listUsersPage, updateUserRole } from "../repositories/users";
+import { generateOneTimePassword, hashPassword, verifyPassword } from "../auth/password";
+import { countUsers, findUserByEmail, findUserWithPasswordById, insertUser, listUsersPage, updateUserDisabled, updateUserPassword, updateUserRole } from "../repositories/users";
 import type { UserRole } from "../generated/prisma/enums";
+
+export const PASSWORD_MIN_LENGTH = 8;
+export const PASSWORD_MAX_LENGTH = 200;
 
 export const passwordSchema = z
   .string()
-  .min(8, "Password must be at least 8 characters")
-  .max(200, "Password must be at most 200 characters");
+  .min(PASSWORD_MIN_LENGTH, `Password must be at least ${PASSWORD_MIN_LENGTH} characters`)
+  .max(PASSWORD_MAX_LENGTH, `Password must be at most ${PASSWORD_MAX_LENGTH} characters`);
 
 export const createUserInput = z.object({
   email: emailSchema,
@@ -44,4 +47,55 @@ export function listUsers(page: { cursor?: string; limit: number }) {
 export async function setUserRole({ actorId, id, role }: { actorId: string; id: string; role: UserRole }) {
   if (id === actorId && role !== "admin") throw new AppError("BAD_REQUEST", "You cannot remove your own admin role");
   return updateUserRole({ id, role });
+}
+
+/**
+ * Deactivates a user (they cannot sign in; their sessions and API keys stop working at their next
+ * request; their threads and runs stay) or reactivates them, which restores all of it.
+ */
+export async function setUserActive({ actorId, id, active }: { actorId: string | null; id: string; active: boolean }) {
+  if (!active && id === actorId) throw new AppError("BAD_REQUEST", "You cannot deactivate your own account");
+  const user = await updateUserDisabled({ id, disabled: !active });
+  if (user === "last_admin") throw new AppError("CONFLICT", "This is the last active admin: make another user an admin before deactivating this one");
+  if (!user) throw new AppError("NOT_FOUND", "User not found");
+  return user;
+}
+
+/**
+ * Replaces a user's password with a generated one-time password, returned once and never stored
+ * in the clear. The user must choose their own at their next sign-in; every session they had ends.
+ */
+export async function resetUserPassword({ actorId, id }: { actorId: string | null; id: string }) {
+  if (id === actorId) throw new AppError("BAD_REQUEST", "You cannot reset your own password here: ask another admin, or run `npm run admin -- user:reset-password`");
+  const oneTimePassword = generateOneTimePassword();
+  const user = await updateUserPassword({ id, passwordHash: await hashPassword(oneTimePassword), mustChange: true });
+  if (!user) throw new AppError("NOT_FOUND", "User not found");
+  return { user: { id: user.id, email: user.email }, oneTimePassword };
+}
+
+/** `npm run admin -- user:reset-password`: the same reset, found by email. */
+export async function resetUserPasswordByEmail({ email }: { email: string }) {
+  const parsed = emailSchema.safeParse(email);
+  const user = parsed.success ? await findUserByEmail({ email: parsed.data }) : null;
+  if (!user) throw new AppError("NOT_FOUND", `No user with email ${email}`);
+  return resetUserPassword({ actorId: null, id: user.id });
+}
+
+/** Why a new password was not taken: the page says it in the user's language. */
+export type NewPasswordProblem = "too_short" | "too_long" | "mismatch" | "same_as_one_time";
+
+/**
+ * The signed-in user replaces the one-time password an admin gave them. The new one must differ
+ * from it, so the one-time password stops working. Every session signed in before ends, this
+ * one included: the caller signs in again with the new password.
+ */
+export async function chooseOwnPassword({ userId, password, confirm }: { userId: string; password: string; confirm: string }): Promise<{ ok: true; email: string } | { ok: false; problem: NewPasswordProblem }> {
+  if (password.length < PASSWORD_MIN_LENGTH) return { ok: false, problem: "too_short" };
+  if (password.length > PASSWORD_MAX_LENGTH) return { ok: false, problem: "too_long" };
+  if (password !== confirm) return { ok: false, problem: "mismatch" };
+  const current = await findUserWithPasswordById({ id: userId });
+  if (!current || current.disabledAt || !current.mustChangePassword) throw new AppError("UNAUTHORIZED", "Sign in again to choose a new password");
+  if (current.passwordHash && (await verifyPassword(password, current.passwordHash))) return { ok: false, problem: "same_as_one_time" };
+  await updateUserPassword({ id: userId, passwordHash: await hashPassword(password), mustChange: false });
+  return { ok: true, email: current.email };
 }

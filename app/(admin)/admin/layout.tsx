@@ -3,6 +3,7 @@ import { getSessionPrincipal } from "@/server/auth/session";
 import { TopBar } from "@/components/top-bar";
 import { TrpcProvider } from "@/components/trpc-provider";
 import { AdminNav } from "@/components/admin/admin-nav";
+import { requestDictionary } from "@/components/i18n/request-locale";
 import styles from "@/components/admin/admin.module.css";
 
 export const dynamic = "force-dynamic";
@@ -12,13 +13,14 @@ export default async function AdminLayout({ children }: { children: React.ReactN
   const principal = await getSessionPrincipal();
   if (!principal) redirect("/sign-in?callbackUrl=/admin");
   if (principal.role !== "admin") {
+    const t = (await requestDictionary()).console;
     return (
       <>
         <TopBar principal={principal} />
         <main className="page">
-          <h1>403: admins only</h1>
+          <h1>{t.forbiddenTitle}</h1>
           <p className="muted" data-testid="forbidden">
-            Your account ({principal.email}) is not an administrator. Ask an admin to grant you access.
+            {t.forbiddenText(principal.email)}
           </p>
         </main>
       </>

@@ -1,12 +1,13 @@
 import { redirect } from "next/navigation";
-import { getSessionPrincipal } from "@/server/auth/session";
+import { getSignedInUser } from "@/server/auth/session";
 import { SignInForm } from "./sign-in-form";
 
 export const dynamic = "force-dynamic";
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string }> }) {
   const { callbackUrl } = await searchParams;
-  if (await getSessionPrincipal()) redirect("/");
+  const user = await getSignedInUser();
+  if (user) redirect(user.mustChangePassword ? "/change-password" : "/");
   return (
     <main className="page" style={{ maxWidth: 420, paddingTop: "12vh" }}>
       <SignInForm callbackUrl={callbackUrl ?? "/"} />

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { adminProcedure, createTRPCRouter } from "../init";
-import { createUser, createUserInput, listUsers, setUserRole } from "../../services/users";
+import { createUser, createUserInput, listUsers, resetUserPassword, setUserActive, setUserRole } from "../../services/users";
 
 export const usersRouter = createTRPCRouter({
   list: adminProcedure
@@ -11,4 +11,11 @@ export const usersRouter = createTRPCRouter({
   setRole: adminProcedure
     .input(z.object({ id: z.string().uuid(), role: z.enum(["user", "admin"]) }))
     .mutation(({ ctx, input }) => setUserRole({ actorId: ctx.principal.userId, ...input })),
+  setActive: adminProcedure
+    .input(z.object({ id: z.string().uuid(), active: z.boolean() }))
+    .mutation(({ ctx, input }) => setUserActive({ actorId: ctx.principal.userId, ...input })),
+  // The one-time password is in this answer only: shown once, never stored in the clear.
+  resetPassword: adminProcedure
+    .input(z.object({ id: z.string().uuid() }))
+    .mutation(({ ctx, input }) => resetUserPassword({ actorId: ctx.principal.userId, id: input.id })),
 });
