@@ -1,6 +1,8 @@
 // The benchmark's markdown report: each Dispatch figure next to the bare node:http limit
 // measured in the same run, and the issue's targets with a verdict.
+import { HEARTBEAT_MS } from "../server/runs/types";
 import type { HistoryFigures } from "./history";
+import type { RecoveryFigures } from "./recovery";
 import type { RunsFigures } from "./runs-phase";
 import type { StreamLevel } from "./streams";
 
@@ -13,6 +15,7 @@ export type Report = {
   streams: StreamsRow[];
   history: HistoryFigures | null;
   cli: CliFigures | null;
+  recovery: RecoveryFigures[];
 };
 
 const n = (v: number, digits = 0) => (Number.isFinite(v) ? v.toFixed(digits) : "–");
@@ -51,6 +54,25 @@ function idleAt10k(rows: StreamsRow[]): number {
   const last = idle[idle.length - 1]!;
   const baseMb = last.rssMb - (last.kbPerStream * last.streams) / 1024;
   return baseMb + (last.kbPerStream * 10_000) / 1024;
+}
+
+// A run is taken for abandoned after three missed heartbeats, and looked for on every heartbeat
+// (server/runs/recovery.ts STALE_AFTER_MS, SWEEP_EVERY_MS).
+const LEASE_MS = 3 * HEARTBEAT_MS;
+
+function recoveryTable(rows: RecoveryFigures[]): string[] {
+  const out = [
+    "| signal to instance B | trials (failed) | lease ms | → first event of the new executor p50 / p95 ms | → run completed p50 / p95 ms | → B exited p50 / p95 ms |",
+    "| --- | ---: | ---: | ---: | ---: | ---: |",
+  ];
+  for (const r of rows) {
+    const killed = r.signal === "SIGKILL";
+    out.push(
+      `| ${killed ? "kill -9" : "SIGTERM"} | ${r.trials.length + r.failures.length} (${r.failures.length}) | ${killed ? n(LEASE_MS) : "– (handed back)"} | ${n(r.toNewExecutor.p50)} / ${n(r.toNewExecutor.p95)} | ${n(r.toCompleted.p50)} / ${n(r.toCompleted.p95)} | ${n(r.exit.p50)} / ${n(r.exit.p95)} |`,
+    );
+  }
+  const failures = rows.flatMap((r) => r.failures.map((f) => `- ${r.signal}: ${f}`));
+  return failures.length ? [...out, "", "Trials that did not end with one whole, completed run:", "", ...failures] : out;
 }
 
 function targets(r: Report): string[] {
@@ -100,6 +122,16 @@ export function renderReport(r: Report): string {
   }
   if (r.cli) {
     lines.push("### project_cli through the child process", "", "| call | calls | median ms | p95 ms |", "| --- | ---: | ---: | ---: |", `| calendar.read | ${r.cli.calls} | ${n(r.cli.median, 1)} | ${n(r.cli.p95, 1)} |`, "");
+  }
+  if (r.recovery.length) {
+    lines.push(
+      "### Durable runs: a run's instance stops mid-answer (20 ms/token), another goes on with it",
+      "",
+      `A fresh instance B streams each run; a follower on instance A (\`GET …/events\`) times what it receives after B is signalled. After kill -9 the run waits for its lease: ${LEASE_MS / 1000} s without a heartbeat (one every ${HEARTBEAT_MS / 1000} s), found by a sweep every ${HEARTBEAT_MS / 1000} s, so recovery = lease − time since B's last heartbeat + wait for the sweep. On SIGTERM, B hands the run back and A takes it over at once. The run then answers again in full (200 tokens, ~4 s).`,
+      "",
+      ...recoveryTable(r.recovery),
+      "",
+    );
   }
   lines.push("### Targets", "", ...targets(r), "");
   return lines.join("\n");

@@ -101,7 +101,10 @@ export function dispatchEnv(e: DispatchEnv, extra: Record<string, string> = {}):
   };
 }
 
-export async function startDispatch(preferredPort: number, e: DispatchEnv, opts: { nodeArgs?: string[] } = {}): Promise<Server> {
+/** A Dispatch server; `exited` resolves when its process has ended, however it was stopped. */
+export type DispatchServer = Server & { exited: Promise<void> };
+
+export async function startDispatch(preferredPort: number, e: DispatchEnv, opts: { nodeArgs?: string[] } = {}): Promise<DispatchServer> {
   const port = await freePort(preferredPort);
   const url = `http://127.0.0.1:${port}`;
   // The server `npm start` runs; BENCH_NEXT_START=1 measures plain `next start` instead (every
@@ -113,6 +116,7 @@ export async function startDispatch(preferredPort: number, e: DispatchEnv, opts:
     env: dispatchEnv(e, { PUBLIC_URL: url }),
     stdio: ["ignore", logFile, "inherit"],
   });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`Dispatch exited during start-up (code ${child.exitCode})`);
@@ -121,5 +125,5 @@ export async function startDispatch(preferredPort: number, e: DispatchEnv, opts:
     if (ok) break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { port, pid: child.pid!, url, stop: stopper(child) };
+  return { port, pid: child.pid!, url, stop: stopper(child), exited };
 }
