@@ -3,9 +3,16 @@
 // database, streams a paced run on it, follows the run from instance A, signals B once the
 // follower has seen a few events, and times what the follower sees next.
 import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { HEARTBEAT_MS } from "../server/runs/types";
 import { percentile } from "./load";
 import { runBody } from "./runs-phase";
 import { startDispatch, type DispatchEnv, type Server } from "./servers";
+
+// A run is taken for abandoned after three missed heartbeats, and looked for on every heartbeat
+// (server/runs/recovery.ts STALE_AFTER_MS, SWEEP_EVERY_MS).
+export const LEASE_MS = 3 * HEARTBEAT_MS;
+export { HEARTBEAT_MS };
 
 export type RecoverySignal = "SIGKILL" | "SIGTERM";
 
@@ -16,6 +23,8 @@ export type RecoveryTrial = {
   toCompletedMs: number;
   /** Signal → B's process gone. */
   exitMs: number;
+  /** kill -9 only: what was left of the lease when B died (its last heartbeat + the lease − the kill). */
+  leaseLeftMs: number;
 };
 
 export type RecoveryFigures = {
@@ -26,6 +35,8 @@ export type RecoveryFigures = {
   toNewExecutor: { p50: number; p95: number };
   toCompleted: { p50: number; p95: number };
   exit: { p50: number; p95: number };
+  /** kill -9: the new executor's first event after the lease ran out (the sweep's wait, the claim, the log's replay). */
+  pickup: { p50: number; p95: number };
 };
 
 type Frame = { id: number; type: string; messageId?: string; at: number };
@@ -89,6 +100,18 @@ function check(frames: Frame[]): number | string {
   return end;
 }
 
+/** When the run's executor last reported, in epoch ms. */
+async function lastHeartbeat(databaseUrl: string, runId: string): Promise<number> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ at: number }>("select extract(epoch from heartbeat_at) * 1000 as at from runs where run_id = $1", [runId]);
+    return Number(rows[0]?.at ?? NaN);
+  } finally {
+    await db.end();
+  }
+}
+
 async function trial(opts: { e: DispatchEnv; survivor: Server; apiKey: string; port: number; signal: RecoverySignal }): Promise<RecoveryTrial | string> {
   const headers = { authorization: `Bearer ${opts.apiKey}` };
   const b = await startDispatch(opts.port, opts.e);
@@ -109,19 +132,23 @@ async function trial(opts: { e: DispatchEnv; survivor: Server; apiKey: string; p
     await waitFor(() => frames.length >= EVENTS_BEFORE_SIGNAL, "the follower on A did not see the run's first events", 30_000);
 
     const signalledAt = performance.now();
+    const signalledAtWall = Date.now();
     process.kill(b.pid, opts.signal);
     let exitedAt = NaN;
     void b.exited.then(() => (exitedAt = performance.now()));
+    // Read before the lease runs out and a new execution reports: a killed executor's last heartbeat.
+    const heartbeatAt = opts.signal === "SIGKILL" ? await b.exited.then(() => lastHeartbeat(opts.e.databaseUrl, runId)) : NaN;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([followed, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`run ${runId}: the follower's stream was still open ${TRIAL_TIMEOUT_MS / 1000} s after ${opts.signal}`)), TRIAL_TIMEOUT_MS)))]).finally(() => clearTimeout(timer));
     await b.exited;
     await requester;
+    const leaseLeftMs = heartbeatAt + LEASE_MS - signalledAtWall;
 
     const first = check(frames);
     if (typeof first === "string") return `run ${runId}: ${first}`;
     const status = (await (await fetch(`${opts.survivor.url}/api/v1/agent/runs/${encodeURIComponent(runId)}`, { headers })).json()) as { status: string };
     if (status.status !== "completed") return `run ${runId}: ${status.status} after its follower's stream ended`;
-    return { toNewExecutorMs: frames[first]!.at - signalledAt, toCompletedMs: frames.at(-1)!.at - signalledAt, exitMs: exitedAt - signalledAt };
+    return { toNewExecutorMs: frames[first]!.at - signalledAt, toCompletedMs: frames.at(-1)!.at - signalledAt, exitMs: exitedAt - signalledAt, leaseLeftMs };
   } catch (err) {
     return `run ${runId}: ${err instanceof Error ? err.message : String(err)}`;
   } finally {
@@ -153,7 +180,8 @@ export async function measureRecovery(opts: {
       opts.log(`recovery ${opts.signal} trial ${i + 1}: FAILED ${t}`);
     } else {
       trials.push(t);
-      opts.log(`recovery ${opts.signal} trial ${i + 1}: new executor after ${t.toNewExecutorMs.toFixed(0)} ms, completed after ${t.toCompletedMs.toFixed(0)} ms, B exited after ${t.exitMs.toFixed(0)} ms`);
+      const lease = Number.isFinite(t.leaseLeftMs) ? ` (lease left at the kill ${t.leaseLeftMs.toFixed(0)} ms)` : "";
+      opts.log(`recovery ${opts.signal} trial ${i + 1}: new executor after ${t.toNewExecutorMs.toFixed(0)} ms${lease}, completed after ${t.toCompletedMs.toFixed(0)} ms, B exited after ${t.exitMs.toFixed(0)} ms`);
     }
   }
   return {
@@ -163,5 +191,6 @@ export async function measureRecovery(opts: {
     toNewExecutor: p(trials.map((t) => t.toNewExecutorMs)),
     toCompleted: p(trials.map((t) => t.toCompletedMs)),
     exit: p(trials.map((t) => t.exitMs)),
+    pickup: p(trials.map((t) => t.toNewExecutorMs - t.leaseLeftMs)),
   };
 }
