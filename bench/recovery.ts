@@ -119,7 +119,7 @@ async function trial(opts: { e: DispatchEnv; survivor: Server; apiKey: string; p
   const { runId } = JSON.parse(body) as { runId: string };
   try {
     const started = await fetch(`${b.url}/api/v1/agent/runs`, { method: "POST", headers: { ...headers, "content-type": "application/json", accept: "text/event-stream" }, body });
-    if (started.status !== 200) return `POST on B answered ${started.status}`;
+    if (started.status !== 200) return `run ${runId}: POST on B answered ${started.status}`;
     let requesterSeen = 0;
     // The requester reads on until B goes away.
     const requester = readFrames(started, () => requesterSeen++).catch(() => undefined);
@@ -128,7 +128,11 @@ async function trial(opts: { e: DispatchEnv; survivor: Server; apiKey: string; p
     const follow = await fetch(`${opts.survivor.url}/api/v1/agent/runs/${encodeURIComponent(runId)}/events`, { headers: { ...headers, accept: "text/event-stream" } });
     if (follow.status !== 200) return `run ${runId}: GET events on A answered ${follow.status}`;
     const frames: Frame[] = [];
-    const followed = readFrames(follow, (f) => frames.push(f));
+    // Settles with the error that cut the follower's stream, if one did (handled from the start, as it may come before the race below).
+    const followed = readFrames(follow, (f) => frames.push(f)).then(
+      () => null,
+      (err: unknown) => err,
+    );
     await waitFor(() => frames.length >= EVENTS_BEFORE_SIGNAL, "the follower on A did not see the run's first events", 30_000);
 
     const signalledAt = performance.now();
@@ -139,7 +143,8 @@ async function trial(opts: { e: DispatchEnv; survivor: Server; apiKey: string; p
     // Read before the lease runs out and a new execution reports: a killed executor's last heartbeat.
     const heartbeatAt = opts.signal === "SIGKILL" ? await b.exited.then(() => lastHeartbeat(opts.e.databaseUrl, runId)) : NaN;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([followed, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`run ${runId}: the follower's stream was still open ${TRIAL_TIMEOUT_MS / 1000} s after ${opts.signal}`)), TRIAL_TIMEOUT_MS)))]).finally(() => clearTimeout(timer));
+    const cut = await Promise.race([followed, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the follower's stream was still open ${TRIAL_TIMEOUT_MS / 1000} s after ${opts.signal}`)), TRIAL_TIMEOUT_MS)))]).finally(() => clearTimeout(timer));
+    if (cut) return `run ${runId}: the follower's stream on A broke after ${frames.length} events: ${cut instanceof Error ? cut.message : String(cut)}`;
     await b.exited;
     await requester;
     const leaseLeftMs = heartbeatAt + LEASE_MS - signalledAtWall;
@@ -191,6 +196,6 @@ export async function measureRecovery(opts: {
     toNewExecutor: p(trials.map((t) => t.toNewExecutorMs)),
     toCompleted: p(trials.map((t) => t.toCompletedMs)),
     exit: p(trials.map((t) => t.exitMs)),
-    pickup: p(trials.map((t) => t.toNewExecutorMs - t.leaseLeftMs)),
+    pickup: p(trials.filter((t) => Number.isFinite(t.leaseLeftMs)).map((t) => t.toNewExecutorMs - t.leaseLeftMs)),
   };
 }
