@@ -114,6 +114,10 @@ async function runsPhase(dispatch: Server, limit: Server, apiKey: string, conver
   return rows;
 }
 
+// The streams phase holds thousands of streams for its one user (and hundreds on one run): far
+// past the follower caps that protect a real server, so they are lifted for it.
+const UNCAPPED_FOLLOWERS = { RUN_FOLLOWERS_PER_RUN: "100000", RUN_FOLLOWERS_PER_USER: "100000" };
+
 /** Pushes each kind's figures into `rows` as soon as they are measured. */
 async function streamsPhase(e: DispatchEnv, model: Server, apiKey: string, rows: StreamsRow[]): Promise<void> {
   const post = (target: Target) => (_i: number) => ({ method: "POST", path: target.path, headers: target.headers, body: runBody(randomUUID(), "stall") });
@@ -127,7 +131,7 @@ async function streamsPhase(e: DispatchEnv, model: Server, apiKey: string, rows:
   await limit.stop();
 
   log("in-flight streams: Dispatch");
-  let dispatch = await startDispatch(PORTS.dispatch, e);
+  let dispatch = await startDispatch(PORTS.dispatch, e, { env: UNCAPPED_FOLLOWERS });
   await warmUp(dispatchTarget(dispatch, apiKey), 50);
   let d = await measureStreams({ port: dispatch.port, pid: dispatch.pid, levels: plan.streamLevels, next: post(dispatchTarget(dispatch, apiKey)) });
   d.close();
@@ -143,7 +147,7 @@ async function streamsPhase(e: DispatchEnv, model: Server, apiKey: string, rows:
   await limit.stop();
 
   log("idle streams: Dispatch");
-  dispatch = await startDispatch(PORTS.dispatch, e);
+  dispatch = await startDispatch(PORTS.dispatch, e, { env: UNCAPPED_FOLLOWERS });
   const target = dispatchTarget(dispatch, apiKey);
   await warmUp(target, 50);
   // A few stalled runs that every follower watches; they are in flight, the followers idle.

@@ -104,7 +104,7 @@ export function dispatchEnv(e: DispatchEnv, extra: Record<string, string> = {}):
 /** A Dispatch server; `exited` resolves when its process has ended, however it was stopped. */
 export type DispatchServer = Server & { exited: Promise<void> };
 
-export async function startDispatch(preferredPort: number, e: DispatchEnv, opts: { nodeArgs?: string[] } = {}): Promise<DispatchServer> {
+export async function startDispatch(preferredPort: number, e: DispatchEnv, opts: { nodeArgs?: string[]; env?: Record<string, string> } = {}): Promise<DispatchServer> {
   const port = await freePort(preferredPort);
   const url = `http://127.0.0.1:${port}`;
   // The server `npm start` runs; BENCH_NEXT_START=1 measures plain `next start` instead (every
@@ -113,7 +113,7 @@ export async function startDispatch(preferredPort: number, e: DispatchEnv, opts:
   // The server's log lines (stdout) go nowhere unless BENCH_SERVER_LOG names a file to append them to.
   const logFile = process.env.BENCH_SERVER_LOG ? openSync(process.env.BENCH_SERVER_LOG, "a") : "ignore";
   const child = startProcess(process.execPath, [...(opts.nodeArgs ?? []), ...entry, "-p", String(port), "-H", "127.0.0.1"], {
-    env: dispatchEnv(e, { PUBLIC_URL: url }),
+    env: dispatchEnv(e, { PUBLIC_URL: url, ...opts.env }),
     stdio: ["ignore", logFile, "inherit"],
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
