@@ -43,7 +43,10 @@ export function streamRun(agent: http.Agent, port: number, req: RunRequest): Pro
           if (prevLast === "\n" && chunk[0] === "\n") events++;
           for (let i = chunk.indexOf("\n\n"); i >= 0; i = chunk.indexOf("\n\n", i + 2)) events++;
           prevLast = chunk[chunk.length - 1]!;
-          tail = (tail + chunk).slice(-400);
+          // The last frame whole (RUN_FINISHED carries the run's result and usage, often more than a few hundred characters).
+          tail += chunk;
+          const lastFrame = tail.lastIndexOf("\n\n", tail.length - 3);
+          if (lastFrame >= 0) tail = tail.slice(lastFrame + 2);
         });
         res.on("end", () => done(res.statusCode === 200));
         res.on("error", () => done(false));

@@ -1,6 +1,7 @@
 // The benchmark's markdown report: each Dispatch figure next to the bare node:http limit
 // measured in the same run, and the issue's targets with a verdict.
 import type { HistoryFigures } from "./history";
+import { HEARTBEAT_MS, LEASE_MS, type RecoveryFigures } from "./recovery";
 import type { RunsFigures } from "./runs-phase";
 import type { StreamLevel } from "./streams";
 
@@ -13,6 +14,7 @@ export type Report = {
   streams: StreamsRow[];
   history: HistoryFigures | null;
   cli: CliFigures | null;
+  recovery: RecoveryFigures[];
 };
 
 const n = (v: number, digits = 0) => (Number.isFinite(v) ? v.toFixed(digits) : "–");
@@ -51,6 +53,21 @@ function idleAt10k(rows: StreamsRow[]): number {
   const last = idle[idle.length - 1]!;
   const baseMb = last.rssMb - (last.kbPerStream * last.streams) / 1024;
   return baseMb + (last.kbPerStream * 10_000) / 1024;
+}
+
+function recoveryTable(rows: RecoveryFigures[]): string[] {
+  const out = [
+    "| signal to instance B | trials (failed) | → first event of the new executor p50 / p95 ms | of which after the lease ran out p50 / p95 ms | → run completed p50 / p95 ms | → B exited p50 / p95 ms |",
+    "| --- | ---: | ---: | ---: | ---: | ---: |",
+  ];
+  for (const r of rows) {
+    const killed = r.signal === "SIGKILL";
+    out.push(
+      `| ${killed ? "kill -9" : "SIGTERM"} | ${r.trials.length + r.failures.length} (${r.failures.length}) | ${n(r.toNewExecutor.p50)} / ${n(r.toNewExecutor.p95)} | ${killed ? `${n(r.pickup.p50)} / ${n(r.pickup.p95)}` : "– (handed back)"} | ${n(r.toCompleted.p50)} / ${n(r.toCompleted.p95)} | ${n(r.exit.p50)} / ${n(r.exit.p95)} |`,
+    );
+  }
+  const failures = rows.flatMap((r) => r.failures.map((f) => `- ${r.signal}: ${f}`));
+  return failures.length ? [...out, "", "Trials that did not end with one whole, completed run:", "", ...failures] : out;
 }
 
 function targets(r: Report): string[] {
@@ -100,6 +117,16 @@ export function renderReport(r: Report): string {
   }
   if (r.cli) {
     lines.push("### project_cli through the child process", "", "| call | calls | median ms | p95 ms |", "| --- | ---: | ---: | ---: |", `| calendar.read | ${r.cli.calls} | ${n(r.cli.median, 1)} | ${n(r.cli.p95, 1)} |`, "");
+  }
+  if (r.recovery.length) {
+    lines.push(
+      "### Durable runs: a run's instance stops mid-answer (20 ms/token), another goes on with it",
+      "",
+      `A fresh instance B streams each run; a follower on instance A (\`GET …/events\`) times what it receives after B is signalled. After kill -9 the run waits out its lease, ${LEASE_MS / 1000} s from B's last heartbeat (one every ${HEARTBEAT_MS / 1000} s), then for the next sweep on A (every ${HEARTBEAT_MS / 1000} s), the claim and the log's replay: recovery = what was left of the lease at the kill + pickup (the column "after the lease ran out"). B is killed within a second of its run's start, right after the heartbeat that start wrote, so nearly the whole lease is left; a crash later in a run leaves up to ${HEARTBEAT_MS / 1000} s less. On SIGTERM, B hands the run back and A takes it over at once. The run then answers again in full (200 tokens, ~4 s).`,
+      "",
+      ...recoveryTable(r.recovery),
+      "",
+    );
   }
   lines.push("### Targets", "", ...targets(r), "");
   return lines.join("\n");

@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only runs,streams,history,cli] [-- --profile DIR]`
+// `npm run bench [-- --quick] [-- --only runs,streams,history,cli,recovery] [-- --profile DIR]`
 // Measures the production build (NEXT_DIST_DIR, default .next) against a throwaway
 // PostgreSQL and a local fake model, next to a bare node:http server doing the same
 // protocol work, and prints a markdown report. Loopback only; every process it starts
@@ -13,12 +13,13 @@ import { measureHistory, seedHistory, type HistoryFigures } from "./history";
 import { percentile } from "./load";
 import { onCleanup, runScript, stopAll } from "./processes";
 import { renderReport, type CliFigures, type Report, type RunsRow, type StreamsRow } from "./report";
+import { measureRecovery } from "./recovery";
 import { conversationBody, seedConversations, type Conversation } from "./conversation";
 import { measureRuns, runBody, type Pace, type Target } from "./runs-phase";
 import { assertBuilt, dispatchEnv, distDir, startBaseline, startDispatch, startFakeModel, type DispatchEnv, type Server } from "./servers";
 import { measureStreams } from "./streams";
 
-const PHASES = ["runs", "streams", "history", "cli"] as const;
+const PHASES = ["runs", "streams", "history", "cli", "recovery"] as const;
 type Phase = (typeof PHASES)[number];
 
 const { values } = parseArgs({
@@ -44,10 +45,12 @@ const plan = {
   cliCalls: quick ? 15 : 60,
   // The AG-UI door's resent-history case: one seeded thread per worker.
   resentMessages: 200,
+  // Each trial waits out the lease of a run whose instance died, on a freshly started instance.
+  recoveryTrials: quick ? 3 : 8,
 };
 
 // Ports in 3300-3399 when free, so parallel work on this machine can keep clear of them.
-const PORTS = { dispatch: 3300, limit: 3301, model: 3302 };
+const PORTS = { dispatch: 3300, limit: 3301, model: 3302, second: 3303 };
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -111,6 +114,10 @@ async function runsPhase(dispatch: Server, limit: Server, apiKey: string, conver
   return rows;
 }
 
+// The streams phase holds thousands of streams for its one user (and hundreds on one run): far
+// past the follower caps that protect a real server, so they are lifted for it.
+const UNCAPPED_FOLLOWERS = { RUN_FOLLOWERS_PER_RUN: "100000", RUN_FOLLOWERS_PER_USER: "100000" };
+
 /** Pushes each kind's figures into `rows` as soon as they are measured. */
 async function streamsPhase(e: DispatchEnv, model: Server, apiKey: string, rows: StreamsRow[]): Promise<void> {
   const post = (target: Target) => (_i: number) => ({ method: "POST", path: target.path, headers: target.headers, body: runBody(randomUUID(), "stall") });
@@ -124,7 +131,7 @@ async function streamsPhase(e: DispatchEnv, model: Server, apiKey: string, rows:
   await limit.stop();
 
   log("in-flight streams: Dispatch");
-  let dispatch = await startDispatch(PORTS.dispatch, e);
+  let dispatch = await startDispatch(PORTS.dispatch, e, { env: UNCAPPED_FOLLOWERS });
   await warmUp(dispatchTarget(dispatch, apiKey), 50);
   let d = await measureStreams({ port: dispatch.port, pid: dispatch.pid, levels: plan.streamLevels, next: post(dispatchTarget(dispatch, apiKey)) });
   d.close();
@@ -140,7 +147,7 @@ async function streamsPhase(e: DispatchEnv, model: Server, apiKey: string, rows:
   await limit.stop();
 
   log("idle streams: Dispatch");
-  dispatch = await startDispatch(PORTS.dispatch, e);
+  dispatch = await startDispatch(PORTS.dispatch, e, { env: UNCAPPED_FOLLOWERS });
   const target = dispatchTarget(dispatch, apiKey);
   await warmUp(target, 50);
   // A few stalled runs that every follower watches; they are in flight, the followers idle.
@@ -188,7 +195,7 @@ async function main(): Promise<void> {
   const { userId, apiKey } = await createBenchUser(dispatchEnv(e));
   const profile = values.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(values.profile)}`] : undefined;
 
-  const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, runs: [], streams: [], history: null, cli: null };
+  const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, runs: [], streams: [], history: null, cli: null, recovery: [] };
 
   // A phase that fails is reported and skipped; the others still run and print.
   const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T | null> => {
@@ -236,6 +243,21 @@ async function main(): Promise<void> {
     });
   }
   if (only.has("streams")) await phase("streams", () => streamsPhase(e, model, apiKey, report.streams));
+  if (only.has("recovery")) {
+    await phase("recovery", async () => {
+      const survivor = await startDispatch(PORTS.dispatch, e);
+      try {
+        for (const signal of ["SIGKILL", "SIGTERM"] as const) {
+          log(`recovery: ${plan.recoveryTrials} runs whose instance gets ${signal}`);
+          const figures = await measureRecovery({ e, survivor, apiKey, port: PORTS.second, signal, trials: plan.recoveryTrials, log });
+          report.recovery.push(figures);
+          if (figures.failures.length) process.exitCode = 1;
+        }
+      } finally {
+        await survivor.stop();
+      }
+    });
+  }
 
   process.stdout.write(`${renderReport(report)}\n`);
 }

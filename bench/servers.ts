@@ -101,7 +101,10 @@ export function dispatchEnv(e: DispatchEnv, extra: Record<string, string> = {}):
   };
 }
 
-export async function startDispatch(preferredPort: number, e: DispatchEnv, opts: { nodeArgs?: string[] } = {}): Promise<Server> {
+/** A Dispatch server; `exited` resolves when its process has ended, however it was stopped. */
+export type DispatchServer = Server & { exited: Promise<void> };
+
+export async function startDispatch(preferredPort: number, e: DispatchEnv, opts: { nodeArgs?: string[]; env?: Record<string, string> } = {}): Promise<DispatchServer> {
   const port = await freePort(preferredPort);
   const url = `http://127.0.0.1:${port}`;
   // The server `npm start` runs; BENCH_NEXT_START=1 measures plain `next start` instead (every
@@ -110,9 +113,10 @@ export async function startDispatch(preferredPort: number, e: DispatchEnv, opts:
   // The server's log lines (stdout) go nowhere unless BENCH_SERVER_LOG names a file to append them to.
   const logFile = process.env.BENCH_SERVER_LOG ? openSync(process.env.BENCH_SERVER_LOG, "a") : "ignore";
   const child = startProcess(process.execPath, [...(opts.nodeArgs ?? []), ...entry, "-p", String(port), "-H", "127.0.0.1"], {
-    env: dispatchEnv(e, { PUBLIC_URL: url }),
+    env: dispatchEnv(e, { PUBLIC_URL: url, ...opts.env }),
     stdio: ["ignore", logFile, "inherit"],
   });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`Dispatch exited during start-up (code ${child.exitCode})`);
@@ -121,5 +125,5 @@ export async function startDispatch(preferredPort: number, e: DispatchEnv, opts:
     if (ok) break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { port, pid: child.pid!, url, stop: stopper(child) };
+  return { port, pid: child.pid!, url, stop: stopper(child), exited };
 }
