@@ -169,10 +169,35 @@ test("zh-CN: the chat speaks the browser's language, and settings switch languag
   await chat.send("What's on my calendar tomorrow?");
   await chat.waitForIdle();
   await expect(chat.view().getByTestId("day-header").last()).toHaveText("今天");
+  // A change waits on a card that speaks Chinese too; its Approve, reached with the keyboard, lets it happen.
+  await chat.send("Schedule a call with Ana on Friday at 10 for 30 minutes");
+  const card = chat.view().getByTestId("approval-card").last();
+  await expect(card).toHaveAttribute("data-status", "pending");
+  await expect(card.getByRole("group", { name: /^是否批准 .+？$/ })).toBeVisible();
+  await expect(card.getByRole("button", { name: "修改" })).toBeVisible();
+  await expect(card.getByRole("button", { name: "拒绝" })).toBeVisible();
+  await chat.waitForIdle();
   await page.screenshot({ path: `${SHOTS}/chat-zh-CN.png`, fullPage: true });
   await expectNoSeriousAxeFindings(page);
+  await card.getByRole("button", { name: "批准", exact: true }).focus();
+  await page.keyboard.press("Enter");
+  await expect(chat.lastAssistant()).toContainText("Done:");
+  await chat.waitForIdle();
 
+  // The settings' approval policy and usage sections, in Chinese, with numbers and days in it.
   await page.goto("/chat/settings");
+  const policy = page.getByTestId("approval-policy-section");
+  await expect(policy.getByRole("heading", { name: "审批" })).toBeVisible();
+  await expect(policy.getByRole("radio", { name: "始终询问" })).toBeChecked();
+  await expect(policy.getByRole("radio", { name: "涉及他人的更改需询问" })).not.toBeChecked();
+  await expect(policy.getByRole("radio", { name: "从不询问" })).not.toBeChecked();
+  const usage = page.getByTestId("usage-section");
+  await expect(usage.getByRole("heading", { name: "用量" })).toBeVisible();
+  await expect(usage.getByTestId("usage-tokens-today")).toContainText("今日 Token 用量（UTC）");
+  await expect(usage.getByTestId("usage-runs-now")).toContainText("进行中的运行");
+  await expect(usage.getByRole("table", { name: "最近 14 天" }).getByRole("rowheader", { name: "今天" })).toBeVisible();
+  await expectNoSeriousAxeFindings(page);
+
   await page.getByTestId("settings-language").selectOption("en");
   await expect(page.locator("html")).toHaveAttribute("lang", "en");
   await expect(page.getByRole("heading", { name: "Settings", level: 1 })).toBeVisible();

@@ -3,6 +3,7 @@
 import { useId, useState } from "react";
 import { useRouter } from "next/navigation";
 import { UiSchemaView } from "@/components/ui-schema/ui-schema-view";
+import { useDictionary } from "@/components/i18n/use-dictionary";
 import { useMessageActions } from "./message-actions";
 import styles from "./approval-card.module.css";
 
@@ -24,18 +25,20 @@ type Mode = "idle" | "editing" | "denying";
 
 type Answer = { task: { runId: string } | null; error?: { message: string } };
 
-async function sendDecision(id: string, body: { approve: boolean; reason?: string; input?: unknown }): Promise<Answer> {
+async function sendDecision(id: string, body: { approve: boolean; reason?: string; input?: unknown }, notRecorded: (status: number) => string): Promise<Answer> {
   const res = await fetch(`/api/v1/agent/interrupts/${encodeURIComponent(id)}`, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json" },
     body: JSON.stringify(body),
   });
   const answer = (await res.json().catch(() => ({}))) as Answer;
-  if (!res.ok) throw new Error(answer.error?.message ?? `The decision was not recorded (HTTP ${res.status})`);
+  if (!res.ok) throw new Error(answer.error?.message ?? notRecorded(res.status));
   return answer;
 }
 
 export function ApprovalCard({ approval, uiSchema }: { approval: ApprovalInfo; uiSchema: unknown }) {
+  const t = useDictionary().approvals;
+  const common = useDictionary().common;
   const router = useRouter();
   const chat = useMessageActions();
   const ids = useId();
@@ -44,7 +47,7 @@ export function ApprovalCard({ approval, uiSchema }: { approval: ApprovalInfo; u
   const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [decided, setDecided] = useState<string | null>(null);
+  const [decided, setDecided] = useState<"approved" | "denied" | null>(null);
   const expired = approval.status === "expired" || (approval.status === "pending" && Date.parse(approval.expiresAt) <= Date.now());
   const open = approval.status === "pending" && !expired && decided === null;
 
@@ -52,8 +55,8 @@ export function ApprovalCard({ approval, uiSchema }: { approval: ApprovalInfo; u
     setBusy(true);
     setError(null);
     const post = async () => {
-      const answer = await sendDecision(approval.id, body);
-      setDecided(body.approve ? "Approved" : "Denied");
+      const answer = await sendDecision(approval.id, body, t.notRecorded);
+      setDecided(body.approve ? "approved" : "denied");
       setMode("idle");
       return answer.task?.runId ?? null;
     };
@@ -72,35 +75,35 @@ export function ApprovalCard({ approval, uiSchema }: { approval: ApprovalInfo; u
     try {
       input = JSON.parse(draft);
     } catch {
-      setError("The changed input is not valid JSON");
+      setError(t.invalidJson);
       return;
     }
     void decide({ approve: true, input });
   };
 
   return (
-    <div className="chat-tool chat-approval" data-testid="approval-card" data-status={decided ? decided.toLowerCase() : expired ? "expired" : approval.status} data-approval-id={approval.id}>
+    <div className="chat-tool chat-approval" data-testid="approval-card" data-status={decided ?? expired ? "expired" : approval.status} data-approval-id={approval.id}>
       <UiSchemaView schema={uiSchema} />
       {expired ? (
         <p className="muted" data-testid="approval-expired">
-          This request expired: {approval.action} was not done. Ask again if you still want it.
+          {t.expired(approval.action)}
         </p>
       ) : null}
       {decided ? (
         <p className="muted" role="status" data-testid="approval-decided">
-          {decided}.
+          {decided === "approved" ? t.approved : t.denied}
         </p>
       ) : null}
       {open && mode === "idle" ? (
-        <div className={styles.actions} role="group" aria-label={`Approve ${approval.action}?`}>
+        <div className={styles.actions} role="group" aria-label={t.choices(approval.action)}>
           <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void decide({ approve: true })} data-testid="approval-approve">
-            Approve
+            {t.approve}
           </button>
           <button type="button" className="btn" disabled={busy} onClick={() => setMode("editing")} data-testid="approval-edit">
-            Edit
+            {t.edit}
           </button>
           <button type="button" className="btn btn-danger" disabled={busy} onClick={() => setMode("denying")} data-testid="approval-deny">
-            Deny
+            {t.deny}
           </button>
         </div>
       ) : null}
@@ -112,14 +115,14 @@ export function ApprovalCard({ approval, uiSchema }: { approval: ApprovalInfo; u
             approveEdited();
           }}
         >
-          <label htmlFor={`${ids}-input`}>Input for {approval.action} (JSON)</label>
+          <label htmlFor={`${ids}-input`}>{t.inputLabel(approval.action)}</label>
           <textarea id={`${ids}-input`} className="input" rows={8} value={draft} onChange={(e) => setDraft(e.target.value)} data-testid="approval-input" autoFocus />
           <div className={styles.actions}>
             <button type="submit" className="btn btn-primary" disabled={busy} data-testid="approval-save">
-              Approve with changes
+              {t.approveWithChanges}
             </button>
             <button type="button" className="btn" disabled={busy} onClick={() => setMode("idle")}>
-              Cancel
+              {common.cancel}
             </button>
           </div>
         </form>
@@ -132,14 +135,14 @@ export function ApprovalCard({ approval, uiSchema }: { approval: ApprovalInfo; u
             void decide({ approve: false, ...(reason.trim() ? { reason: reason.trim() } : {}) });
           }}
         >
-          <label htmlFor={`${ids}-reason`}>Why not? (optional, the assistant is told)</label>
+          <label htmlFor={`${ids}-reason`}>{t.reasonLabel}</label>
           <input id={`${ids}-reason`} className="input" value={reason} maxLength={1000} onChange={(e) => setReason(e.target.value)} data-testid="approval-reason" autoFocus />
           <div className={styles.actions}>
             <button type="submit" className="btn btn-danger" disabled={busy} data-testid="approval-confirm-deny">
-              Deny
+              {t.deny}
             </button>
             <button type="button" className="btn" disabled={busy} onClick={() => setMode("idle")}>
-              Cancel
+              {common.cancel}
             </button>
           </div>
         </form>

@@ -2,6 +2,7 @@
 
 import { useEffect, useState, useSyncExternalStore } from "react";
 import { z } from "zod";
+import { useDictionary } from "@/components/i18n/use-dictionary";
 
 // The chat's choice of model, when the server offers more than one (GET /api/v1/models). The
 // choice is kept in this browser (localStorage) and sent with each run as forwardedProps.model;
@@ -44,6 +45,7 @@ function subscribe(listener: () => void): () => void {
 }
 
 export function ModelPicker() {
+  const t = useDictionary().chat;
   const [models, setModels] = useState<ModelEntry[]>([]);
   const choice = useSyncExternalStore(subscribe, stored, () => null);
   useEffect(() => {
@@ -63,8 +65,8 @@ export function ModelPicker() {
   const value = choice && models.some((m) => m.id === choice) ? choice : fallback.id;
   return (
     <label className="chat-model-picker" data-testid="model-picker">
-      <span className="sr-only">Model</span>
-      <select value={value} title="Model for your next message" onChange={(e) => choose(e.target.value === fallback.id ? null : e.target.value)}>
+      <span className="sr-only">{t.model}</span>
+      <select value={value} title={t.modelTitle} onChange={(e) => choose(e.target.value === fallback.id ? null : e.target.value)}>
         {models.map((m) => (
           <option key={m.id} value={m.id}>
             {m.label}

@@ -3,6 +3,8 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { randomUUID } from "@ag-ui/client";
 import { z } from "zod";
+import { useDictionary } from "@/components/i18n/use-dictionary";
+import type { Dictionary } from "@/components/i18n/dictionaries";
 import type { LiveImage } from "./live-turn";
 
 // Images picked or pasted into the composer, each uploaded at once to
@@ -38,18 +40,19 @@ function parseUploaded(body: string): z.infer<typeof uploadedSchema> | null {
   }
 }
 
-function uploadError(status: number, body: string): string {
+function uploadError(status: number, body: string, t: Dictionary["uploads"]): string {
   try {
     const parsed = errorSchema.safeParse(JSON.parse(body));
     if (parsed.success) return parsed.data.error.message;
   } catch {
     // not JSON: fall through to a generic sentence
   }
-  if (status === 404) return "Image uploads are not available on this server.";
-  return `Upload failed (HTTP ${status}).`;
+  if (status === 404) return t.unavailable;
+  return t.failed(status);
 }
 
 export function useAttachments(threadId: string) {
+  const t = useDictionary().uploads;
   const [items, setItems] = useState<Attachment[]>([]);
   const [notice, setNotice] = useState<string | null>(null);
   const requests = useRef(new Map<string, XMLHttpRequest>());
@@ -69,18 +72,18 @@ export function useAttachments(threadId: string) {
       };
       xhr.onload = () => {
         requests.current.delete(id);
-        if (xhr.status < 200 || xhr.status >= 300) return update(id, { status: "failed", error: uploadError(xhr.status, xhr.responseText) });
+        if (xhr.status < 200 || xhr.status >= 300) return update(id, { status: "failed", error: uploadError(xhr.status, xhr.responseText, t) });
         const uploaded = done(xhr);
-        if (!uploaded) return update(id, { status: "failed", error: "The server's answer to the upload was not understood." });
+        if (!uploaded) return update(id, { status: "failed", error: t.notUnderstood });
         update(id, { status: "ready", progress: 1, url: uploaded.url, mimeType: uploaded.mime_type });
       };
       xhr.onerror = () => {
         requests.current.delete(id);
-        update(id, { status: "failed", error: "Could not upload: the connection failed." });
+        update(id, { status: "failed", error: t.connection });
       };
       xhr.send(open(xhr));
     },
-    [update],
+    [update, t],
   );
 
   const upload = useCallback(
@@ -99,10 +102,10 @@ export function useAttachments(threadId: string) {
           body: JSON.stringify({ mime_type: file.type, size: file.size, threadId }),
         });
       } catch {
-        return update(id, { status: "failed", error: "Could not upload: the connection failed." });
+        return update(id, { status: "failed", error: t.connection });
       }
       const text = await answer.text();
-      if (!answer.ok) return update(id, { status: "failed", error: uploadError(answer.status, text) });
+      if (!answer.ok) return update(id, { status: "failed", error: uploadError(answer.status, text, t) });
       const presigned = (() => {
         try {
           return presignedSchema.safeParse(JSON.parse(text)).data ?? null;
@@ -110,7 +113,7 @@ export function useAttachments(threadId: string) {
           return null;
         }
       })();
-      if (!presigned) return update(id, { status: "failed", error: "The server's answer to the upload was not understood." });
+      if (!presigned) return update(id, { status: "failed", error: t.notUnderstood });
       send(
         id,
         (xhr) => {
@@ -124,7 +127,7 @@ export function useAttachments(threadId: string) {
         () => presigned,
       );
     },
-    [send, update, threadId],
+    [send, update, threadId, t],
   );
 
   const add = useCallback(
@@ -135,8 +138,8 @@ export function useAttachments(threadId: string) {
       const room = Math.max(0, MAX_ATTACHMENTS - items.length);
       const accepted = images.slice(0, room);
       const notes = [];
-      if (rejected > 0) notes.push("Only images can be attached.");
-      if (images.length > accepted.length) notes.push(`At most ${MAX_ATTACHMENTS} images per message.`);
+      if (rejected > 0) notes.push(t.onlyImages);
+      if (images.length > accepted.length) notes.push(t.tooMany(MAX_ATTACHMENTS));
       setNotice(notes.length > 0 ? notes.join(" ") : null);
       const added = accepted.map((file): Attachment => {
         const id = randomUUID();
@@ -147,7 +150,7 @@ export function useAttachments(threadId: string) {
       setItems((list) => [...list, ...added]);
       added.forEach((a, i) => void upload(a.id, accepted[i]!));
     },
-    [items.length, upload],
+    [items.length, upload, t],
   );
 
   const forget = useCallback((id: string) => {

@@ -3,19 +3,22 @@
 import { useId } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc-provider";
+import { useDictionary } from "@/components/i18n/use-dictionary";
 
 // The chat settings' approvals section: which of the assistant's changes wait for the user's
-// approval (docs/approvals.md). Takes no props; the settings page renders it as it is.
+// approval (docs/approvals.md). Takes no props; the settings page renders it as it is. Each
+// choice names its label and hint in the dictionary (settings.approvals).
 
 const CHOICES = [
-  { value: "always", label: "Always ask", hint: "Every change to your calendar or memory waits for your approval." },
-  { value: "others", label: "Ask for changes that involve other people", hint: "Invitations, sharing, deleting or moving events, and new events with attendees wait; the rest goes ahead." },
-  { value: "never", label: "Never ask", hint: "The assistant makes changes as soon as it decides to." },
+  { value: "always", hint: "alwaysHint" },
+  { value: "others", hint: "othersHint" },
+  { value: "never", hint: "neverHint" },
 ] as const;
 
 type Policy = (typeof CHOICES)[number]["value"];
 
 export function ApprovalPolicySection() {
+  const t = useDictionary().settings.approvals;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const name = useId();
@@ -29,9 +32,9 @@ export function ApprovalPolicySection() {
 
   return (
     <section aria-labelledby={`${name}-title`} data-testid="approval-policy-section">
-      <h2 id={`${name}-title`}>Approvals</h2>
+      <h2 id={`${name}-title`}>{t.title}</h2>
       <fieldset disabled={current.isPending || save.isPending}>
-        <legend className="muted">When should the assistant ask before it changes something?</legend>
+        <legend className="muted">{t.question}</legend>
         {CHOICES.map((choice) => (
           <div className="field" key={choice.value}>
             <label>
@@ -43,20 +46,20 @@ export function ApprovalPolicySection() {
                 onChange={() => save.mutate({ policy: choice.value })}
                 data-testid={`approval-policy-${choice.value}`}
               />{" "}
-              {choice.label}
+              {t[choice.value]}
             </label>
-            <span className="muted">{choice.hint}</span>
+            <span className="muted">{t[choice.hint]}</span>
           </div>
         ))}
       </fieldset>
       {save.isSuccess ? (
         <p className="muted" role="status">
-          Saved. New conversations and messages use it; a reply already in progress keeps the setting it started with.
+          {t.saved}
         </p>
       ) : null}
       {current.isError || save.isError ? (
         <p className="chat-run-error" role="alert">
-          {(save.error ?? current.error)?.message ?? "Could not load or save the setting"}
+          {(save.error ?? current.error)?.message ?? t.failed}
         </p>
       ) : null}
     </section>
