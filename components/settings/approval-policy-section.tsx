@@ -1,6 +1,6 @@
 "use client";
 
-import { useId } from "react";
+import { useId, useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc-provider";
 import { useDictionary } from "@/components/i18n/use-dictionary";
@@ -23,12 +23,16 @@ export function ApprovalPolicySection() {
   const queryClient = useQueryClient();
   const name = useId();
   const current = useQuery(trpc.approvalPolicy.get.queryOptions());
+  // The choice shows as made in the click's own render (a controlled radio would otherwise snap
+  // back until the request starts), and goes back to what is stored if saving fails.
+  const [choosing, setChoosing] = useState<Policy | null>(null);
   const save = useMutation(
     trpc.approvalPolicy.set.mutationOptions({
       onSuccess: (data) => queryClient.setQueryData(trpc.approvalPolicy.get.queryKey(), data),
+      onSettled: () => setChoosing(null),
     }),
   );
-  const selected: Policy | undefined = save.isPending ? save.variables?.policy : current.data?.policy;
+  const selected: Policy | undefined = choosing ?? current.data?.policy;
 
   return (
     <section aria-labelledby={`${name}-title`} data-testid="approval-policy-section">
@@ -43,7 +47,10 @@ export function ApprovalPolicySection() {
                 name={name}
                 value={choice.value}
                 checked={selected === choice.value}
-                onChange={() => save.mutate({ policy: choice.value })}
+                onChange={() => {
+                  setChoosing(choice.value);
+                  save.mutate({ policy: choice.value });
+                }}
                 data-testid={`approval-policy-${choice.value}`}
               />{" "}
               {t[choice.value]}
