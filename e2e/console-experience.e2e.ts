@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { expect, test, type Page } from "@playwright/test";
 import { e2eAdmin } from "../playwright.config";
 import { ChatPage } from "./pages/chat-page";
@@ -59,7 +60,7 @@ test("a run's page starts with the conversation, and every console page passes a
   await page.screenshot({ path: `${SHOTS}/console-run.png`, fullPage: true });
   const runUrl = page.url();
 
-  const pages = ["/admin", "/admin/runs", runUrl, "/admin/threads", "/admin/runners", "/admin/knowledge"];
+  const pages = ["/admin", "/admin/runs", runUrl, "/admin/threads", "/admin/runners", "/admin/knowledge", "/admin/usage"];
   for (const size of [
     { width: 1280, height: 800 },
     { width: 390, height: 844 },
@@ -77,6 +78,21 @@ test("a run's page starts with the conversation, and every console page passes a
   await page.goto(runUrl);
   await expect(page.getByTestId("run-conversation")).toBeVisible();
   await page.screenshot({ path: `${SHOTS}/console-run-phone.png`, fullPage: true });
+
+  // Usage: today's ledger has the run above (and its tokens), and exports as CSV.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto("/admin/usage");
+  const usage = page.getByTestId("usage-panel");
+  await expect(usage.getByTestId("usage-table").locator("tbody tr").first()).toBeVisible();
+  expect(Number((await usage.getByTestId("usage-total-tokens").textContent())?.replace(/\D/g, ""))).toBeGreaterThan(0);
+  const download = page.waitForEvent("download");
+  await usage.getByRole("button", { name: "Export CSV" }).click();
+  const file = await download;
+  expect(file.suggestedFilename()).toMatch(/^dispatch-usage-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv$/);
+  const [header, first] = (await readFile((await file.path())!, "utf8")).split("\n");
+  expect(header).toContain("totalTokens");
+  expect(first).toMatch(/^\d{4}-\d{2}-\d{2},/);
+  await page.screenshot({ path: `${SHOTS}/console-usage.png`, fullPage: true });
 });
 
 test("revoking a key and making an admin ask first; a new key can be copied; the theme is the chat's", async ({ page, context }) => {

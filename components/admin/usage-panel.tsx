@@ -162,7 +162,8 @@ export function UsagePanel() {
         </div>
       </div>
       <TokensPerDayChart days={days} />
-      <div style={{ overflowX: "auto" }}>
+      {/* Scrolls sideways on a phone: focusable, so a keyboard can scroll it too. */}
+      <div style={{ overflowX: "auto" }} tabIndex={0} role="region" aria-label={t.byGroup(t.groups[GROUPS.find((g) => g.id === by)!.label])}>
         <table className="table" data-testid="usage-table">
           <caption className={styles.caption}>{t.byGroup(t.groups[GROUPS.find((g) => g.id === by)!.label])}</caption>
           <thead>
