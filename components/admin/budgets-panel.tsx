@@ -111,6 +111,8 @@ export function BudgetsPanel() {
           )}
         </div>
       </form>
+      {/* Scrolls sideways on a phone: focusable, so a keyboard can scroll it too. */}
+      <div className="table-wrap" tabIndex={0} role="region" aria-label={t.budgets}>
       <table className="table" data-testid="budgets-table">
         <thead>
           <tr>
@@ -133,6 +135,7 @@ export function BudgetsPanel() {
           ))}
         </tbody>
       </table>
+      </div>
     </section>
   );
 }

@@ -163,7 +163,7 @@ export function UsagePanel() {
       </div>
       <TokensPerDayChart days={days} />
       {/* Scrolls sideways on a phone: focusable, so a keyboard can scroll it too. */}
-      <div style={{ overflowX: "auto" }} tabIndex={0} role="region" aria-label={t.byGroup(t.groups[GROUPS.find((g) => g.id === by)!.label])}>
+      <div className="table-wrap" tabIndex={0} role="region" aria-label={t.byGroup(t.groups[GROUPS.find((g) => g.id === by)!.label])}>
         <table className="table" data-testid="usage-table">
           <caption className={styles.caption}>{t.byGroup(t.groups[GROUPS.find((g) => g.id === by)!.label])}</caption>
           <thead>
