@@ -203,7 +203,7 @@ function replay(guard: EventSequenceGuard, records: readonly EventRecord[]): AgU
     try {
       events.push(guard.accept(parseAgUiEvent(JSON.parse(rec.json))));
     } catch {
-      // A log the guard cannot follow still ends with a terminal event of its own.
+      // An event the guard cannot follow is left where it is; the run goes on from the others.
     }
   }
   return events;
