@@ -58,9 +58,10 @@ const count = (n: number | null) => (n === null ? "—" : n.toLocaleString());
 
 /** Tokens per day as SVG bars; the summary is the accessible name. */
 function TokensPerDayChart({ days }: { days: Totals[] }) {
+  const t = useDictionary().console.usage;
   const max = Math.max(1, ...days.map((d) => d.totalTokens ?? 0));
   const width = Math.max(1, days.length) * 24;
-  const summary = `${days.reduce((n, d) => n + (d.totalTokens ?? 0), 0).toLocaleString()} tokens over ${days.length} days with runs`;
+  const summary = t.chartSummary(days.reduce((n, d) => n + (d.totalTokens ?? 0), 0).toLocaleString(), days.length);
   return (
     <figure style={{ margin: 0 }} data-testid="usage-chart">
       <svg className={styles.chart} viewBox={`0 0 ${width} 100`} preserveAspectRatio="none" role="img" aria-label={summary}>

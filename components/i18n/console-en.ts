@@ -254,6 +254,7 @@ export const consoleEn = {
   },
   usage: {
     title: "Token usage",
+    chartSummary: (tokens: string, days: number) => `${tokens} tokens over ${days} days with runs`,
     from: "From",
     to: "To",
     groupBy: "Group by",

@@ -256,6 +256,7 @@ export const consoleZhCN: Dictionary["console"] = {
   },
   usage: {
     title: "Token 用量",
+    chartSummary: (tokens: string, days: number) => `${days} 天内共 ${tokens} 个 Token`,
     from: "从",
     to: "到",
     groupBy: "分组方式",

@@ -35,7 +35,8 @@ export function toolExchangeOf(row: ThreadMessage): ToolExchange | null {
   return { toolCallId, toolName, args: output?.tool_call_args ?? meta.data.tool_call_args ?? {}, content: row.content };
 }
 
-function parseArgs(text: string): unknown {
+/** A call's streamed arguments as JSON, or {} when they do not parse. */
+export function parseArgs(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

@@ -1,6 +1,7 @@
 import "server-only";
 import { EventType } from "@ag-ui/core";
 import type { RunnerInput } from "../runs/types";
+import { parseArgs } from "./conversation";
 
 // An execution that takes a run over goes on from the run's log (RunnerInput.resume): the calls
 // the earlier execution streamed to the end but never answered are repeated with the same id
@@ -9,14 +10,6 @@ import type { RunnerInput } from "../runs/types";
 type Resume = NonNullable<RunnerInput["resume"]>;
 
 export type UnansweredCall = { toolCallId: string; toolName: string; args: unknown; parentMessageId: string | null; interrupted: boolean };
-
-function parseArgs(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return {};
-  }
-}
 
 /** The run's calls without a result, in the order they started. */
 export function unansweredCalls(resume: Resume): UnansweredCall[] {
