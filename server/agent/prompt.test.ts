@@ -40,7 +40,7 @@ describe("the system prompt's skills", () => {
     expect(text).toMatch(/^- calendar \(read, create, update, delete, share, accept_invite, reject_invite\): /m);
     expect(text).toMatch(/^- memory \(read, update\): /m);
     expect(text).not.toMatch(/^- contacts/m);
-    expect(text).toContain('{"module":"skills","method":"read","input":{"skill":"<name>"}}');
+    expect(text).toContain('{"module":"skills","method":"read","input":{"skill":"<name>","action":"<action>"}}');
     expect(text).not.toContain("start_at");
   });
 

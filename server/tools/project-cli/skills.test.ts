@@ -38,7 +38,7 @@ describe("skills: index cards and documents derived from the modules", () => {
       expect(projectCliToolDescription).not.toContain(`${a.module}.${a.method}`);
       expect(schema).not.toContain(`${a.module}.${a.method}`);
     }
-    expect(projectCliToolDescription).toContain('{"module":"skills","method":"read","input":{"skill":"<name>"}}');
+    expect(projectCliToolDescription).toContain('{"module":"skills","method":"read","input":{"skill":"<name>","action":"<action>"}}');
   });
 });
 

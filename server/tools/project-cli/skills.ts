@@ -51,7 +51,10 @@ type ActionDocument = {
   pitfalls?: readonly string[];
 };
 
-export type SkillDocument = { skill: string; summary: string; rules: readonly string[]; actions: ActionDocument[] };
+// The summary is left out: the index card the agent already has says it.
+export type SkillDocument = { skill: string; legend: string; rules: readonly string[]; actions: ActionDocument[] };
+
+const LEGEND = "In input, a field ending in ? is optional; ids come from earlier results.";
 
 function actionDocument(module: string, method: string): ActionDocument {
   const action = findAction(module, method)!;
@@ -70,7 +73,7 @@ export function skillDocument(name: string, method?: string): SkillDocument {
   const skill = BY_NAME.get(name);
   if (!skill) throw new Error(`No skill named ${name}`);
   const methods = method === undefined ? Object.keys(skill.methods) : [method];
-  return { skill: skill.name, summary: skill.summary, rules: skill.rules, actions: methods.map((m) => actionDocument(skill.name, m)) };
+  return { skill: skill.name, legend: LEGEND, rules: skill.rules, actions: methods.map((m) => actionDocument(skill.name, m)) };
 }
 
 const skillsInputs = {

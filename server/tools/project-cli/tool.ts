@@ -3,7 +3,7 @@ import { z } from "zod";
 import { logger } from "@/server/logger";
 import { toolAgentOutputSchema } from "@/server/protocols/runner/host-api";
 import { timeZoneSchema, type UiSchema } from "@/server/ui-schema/schema";
-import { findAction, PROJECT_CLI_ACTIONS } from "./actions";
+import { findAction } from "./actions";
 import { DEFAULT_ALLOWED_MODULES } from "./allow-list";
 import { compileStoredUiHints } from "./cards";
 import { mintToolCredential } from "./credential";
@@ -34,7 +34,7 @@ export const projectCliArgsSchema = z
 
 export const projectCliToolDescription = [
   "Reads and changes the signed-in user's data through skills. Call with {module, method, input}: module a skill's name, method one of its actions.",
-  `Before first using a skill's action, read its document: {"module":"${SKILLS_MODULE}","method":"read","input":{"skill":"<name>"}} (add "action" for one); {"module":"${SKILLS_MODULE}","method":"list","input":{}} lists the skills.`,
+  `Before first using an action, read its document: {"module":"${SKILLS_MODULE}","method":"read","input":{"skill":"<name>","action":"<action>"}} (without "action", the whole skill's); {"module":"${SKILLS_MODULE}","method":"list","input":{}} lists the skills.`,
   "A failure returns {status:\"failure\", error:{code, message, ...}}; for INVALID_ACTION_INPUT, error.input_schema and error.issues say what to fix before calling again.",
 ].join("\n");
 
