@@ -5,7 +5,7 @@ import { PROJECT_CLI_MODULE_DEFINITIONS } from "./modules/registry";
 // reaches, read off the module registry.
 
 /** "calendar, contacts and memory". */
-export function inWords(items: readonly string[]): string {
+function inWords(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
 
