@@ -208,6 +208,16 @@ test("zh-CN: the chat speaks the browser's language, and settings switch languag
   await page.reload();
   await expect(page.getByTestId("settings-time-zone")).toHaveValue("Asia/Shanghai");
   await expect(page.getByTestId("settings-language")).toHaveValue("en");
+  // Skills shown to the assistant (docs/skills.md): a hidden one stays hidden after a reload.
+  const contacts = () => page.getByTestId("skills-section").getByRole("checkbox", { name: "Contacts" });
+  await expect(contacts()).toBeChecked();
+  await contacts().uncheck();
+  await expect(page.getByTestId("skills-section").getByRole("status")).toHaveText("Saved. New messages use it.");
+  await page.reload();
+  await expect(contacts()).not.toBeChecked();
+  await expect(page.getByTestId("skills-section").getByRole("checkbox", { name: "Calendar" })).toBeChecked();
+  await contacts().check();
+  await expect(page.getByTestId("skills-section").getByRole("status")).toBeVisible();
   await expectNoSeriousAxeFindings(page);
   await page.goto("/admin");
   await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");

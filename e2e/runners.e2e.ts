@@ -40,6 +40,13 @@ test("an admin registers an external runner, binds it to a user, and the user's 
     await bindings.getByLabel("User email").fill(member.email);
     await bindings.getByRole("button", { name: "Create binding" }).click();
     await expect(bindings.getByTestId("binding-row").filter({ hasText: member.email })).toContainText(WORKER_RUNNER_ID);
+    // The skills this binding's runs are shown (docs/skills.md), kept across a reload.
+    const skill = (name: string) => page.getByTestId("binding-row").filter({ hasText: member.email }).getByRole("checkbox", { name });
+    await skill("memory").click();
+    await expect(skill("memory")).not.toBeChecked();
+    await page.reload();
+    await expect(skill("memory")).not.toBeChecked();
+    await expect(skill("calendar")).toBeChecked();
     await page.screenshot({ path: test.info().outputPath("admin-runners.png"), fullPage: true });
 
     const memberContext = await browser.newContext();

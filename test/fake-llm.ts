@@ -13,7 +13,8 @@
 // latest tool result ("Tool said: <content>").
 // GET /v1/calls?contains=WORD lists the calls whose latest user message contains WORD, each with
 // whether the client is still reading it ("open"), read it to the end ("done") or went away
-// ("aborted"), so a test can see a model call really stopped.
+// ("aborted"), so a test can see a model call really stopped, and the request body it received
+// (`body`: messages, tools...), so a test can see what a model is sent.
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -26,7 +27,7 @@ type ChatMessage = {
   tool_calls?: { id: string; function: { name: string; arguments: string } }[];
   tool_call_id?: string;
 };
-type ChatRequest = { model?: string; stream?: boolean; messages?: ChatMessage[]; temperature?: number; top_p?: number; seed?: number };
+type ChatRequest = { model?: string; stream?: boolean; messages?: ChatMessage[]; temperature?: number; top_p?: number; seed?: number; tools?: unknown[] };
 type ToolCall = { name: string; arguments: string };
 type Script = { text: string; delayMs: number; calls: ToolCall[]; fail: boolean; hang: boolean; show: "messages" | "system" | "model" | null };
 
@@ -152,7 +153,7 @@ function complete(res: http.ServerResponse, model: string, messages: ChatMessage
   );
 }
 
-type Call = { text: string; state: "open" | "done" | "aborted" };
+type Call = { text: string; state: "open" | "done" | "aborted"; body: ChatRequest };
 const CALLS_KEPT = 1_000;
 
 async function handle(req: http.IncomingMessage, res: http.ServerResponse, apiKey: string, calls: Call[]): Promise<void> {
@@ -172,7 +173,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, apiKe
   const body = JSON.parse(await readBody(req)) as ChatRequest;
   const messages = body.messages ?? [];
   const lastUserText = textOf(messages.findLast((m) => m.role === "user")?.content);
-  const call: Call = { text: lastUserText, state: "open" };
+  const call: Call = { text: lastUserText, state: "open", body };
   calls.push(call);
   if (calls.length > CALLS_KEPT) calls.shift();
   res.once("close", () => (call.state = res.writableFinished ? "done" : "aborted"));

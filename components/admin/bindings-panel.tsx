@@ -2,6 +2,7 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
+import { BindingSkills } from "./binding-skills";
 import { useDictionary } from "../i18n/use-dictionary";
 import { useConsoleDates } from "./format";
 import { JsonBlock } from "./json-block";
@@ -141,6 +142,7 @@ export function BindingsPanel() {
               <th>{t.runner}</th>
               <th>{t.for}</th>
               <th>{t.configAndPolicy}</th>
+              <th>{t.skills}</th>
               <th>{t.created}</th>
               <th>{t.state}</th>
             </tr>
@@ -152,6 +154,9 @@ export function BindingsPanel() {
                 <td>{b.scope === "default" ? t.everyone : b.scope === "user" ? b.userEmail : <span className="mono">{t.thread(b.threadId)}</span>}</td>
                 <td>
                   <JsonBlock value={{ config: b.config, policy: b.policy, event_types: b.eventTypes }} summary={t.show} />
+                </td>
+                <td>
+                  <BindingSkills bindingId={b.id} />
                 </td>
                 <td>{dates.dateTime(b.createdAt)}</td>
                 <td>

@@ -203,6 +203,7 @@ export const consoleEn = {
     enabled: "Enabled",
     disabled: "Disabled",
     delete: "Delete",
+    skills: "Skills shown",
   },
   knowledge: {
     bases: "Knowledge bases",

@@ -205,6 +205,7 @@ export const consoleZhCN: Dictionary["console"] = {
     enabled: "已启用",
     disabled: "已停用",
     delete: "删除",
+    skills: "展示的技能",
   },
   knowledge: {
     bases: "知识库",

@@ -187,6 +187,15 @@ export const en = {
       saved: "Saved. New conversations and messages use it; a reply already in progress keeps the setting it started with.",
       failed: "Could not load or save the setting",
     },
+    skills: {
+      title: "Skills",
+      question: "Which skills should the assistant be shown?",
+      names: { calendar: "Calendar", contacts: "Contacts", memory: "Memory" } as Record<string, string>,
+      actions: (list: string) => `Actions: ${list}`,
+      hint: "A hidden skill is left out of the assistant's instructions, which keeps them short; it is not forbidden.",
+      saved: "Saved. New messages use it.",
+      failed: "Could not load or save the setting",
+    },
     usage: {
       title: "Usage",
       tokensToday: "Tokens today (UTC)",

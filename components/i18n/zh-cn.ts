@@ -184,6 +184,15 @@ export const zhCN: Dictionary = {
       saved: "已保存。新的对话和消息将使用此设置；正在生成的回复仍沿用开始时的设置。",
       failed: "无法加载或保存此设置",
     },
+    skills: {
+      title: "技能",
+      question: "向助手展示哪些技能？",
+      names: { calendar: "日历", contacts: "联系人", memory: "记忆" },
+      actions: (list) => `操作：${list}`,
+      hint: "隐藏的技能不会出现在助手的指令中，从而使指令更简短；但它并未被禁止。",
+      saved: "已保存。新消息将使用此设置。",
+      failed: "无法加载或保存此设置",
+    },
     usage: {
       title: "用量",
       tokensToday: "今日 Token 用量（UTC）",

@@ -4,11 +4,12 @@ import Link from "next/link";
 import { useDictionary } from "@/components/i18n/use-dictionary";
 import { ApprovalPolicySection } from "./approval-policy-section";
 import { PreferencesSection } from "./preferences-section";
+import { SkillsSection } from "./skills-section";
 import { UsageSection } from "./usage-section";
 
 // The user's settings: one section per line, each a self-contained component with its own
 // heading, data and saving.
-const SECTIONS: React.ComponentType[] = [PreferencesSection, ApprovalPolicySection, UsageSection];
+const SECTIONS: React.ComponentType[] = [PreferencesSection, ApprovalPolicySection, SkillsSection, UsageSection];
 
 export function SettingsPage() {
   const t = useDictionary();

@@ -17,6 +17,9 @@ import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-inp
 import { AGENT_RUNNER_ID } from "../runs/runners/builtin-id";
 import type { PrefetchedContext, RunHandle, Runner, RunnerInput, RunnerResult } from "../runs/types";
 import { loadAttachmentBytes } from "../storage/attachment-bytes";
+import { DEFAULT_ALLOWED_MODULES } from "../tools/project-cli/allow-list";
+import { visibleSkills } from "../tools/project-cli/skills";
+import { findHiddenSkills } from "../tools/project-cli/skills-repository";
 import { findAgentContext, findPreviousRunToolEvents, findRunProgress, findRunUserAttachments, type AttachmentRef, type ThreadMessage, type ToolEventRow } from "./agent-repository";
 import { HISTORY_MESSAGE_LIMIT, MAX_AGENT_STEPS, MEMORY_FACT_LIMIT } from "./constants";
 import { buildConversation, clientToolResults, openClientToolCalls, type ToolExchange } from "./conversation";
@@ -38,6 +41,8 @@ export type AgentContext = {
   approvals?: ClaimedApproval[];
   /** What the run completed before an earlier execution of it stopped (RunnerInput.resume). */
   progress?: ThreadMessage[];
+  /** Skills the user or the run's binding hid: their cards and documents are not shown. */
+  hiddenSkills?: string[];
 };
 
 export type AgentRunnerDeps = {
@@ -54,7 +59,7 @@ const CONTEXT_PREFETCH = { historyLimit: HISTORY_MESSAGE_LIMIT, memoryLimit: MEM
 async function loadAgentContext({ run, input, prefetched, resumed }: { run: RunHandle; input: RunAgentInput; prefetched?: PrefetchedContext; resumed?: boolean }): Promise<AgentContext> {
   const answersToolCalls = input.messages.some((m) => m.role === "tool");
   const images = userMessageParts(input).images.length > 0;
-  const [context, toolEvents, attachments, approvals, progress] = await Promise.all([
+  const [context, toolEvents, attachments, approvals, progress, hiddenSkills] = await Promise.all([
     prefetched ?? findAgentContext({ threadId: run.threadId, runId: run.id, userId: run.userId, ...CONTEXT_PREFETCH }),
     answersToolCalls ? findPreviousRunToolEvents({ threadId: run.threadId, runId: run.id }) : Promise.resolve([]),
     images ? findRunUserAttachments({ runId: run.id }) : Promise.resolve([]),
@@ -62,8 +67,9 @@ async function loadAgentContext({ run, input, prefetched, resumed }: { run: RunH
     // A run taken over carries those it claimed already.
     resumed ? findApprovalsClaimedBy({ runId: run.id }) : claimApprovalsForRun({ threadId: run.threadId, runId: run.id, supersede: userMessageParts(input).fromUser }),
     resumed ? findRunProgress({ threadId: run.threadId, runId: run.id }) : Promise.resolve([]),
+    findHiddenSkills({ runId: run.id, userId: run.userId }),
   ]);
-  return { history: context.history, memoryFacts: context.memoryFacts, toolEvents, userImages: await loadUserImages(run.id, attachments), approvals, progress };
+  return { history: context.history, memoryFacts: context.memoryFacts, toolEvents, userImages: await loadUserImages(run.id, attachments), approvals, progress, hiddenSkills };
 }
 
 // The images were checked (ours, the caller's, present) when the run was accepted; the
@@ -155,18 +161,19 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
       const now = deps.now();
       const { projectCli } = deps;
       const context = await deps.loadContext({ run, input, prefetched, resumed: resume !== undefined });
+      const skills = visibleSkills({ allowed: DEFAULT_ALLOWED_MODULES, hidden: context.hiddenSkills ?? [] });
       const user = userMessageParts(input);
       const { model, info, streamer } = deps.model({ now: deps.now, timeZone, modelId: generation.model });
       const serverToolNames = new Set([projectCli.name]);
       const translator = new AgUiEventTranslator(emit, serverToolNames, { model: info.id, usedToolCallIds: resume ? usedToolCallIds(resume) : [] });
       const gate = deps.approvalGate({ id: run.id, threadId: run.threadId, userId: run.userId, apiKeyHash: run.apiKeyHash });
       const runCall = ({ toolCallId, args }: { toolCallId: string; args: unknown }) =>
-        runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, args, signal, timeZone });
+        runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, args, signal, timeZone, visibleSkills: skills });
       const answered = resume ? answeredToolCallIds(resume) : new Set<string>();
       // An approved call keeps the run it was made in, so it is done once whichever run carries it
       // (and however often: a run taken over carries again what it had not answered yet).
       const carried = await carryApprovals((context.approvals ?? []).filter((a) => !answered.has(a.toolCallId)), ({ toolCallId, callRunId, args }) =>
-        runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, callRunId, args, signal, timeZone }),
+        runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, callRunId, args, signal, timeZone, visibleSkills: skills }),
       );
       for (const c of carried) emitCarried(emit, c);
       const clientResults = clientToolResults(input, openClientToolCalls(context.toolEvents, serverToolNames));
@@ -178,7 +185,7 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
         await runModelLoop({
           model,
           streamer,
-          instructions: buildSystemPrompt({ now, timeZone, memoryFacts: context.memoryFacts, context: input.context, clientTools: input.tools }),
+          instructions: buildSystemPrompt({ now, timeZone, memoryFacts: context.memoryFacts, context: input.context, clientTools: input.tools, skills }),
           messages: buildConversation({
             history: context.history,
             clientResults: [...clientResults, ...carried.map(exchangeOf)],
@@ -194,6 +201,7 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
             timeZone,
             signal,
             clientTools: input.tools,
+            visibleSkills: skills,
             approvals: gate,
             wireId: (id) => translator.callOnWire(id)?.wireId ?? id,
           }),

@@ -2,7 +2,8 @@ import "server-only";
 import { buildToolsPrompt } from "../protocols/ag-ui/tools-prompt";
 import type { Context, Tool } from "../protocols/ag-ui/run-input";
 import { toLocal } from "../lib/time";
-import { PROJECT_CLI_PROMPT_RULES, PROJECT_CLI_SUBJECTS } from "../tools/project-cli/prose";
+import { subjectsOf } from "../tools/project-cli/prose";
+import { skillIndexCard, SKILLS_MODULE } from "../tools/project-cli/skills";
 import { PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
 
 export type MemoryFact = { key: string; value: string };
@@ -14,15 +15,36 @@ export type SystemPromptInput = {
   context: readonly Context[];
   /** Client-declared (frontend) tools, rendered with the spec's build_tools_prompt. */
   clientTools: readonly Tool[];
+  /** The skills the run shows (their index cards); what the run may call is decided elsewhere. */
+  skills: readonly string[];
 };
 
-const ROLE = [
-  `You are Dispatch, an assistant that manages the user's ${PROJECT_CLI_SUBJECTS}.`,
-  `You act through one tool, ${PROJECT_CLI_TOOL_NAME}, called as {"module", "method", "input"}.`,
-  ...PROJECT_CLI_PROMPT_RULES.map((rule) => `- ${rule}`),
-  `- When ${PROJECT_CLI_TOOL_NAME} answers {"status":"failure"} with INVALID_ACTION_INPUT, correct the input using its input_schema and issues, then call it again.`,
-  "- After a tool call, answer in a few plain sentences; the user also sees the tool's result as a card.",
-].join("\n");
+// The skills' index cards replace what used to be every action's signature: an action's fields,
+// example and pitfalls are read on demand, so a run pays for the skills it uses, once.
+function describeRole(skills: readonly string[]): string {
+  const read = `{"module":"${SKILLS_MODULE}","method":"read","input":{"skill":"<name>","action":"<action>"}}`;
+  return [
+    skills.length > 0 ? `You are Dispatch, an assistant that manages the user's ${subjectsOf(skills)}.` : "You are Dispatch, an assistant.",
+    `You act through one tool, ${PROJECT_CLI_TOOL_NAME}, called as {"module", "method", "input"}, with these skills:`,
+    ...(skills.length > 0 ? skills.map(skillIndexCard) : ["(none enabled)"]),
+    `- Before you first use an action in a conversation, read its document with ${read}: its input fields, an example and pitfalls (without "action", the whole skill's).`,
+    `- When ${PROJECT_CLI_TOOL_NAME} answers {"status":"failure"} with INVALID_ACTION_INPUT, correct the input using its input_schema and issues, then call it again.`,
+    "- After a tool call, answer in a few plain sentences; the user also sees the tool's result as a card.",
+  ].join("\n");
+}
+
+// The role depends only on which skills show; most runs share a handful of combinations.
+const roles = new Map<string, string>();
+
+function roleFor(skills: readonly string[]): string {
+  const key = skills.join(",");
+  let role = roles.get(key);
+  if (role === undefined) {
+    role = describeRole(skills);
+    roles.set(key, role);
+  }
+  return role;
+}
 
 // Building an Intl formatter costs more than the rest of the prompt; one per zone is kept.
 const dateFormatters = new Map<string, Intl.DateTimeFormat>();
@@ -66,12 +88,12 @@ function describeClientTools(tools: readonly Tool[]): string | null {
 }
 
 /**
- * The system prompt for one run: role and rules, the current date and time in the user's
+ * The system prompt for one run: role, skill index cards and rules, the current date and time in the user's
  * zone, what the agent remembers about the user, the client's context entries, and the
  * client-declared tools exactly as build_tools_prompt renders them (nothing when none).
  */
 export function buildSystemPrompt(input: SystemPromptInput): string {
-  return [ROLE, describeNow(input.now, input.timeZone), describeMemory(input.memoryFacts), describeContext(input.context), describeClientTools(input.clientTools)]
+  return [roleFor(input.skills), describeNow(input.now, input.timeZone), describeMemory(input.memoryFacts), describeContext(input.context), describeClientTools(input.clientTools)]
     .filter((section): section is string => section !== null)
     .join("\n\n");
 }

@@ -20,6 +20,8 @@ export type ProjectCliRequest = {
   args: unknown;
   signal?: AbortSignal;
   timeZone?: string;
+  /** The skills whose documents the run shows (never what it may call). */
+  visibleSkills?: readonly string[];
 };
 
 /** project_cli as the loop uses it; the real one is server/tools/project-cli/tool.ts. */
@@ -58,12 +60,13 @@ export function buildAgentTools(opts: {
   timeZone: string;
   signal: AbortSignal;
   clientTools: readonly ClientTool[];
+  visibleSkills?: readonly string[];
   /** Stops the writes the run's approval policy reserves for a person; the call is left open. */
   approvals?: ApprovalGate;
   /** The id the client saw for a call (the event translator may suffix a provider's reused id). */
   wireId?: (toolCallId: string) => string;
 }): ToolSet {
-  const { projectCli, userId, runId, timeZone, signal, approvals } = opts;
+  const { projectCli, userId, runId, timeZone, signal, approvals, visibleSkills } = opts;
   const wireId = opts.wireId ?? ((id: string) => id);
   const tools: ToolSet = {};
   for (const client of opts.clientTools) {
@@ -82,7 +85,7 @@ export function buildAgentTools(opts: {
     execute: async (args, { toolCallId }): Promise<ToolOutcome | typeof LEFT_OPEN> => {
       const id = wireId(toolCallId);
       if (approvals && (await approvals.check({ toolCallId: id, args }))) return LEFT_OPEN;
-      return runProjectCliCall(projectCli, { userId, runId, toolCallId: id, args, signal, timeZone });
+      return runProjectCliCall(projectCli, { userId, runId, toolCallId: id, args, signal, timeZone, visibleSkills });
     },
     toModelOutput: ({ output }) => ({ type: "text", value: (output as ToolOutcome).toolResponseText }),
   });

@@ -12,6 +12,7 @@ import { runnerApiCallsRouter } from "./routers/runner-api-calls";
 import { knowledgeRouter } from "./routers/knowledge";
 import { usageRouter } from "./routers/usage";
 import { approvalPolicyRouter } from "./routers/approval-policy";
+import { skillsRouter } from "./routers/skills";
 
 export const appRouter = createTRPCRouter({
   users: usersRouter,
@@ -26,6 +27,7 @@ export const appRouter = createTRPCRouter({
   knowledge: knowledgeRouter,
   usage: usageRouter,
   approvalPolicy: approvalPolicyRouter,
+  skills: skillsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -347,10 +347,20 @@ describe("models", () => {
 });
 
 describe("tools", () => {
-  it("describes project_cli", async () => {
+  it("describes project_cli thinly, and its skills through tools/call as the binding shows them (docs/skills.md)", async () => {
     const detail = await ok<{ parameters: { required: string[] }; description: string }>("tools/get_detail", { tool_name: "project_cli" });
     expect(detail.parameters.required).toEqual(["module", "method", "input"]);
-    expect(detail.description).toContain("calendar.create");
+    expect(detail.description).not.toContain("calendar.create");
+    expect(detail.description).toContain('{"module":"skills","method":"list","input":{}}');
+    type Skills = { output: { result: { data: { skills?: { name: string }[]; actions?: { action: string }[] } } } };
+    const skills = (parameters: unknown) => ok<Skills>("tools/call", { tool_name: "project_cli", parameters });
+    await getPool().query(`update agent_bindings set hidden_skills = '{memory}' where id = $1`, [bindingId]);
+    try {
+      expect((await skills({ module: "skills", method: "list", input: {} })).output.result.data.skills?.map((s) => s.name)).toEqual(["calendar", "contacts"]);
+      expect((await skills({ module: "skills", method: "read", input: { skill: "calendar", action: "create" } })).output.result.data.actions?.map((a) => a.action)).toEqual(["calendar.create"]);
+    } finally {
+      await getPool().query(`update agent_bindings set hidden_skills = '{}' where id = $1`, [bindingId]);
+    }
   });
 
   it("runs project_cli for the run's user: a calendar event, its ToolAgentOutput and card, once per tool_call_id", async () => {

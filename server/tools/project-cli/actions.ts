@@ -16,6 +16,7 @@ export const PROJECT_CLI_ACTIONS: readonly ActionDefinition[] = PROJECT_CLI_MODU
     handler: spec.handler,
     example: spec.example,
     ...(spec.hints ? { hints: spec.hints } : {}),
+    ...(spec.pitfalls ? { pitfalls: spec.pitfalls } : {}),
     // A getter, so the method's schema is still built on first use.
     get input() {
       return spec.input;

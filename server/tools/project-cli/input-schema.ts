@@ -1,9 +1,8 @@
 import "server-only";
 import { z } from "zod";
 
-// Compact, model-readable views of a method's zod schema, derived from it so they never
-// drift: `describeInputSchema` goes into INVALID_ACTION_INPUT errors (types and hints per
-// field), `inputSignature` into the tool description (field names only, to save tokens).
+// A compact, model-readable view of a method's zod schema, derived from it so it never
+// drifts: types and hints per field, for INVALID_ACTION_INPUT errors and skill documents.
 
 type Json = {
   type?: string;
@@ -81,23 +80,4 @@ function describe(s: Json): InputSchemaDescription {
 /** Field by field: name (`?` when optional) to its type and meaning. */
 export function describeInputSchema(schema: z.ZodType): InputSchemaDescription {
   return describe(toJson(schema));
-}
-
-function signature(s: Json): string {
-  const options = variants(s);
-  if (options && options.some((o) => o.type === "object")) return options.map(signature).join(" | ");
-  if (s.type === "array" && s.items?.type === "object") return `[${signature(s.items)}]`;
-  if (s.type !== "object") return "";
-  const required = new Set(s.required ?? []);
-  const fields = Object.entries(s.properties ?? {}).map(([name, prop]) => {
-    if (prop.const !== undefined) return `${name}:${JSON.stringify(prop.const)}`;
-    const nested = signature(prop);
-    return `${name}${required.has(name) ? "" : "?"}${nested ? `: ${nested}` : ""}`;
-  });
-  return `{${fields.join(", ")}}`;
-}
-
-/** One line of field names, e.g. {mode:"event", event_id} | {mode:"day", date, time_zone?}. */
-export function inputSignature(schema: z.ZodType): string {
-  return signature(toJson(schema));
 }

@@ -29,6 +29,8 @@ export type MethodDefinition = {
   hints?: (data: unknown) => UiHints | null;
   /** An input the method accepts, for its readers; the router's tests call every method with it. */
   example: unknown;
+  /** Mistakes worth warning about in the method's document (the skill the agent reads on demand). */
+  pitfalls?: readonly string[];
 };
 
 /** One card kind: the hint schema (with its `kind` literal) and how it becomes UiSchema nodes. */
@@ -43,10 +45,12 @@ export type ModuleDefinition = {
   name: string;
   /** What the module reaches, as the tool's prose names it: "calendar", "contacts". */
   subject: string;
+  /** The skill's index card: what it is for and when to use it, one sentence the prompt always carries. */
+  summary: string;
   methods: Readonly<Record<string, MethodDefinition>>;
   cards: readonly CardDefinition[];
-  /** Rules the agent's system prompt adds for this module, one sentence each. */
-  promptRules: readonly string[];
+  /** Rules for using the module, one sentence each: its skill document carries them, read on demand. */
+  rules: readonly string[];
 };
 
 /** A method; the handler receives its own schema's output, because the router parses with it. */
@@ -56,6 +60,7 @@ export function method<S extends z.ZodType>(spec: {
   handler: (ctx: ToolContext, input: z.output<S>) => Promise<unknown>;
   hints?: (data: unknown) => UiHints | null;
   example: z.input<S>;
+  pitfalls?: readonly string[];
 }): MethodDefinition {
   let schema: S | undefined;
   return {
@@ -66,6 +71,7 @@ export function method<S extends z.ZodType>(spec: {
     handler: spec.handler as MethodDefinition["handler"],
     example: spec.example,
     ...(spec.hints ? { hints: spec.hints } : {}),
+    ...(spec.pitfalls ? { pitfalls: spec.pitfalls } : {}),
   };
 }
 

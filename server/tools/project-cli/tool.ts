@@ -3,21 +3,22 @@ import { z } from "zod";
 import { logger } from "@/server/logger";
 import { toolAgentOutputSchema } from "@/server/protocols/runner/host-api";
 import { timeZoneSchema, type UiSchema } from "@/server/ui-schema/schema";
-import { findAction, PROJECT_CLI_ACTIONS } from "./actions";
+import { findAction } from "./actions";
 import { DEFAULT_ALLOWED_MODULES } from "./allow-list";
 import { compileStoredUiHints } from "./cards";
 import { mintToolCredential } from "./credential";
 import { ToolError } from "./errors";
-import { inputSignature } from "./input-schema";
 import type { UiHints } from "./module";
 import { postProcess } from "./post-process";
-import { PROJECT_CLI_MODULE_CHOICE, PROJECT_CLI_SUBJECTS } from "./prose";
 import type { CliOutput } from "./router";
 import { execProjectCli } from "./run-cli";
+import { runSkillsCall, SKILLS_MODULE, visibleSkills } from "./skills";
+import { findHiddenSkills } from "./skills-repository";
 
 // The agent's single tool. The model sees a thin schema (module, method, input) and a short
-// description; the strict per-method schemas are enforced behind the CLI (the tool gateway), and their
-// mistakes come back as data the model can correct.
+// description that names no action: the skills' index cards (in the prompt) and their documents
+// (read through this tool) disclose the rest. The strict per-method schemas are enforced behind
+// the CLI (the tool gateway), and their mistakes come back as data the model can correct.
 
 export const PROJECT_CLI_TOOL_NAME = "project_cli";
 
@@ -25,16 +26,15 @@ const TIMEOUT_MS = 30_000;
 
 export const projectCliArgsSchema = z
   .strictObject({
-    module: z.string().min(1).max(64).describe(`Module to use: ${PROJECT_CLI_MODULE_CHOICE}`),
-    method: z.string().min(1).max(64).describe("Method of the module, e.g. read"),
-    input: z.record(z.string(), z.unknown()).describe("The method's input object, as listed in the tool description ({} when it takes none)"),
+    module: z.string().min(1).max(64).describe(`A skill's name from the skill index, or "${SKILLS_MODULE}" to read a skill's document`),
+    method: z.string().min(1).max(64).describe("One of the skill's actions, e.g. read"),
+    input: z.record(z.string(), z.unknown()).describe("The action's input object, as the skill's document gives it ({} when it takes none)"),
   })
   .describe("One project_cli action");
 
 export const projectCliToolDescription = [
-  `Reads and changes the signed-in user's ${PROJECT_CLI_SUBJECTS}. Call with {module, method, input}.`,
-  "Times are ISO-8601 with an offset (2026-04-21T10:00:00+08:00), dates YYYY-MM-DD, ids come from earlier results; a field marked ? is optional.",
-  ...PROJECT_CLI_ACTIONS.map((a) => `- ${a.module}.${a.method} ${inputSignature(a.input)}: ${a.input.description ?? ""}`),
+  "Reads and changes the signed-in user's data through skills. Call with {module, method, input}: module a skill's name, method one of its actions.",
+  `Before first using an action, read its document: {"module":"${SKILLS_MODULE}","method":"read","input":{"skill":"<name>","action":"<action>"}} (without "action", the whole skill's); {"module":"${SKILLS_MODULE}","method":"list","input":{}} lists the skills.`,
   "A failure returns {status:\"failure\", error:{code, message, ...}}; for INVALID_ACTION_INPUT, error.input_schema and error.issues say what to fix before calling again.",
 ].join("\n");
 
@@ -58,6 +58,8 @@ export async function runProjectCli(opts: {
   callRunId?: string;
   args: unknown;
   allowedModules?: readonly string[];
+  /** The skills whose documents the run may read; read from the run's user and binding when absent. */
+  visibleSkills?: readonly string[];
   signal?: AbortSignal;
   timeZone?: string;
 }): Promise<{ output: ToolAgentOutput; toolResponseText: string; uiSchema: UiSchema | null }> {
@@ -91,12 +93,17 @@ async function execute(opts: Parameters<typeof runProjectCli>[0]): Promise<CliOu
     return { ok: false, module: typeof raw.module === "string" ? raw.module : null, method: typeof raw.method === "string" ? raw.method : null, error: error.toBody() };
   }
   const { module, method, input } = args.data;
+  const allowed = opts.allowedModules ?? DEFAULT_ALLOWED_MODULES;
+  if (module === SKILLS_MODULE) {
+    const visible = opts.visibleSkills ?? visibleSkills({ allowed, hidden: await findHiddenSkills({ runId: opts.runId, userId: opts.userId }) });
+    return runSkillsCall({ method, input, visible });
+  }
   let credential: string;
   try {
     credential = mintToolCredential({
       userId: opts.userId,
       runId: opts.runId,
-      modules: opts.allowedModules ?? DEFAULT_ALLOWED_MODULES,
+      modules: allowed,
       toolCall: { id: opts.toolCallId, runId: opts.callRunId },
     });
   } catch (err) {

@@ -51,6 +51,7 @@ const answer = (action: CalendarEventAction) => hintsFrom(calendarInviteAnswerDa
 export const calendarModule: ModuleDefinition = {
   name: "calendar",
   subject: "calendar",
+  summary: "The user's calendar: read a day, a range or one event; create, change, delete and share events; answer invitations.",
   methods: {
     read: method({
       kind: "read",
@@ -66,6 +67,7 @@ export const calendarModule: ModuleDefinition = {
             },
       ),
       example: { mode: "range", start_at: "2026-04-21T00:00:00+08:00", end_at: "2026-04-22T00:00:00+08:00" },
+      pitfalls: ["A range's end_at is exclusive and may be at most 92 days after start_at.", "Invitations awaiting an answer are listed too: check each event's status before calling one confirmed."],
     }),
     create: method({
       kind: "write",
@@ -73,6 +75,7 @@ export const calendarModule: ModuleDefinition = {
       handler: createCalendarEvent,
       hints: hintsFrom(calendarCreateDataSchema, (d) => eventChange("created", d.event)),
       example: { title: "Project sync", start_at: "2026-04-21T10:00:00+08:00", duration_minutes: 30, attendees: ["Bob@Example.com"] },
+      pitfalls: ["Give exactly one of end_at or duration_minutes.", "Attendees must be Dispatch users: look them up with contacts.read; the result's not_invited lists those who could not be invited."],
     }),
     update: method({
       kind: "write",
@@ -80,6 +83,7 @@ export const calendarModule: ModuleDefinition = {
       handler: updateCalendarEvent,
       hints: hintsFrom(calendarUpdateDataSchema, (d) => eventChange("updated", d.event, { changedFields: d.changed_fields })),
       example: { event_id: EXAMPLE_EVENT_ID, location: null, start_at: "2026-04-21T11:00:00Z" },
+      pitfalls: ["Only the owner can change an event; an invitation is answered with accept_invite or reject_invite instead.", "null clears location or description; leaving a field out keeps it."],
     }),
     delete: method({
       kind: "write",
@@ -113,7 +117,8 @@ export const calendarModule: ModuleDefinition = {
     }),
   },
   cards: calendarCards,
-  promptRules: [
-    "Interpret relative dates (\"tomorrow\", \"on Friday\", \"this week\") in the user's time zone below, and pass that zone wherever a method takes time_zone.",
+  rules: [
+    "Find the event's id with calendar.read first; never invent ids.",
+    "Interpret relative dates (\"tomorrow\", \"on Friday\", \"this week\") in the user's time zone (the prompt's Now line), and pass that zone wherever a method takes time_zone.",
   ],
 };

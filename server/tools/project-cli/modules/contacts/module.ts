@@ -8,6 +8,7 @@ import { contactsReadInput } from "./schemas";
 export const contactsModule: ModuleDefinition = {
   name: "contacts",
   subject: "contacts",
+  summary: "The user's address book: search contacts by name, email or company, e.g. to find whom to invite.",
   methods: {
     read: method({
       kind: "read",
@@ -27,8 +28,9 @@ export const contactsModule: ModuleDefinition = {
         total: d.total,
       })),
       example: { query: "ana", limit: 5 },
+      pitfalls: ["An empty result means no contact matched: ask the user rather than guessing an email."],
     }),
   },
   cards: contactsCards,
-  promptRules: ["Read before you write: look contacts up with contacts.read before inviting someone, and never invent ids."],
+  rules: ["Read before you write: look contacts up with contacts.read before inviting someone, and never invent ids."],
 };

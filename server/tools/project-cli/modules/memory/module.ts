@@ -8,6 +8,7 @@ import { memoryReadInput, memoryUpdateInput } from "./schemas";
 export const memoryModule: ModuleDefinition = {
   name: "memory",
   subject: "memory",
+  summary: "What you remember about the user across conversations: save lasting facts they tell you (preferences, habits), forget them on request.",
   methods: {
     // What the agent remembers is the answer itself: the user sees it as a card, not as JSON.
     read: method({
@@ -31,8 +32,9 @@ export const memoryModule: ModuleDefinition = {
         facts: d.written.map((f) => ({ key: f.key, value: f.value, updatedAt: f.updated_at })),
       })),
       example: { facts: [{ key: "preferred_meeting_time", value: "mornings" }, { key: "home.city", value: null }] },
+      pitfalls: ["A null value forgets the fact; reuse an existing key to change a fact rather than adding a near-duplicate."],
     }),
   },
   cards: memoryCards,
-  promptRules: ["When the user tells you something lasting about themselves (a preference, a habit), save it with memory.update."],
+  rules: ["When the user tells you something lasting about themselves (a preference, a habit), save it with memory.update."],
 };
