@@ -244,3 +244,13 @@ export async function takeRateToken({ key, ratePerMinute }: { key: string; rateP
 export async function deleteIdleRateBuckets({ idleSeconds }: { idleSeconds: number }): Promise<void> {
   await getPool().query(`delete from runner_api_rate_buckets where refreshed_at < clock_timestamp() - make_interval(secs => $1)`, [idleSeconds]);
 }
+
+/** The client's answers to frontend tool calls that a run brought (stored when it was accepted), in order. */
+export async function findRunClientToolResults({ runId }: { runId: string }): Promise<{ toolCallId: string; toolName: string; content: string }[]> {
+  const { rows } = await getPool().query<{ toolCallId: string; toolName: string; content: string }>(
+    `select metadata->>'tool_call_id' as "toolCallId", metadata->>'tool_name' as "toolName", content
+     from messages where run_id = $1 and role = 'tool' and metadata->>'stage' = 'client_tool' order by seq`,
+    [runId],
+  );
+  return rows;
+}
