@@ -16,7 +16,7 @@ import type { BindingRow, EndpointRow } from "./repository";
 import { hostEffects } from "./result-effects";
 import { saveRunnerResults } from "./result-log";
 import { ResultStreamProcessor } from "./result-stream";
-import { openHostToolCalls } from "./result-tool-calls";
+import { openHostToolCalls, receiveHandOvers, type HostToolCall } from "./result-tool-calls";
 import { carriedToRunner } from "./result-carried";
 import { approvalInterrupt } from "../approvals/interrupt";
 import { pendingCardMessage } from "../approvals/gate";
@@ -91,15 +91,17 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
       const processor = new ResultStreamProcessor(run.id, (event, extras) => emit(event, extras), hostEffects({ run, spec }), (detail, type) =>
         logger.warn({ runId: run.id, runner: spec.manifest.id, type, reason: detail }, "runner result not applied"),
       );
-      // The runner's tools/call answers, served in this process, join its result stream as they happen.
-      const closeHostToolCalls = openHostToolCalls(run.id, (call) => {
+      // The runner's tools/call answers join its result stream as they happen (result-tool-calls.ts).
+      const hostToolCall = (call: HostToolCall) => {
         try {
           processor.hostToolCall(call);
         } catch (err) {
           // The runner has its answer either way; a call the run's sequence cannot take is logged, not fatal.
           logger.warn({ err, runId: run.id, toolCallId: call.toolCallId }, "a host tool call could not join the run's events");
         }
-      });
+      };
+      const closeHostToolCalls = openHostToolCalls(run.id, hostToolCall);
+      const handOvers = receiveHandOvers(run.id, hostToolCall);
       try {
         const context = await buildRunContext({
           run,
@@ -140,6 +142,7 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
         }
         res.destroy();
         if (signal.aborted) throw signal.reason;
+        await handOvers.drain();
         const { usage, finishReason, awaiting } = await processor.finish();
         const result = { usage, model: spec.manifest.id, result: { runner: spec.manifest.id, ...(finishReason ? { finish_reason: finishReason } : {}), ...(usage ? { usage } : {}) } };
         if (awaiting.length === 0) return result;
@@ -161,6 +164,7 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
         throw err;
       } finally {
         closeHostToolCalls();
+        handOvers.close();
         span.end();
         await saveRunnerResults({ runId: run.id, records: processor.records });
       }

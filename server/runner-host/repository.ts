@@ -254,3 +254,19 @@ export async function findRunClientToolResults({ runId }: { runId: string }): Pr
   );
   return rows;
 }
+
+/** Leaves a host tool call for the instance that executes its run; answers the row's id. */
+export async function insertToolHandOver({ runId, call }: { runId: string; call: unknown }): Promise<string> {
+  const { rows } = await getPool().query<{ id: string }>(`insert into runner_tool_hand_overs (run_id, call) values ($1, $2) returning id::text`, [runId, JSON.stringify(call)]);
+  return rows[0]!.id;
+}
+
+/** Takes (deletes) a run's handed-over calls, oldest first. */
+export async function takeToolHandOvers({ runId }: { runId: string }): Promise<{ id: string; call: unknown }[]> {
+  const { rows } = await getPool().query<{ id: string; call: unknown }>(
+    `with taken as (delete from runner_tool_hand_overs where run_id = $1 returning id, call) select id::text, call from taken order by id`,
+    [runId],
+  );
+  return rows;
+}
+

@@ -58,6 +58,7 @@ export class ResultStreamProcessor {
   private readonly parents = new Map<string, string>();
   private terminal: { type: "run.completed"; usage?: TokenUsage; finishReason?: string } | { type: "run.failed"; failure: RunnerFailure } | null = null;
   private effects: Promise<unknown> = Promise.resolve();
+  private closed = false;
 
   constructor(
     private readonly runId: string,
@@ -258,8 +259,9 @@ export class ResultStreamProcessor {
    */
   hostToolCall(call: HostToolCall): void {
     const id = call.toolCallId;
-    if (this.terminal) {
-      this.hostNote("tool.call.late", { tool_call_id: id, reason: "the runner's run had ended; its answer reached the runner only" });
+    // Calls handed over by another instance may arrive after the runner's terminal result, until the run's end is taken.
+    if (this.closed) {
+      this.hostNote("tool.call.late", { tool_call_id: id, reason: "the run had ended; its answer reached the runner only" });
       return;
     }
     if (this.completedToolCalls.has(id)) return; // a retry of a call answered already
@@ -296,6 +298,7 @@ export class ResultStreamProcessor {
   /** Waits for queued effects, then answers the run's end: usage and the calls left waiting for a person, or the runner's failure. */
   async finish(): Promise<{ usage?: TokenUsage; finishReason?: string; awaiting: { row: ApprovalRow; parentMessageId: string }[] }> {
     await this.effects;
+    this.closed = true;
     this.closeText();
     if (!this.terminal) throw new RunnerFailure("runner.incomplete", "The runner closed its result stream without run.completed or run.failed");
     if (this.terminal.type === "run.failed") throw this.terminal.failure;

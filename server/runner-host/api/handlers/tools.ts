@@ -60,9 +60,9 @@ export const callTool: JsonHandler<"tools/call"> = async ({ params, session, sig
     });
     call = { toolCallId, toolName: PROJECT_CLI_TOOL_NAME, args: gate.run, outcome: { toolResponseText: r.toolResponseText, uiSchema: r.uiSchema, output: r.output }, ...carried };
   }
-  // The call's answer takes the place of the pending card it left; where the run is not streamed
-  // from here, the card stays and shows the decision (/history reads it from the approval).
-  if (deliverHostToolCall(session.runId, call) && call.carried) await deletePendingCard({ threadId: session.threadId, approvalId: call.carried.approvalId });
+  await deliverHostToolCall(session.runId, call);
+  // The call's answer takes the place of the pending card it left.
+  if (call.carried) await deletePendingCard({ threadId: session.threadId, approvalId: call.carried.approvalId });
   const { output, toolResponseText, uiSchema } = call.outcome;
   return { tool_name: PROJECT_CLI_TOOL_NAME, tool_call_id: toolCallId, output, tool_response_text: toolResponseText, ui_schema: uiSchema };
 };
