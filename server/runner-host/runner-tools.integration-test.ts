@@ -2,9 +2,11 @@ import { HttpAgent, type Interrupt } from "@ag-ui/client";
 import { RunFinishedEventSchema } from "@ag-ui/core/schemas";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CAREFUL_MEMORY_RUNNER_ID, startCarefulMemoryRunner } from "@/examples/runners/careful-memory";
+import { CAREFUL_MEMORY_RUNNER_ID, carefulMemoryRunner, startCarefulMemoryRunner } from "@/examples/runners/careful-memory";
 import { FRONTEND_TOOLS_RUNNER_ID, startFrontendToolsRunner } from "@/examples/runners/frontend-tools";
-import type { StartedRunner } from "@/examples/runners/start";
+import { startRunners, type StartedRunner } from "@/examples/runners/start";
+import { defineRunner } from "@/sdk/runner/define-runner";
+import { startExtraServer, type ExtraServer } from "@/test/extra-server";
 import { decide, events, fact, history, ofType, type Event } from "@/server/approvals/test-support";
 import { getPool } from "@/server/db";
 import { StreamObjectSchema, type StreamObject } from "@/server/protocols/agent-api/response";
@@ -90,6 +92,43 @@ describe("project_cli through tools/call is a first-class call of the runner's r
     expect(detail.toolCalls).toEqual([
       expect.objectContaining({ toolCallId: start.toolCallId, toolName: "project_cli", status: "success", argsSource: "events", uiSource: "ui_hints", output: expect.objectContaining({ status: "success" }) }),
     ]);
+  });
+});
+
+describe("host tool calls served by another instance", () => {
+  const ELSEWHERE_ID = "plugin:dispatch-tests/elsewhere/default";
+  let extra: ExtraServer | null = null;
+  let elsewhere: StartedRunner | null = null;
+  afterAll(async () => {
+    await elsewhere?.close();
+    extra?.child.kill("SIGKILL");
+  });
+
+  it("hands the call over to the executing instance: it streams with its card, and a held write still ends in an interrupt", async () => {
+    extra = await startExtraServer();
+    // The same runner, calling the host API on the second instance while the first executes its runs.
+    const secret = `rt-${randomUUID()}`;
+    elsewhere = await startRunners({ secret, hostUrl: extra.url, runners: [defineRunner({ manifest: { ...carefulMemoryRunner.manifest, id: ELSEWHERE_ID }, run: carefulMemoryRunner.run })] });
+    await registerRunner({ url: elsewhere.url, secret });
+    const user = await userBoundTo(ELSEWHERE_ID);
+    const threadId = randomUUID();
+    const k = key();
+
+    const held = await streamed(user.apiKey, runInput({ threadId }, `remember ${k} is amber`));
+    const outcome = ofType(held, "RUN_FINISHED")[0]!.outcome as { type: string; interrupts: Interrupt[] };
+    expect(outcome).toMatchObject({ type: "interrupt", interrupts: [{ toolCallId: ofType(held, "TOOL_CALL_START")[0]!.toolCallId }] });
+
+    const body = runInput({ threadId }, "what do you remember?");
+    const read = await streamed(user.apiKey, body);
+    const types = read.map((e) => e.type);
+    expect(types.indexOf("TOOL_CALL_RESULT")).toBeGreaterThan(types.indexOf("TOOL_CALL_END"));
+    expect(types.at(-1)).toBe("RUN_FINISHED");
+    expect(ofType(read, "TOOL_CALL_RESULT")[0]).toMatchObject({ metadata: { ui_schema: { version: "2.0" } } });
+    const runId = await runRowId(body.runId);
+    expect((await getRunDetail({ id: runId })).toolCalls).toEqual([expect.objectContaining({ toolName: "project_cli", status: "success", uiSource: "ui_hints" })]);
+    // Taken, not left behind.
+    const { rows } = await getPool().query(`select 1 from runner_tool_hand_overs where run_id = $1`, [runId]);
+    expect(rows).toEqual([]);
   });
 });
 
