@@ -212,13 +212,3 @@ export async function claimApproval({ id, runId }: { id: string; runId: string }
 export async function deletePendingCard({ threadId, approvalId }: { threadId: string; approvalId: string }): Promise<void> {
   await getPool().query(`delete from messages where thread_id = $1 and message_id = $2`, [threadId, placeholderMessageId(approvalId)]);
 }
-
-/** The thread's approvals a person decided (or that expired) and no run carried yet, oldest first. */
-export async function findDecidedUnclaimed({ threadId }: { threadId: string }): Promise<ApprovalRow[]> {
-  const { rows } = await getPool().query<ApprovalRow>(
-    `select ${COLUMNS} from approvals where thread_id = $1 and resolved_run_id is null and (status <> 'pending' or expires_at <= now())
-     order by created_at, tool_call_id`,
-    [threadId],
-  );
-  return rows;
-}

@@ -115,7 +115,9 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
           knowledgeBaseNames: spec.knowledgeBaseNames,
           generation,
         });
-        Object.assign(context.metadata, await carriedToRunner({ run }));
+        const carried = await carriedToRunner({ run, input });
+        Object.assign(context.metadata, carried.metadata);
+        processor.carriedParents = carried.parents;
         const request: AgentRunRequest = { runner_id: spec.manifest.id, runner_name: spec.manifest.name, context };
         let res: http.IncomingMessage;
         try {

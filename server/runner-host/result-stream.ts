@@ -56,6 +56,8 @@ export class ResultStreamProcessor {
   private lastTextId: string | null = null;
   private toolParentId: string | null = null;
   private readonly parents = new Map<string, string>();
+  /** For calls of earlier runs this run carries: the assistant message each was streamed under. */
+  carriedParents: ReadonlyMap<string, string> = new Map();
   private terminal: { type: "run.completed"; usage?: TokenUsage; finishReason?: string } | { type: "run.failed"; failure: RunnerFailure } | null = null;
   private effects: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -280,7 +282,7 @@ export class ResultStreamProcessor {
     if (carried) this.closeText();
     this.completedToolCalls.add(id);
     const { toolResponseText, uiSchema, output } = call.outcome;
-    const parent = carried ? carried.parentMessageId : this.parents.get(id);
+    const parent = carried ? (carried.parentMessageId ?? this.carriedParents.get(id)) : this.parents.get(id);
     this.emit(
       { type: EventType.TOOL_CALL_RESULT, messageId: `tool_${randomUUID()}`, toolCallId: id, content: toolResponseText, role: "tool", metadata: { ui_schema: uiSchema } },
       {

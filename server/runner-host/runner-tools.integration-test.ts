@@ -118,7 +118,8 @@ describe("host tool calls served by another instance", () => {
     const outcome = ofType(held, "RUN_FINISHED")[0]!.outcome as { type: string; interrupts: Interrupt[] };
     expect(outcome).toMatchObject({ type: "interrupt", interrupts: [{ toolCallId: ofType(held, "TOOL_CALL_START")[0]!.toolCallId }] });
 
-    const body = runInput({ threadId }, "what do you remember?");
+    // In another conversation (in this one, the new message would first settle the held write).
+    const body = runInput({}, "what do you remember?");
     const read = await streamed(user.apiKey, body);
     const types = read.map((e) => e.type);
     expect(types.indexOf("TOOL_CALL_RESULT")).toBeGreaterThan(types.indexOf("TOOL_CALL_END"));
@@ -173,6 +174,33 @@ describe("a runner's write that waits for a person", () => {
     // Asked again in the same thread, the retried id is the same call: nothing runs twice.
     const { rows } = await getPool().query(`select count(*)::int as n from tool_effects where tool_call_id = $1`, [call.toolCallId]);
     expect(rows[0]).toEqual({ n: 1 });
+  });
+
+  it("gives @ag-ui/client's HttpAgent a valid interrupt it resumes with resume[]; a new user message supersedes a pending write", async () => {
+    const user = await userBoundTo(CAREFUL_MEMORY_RUNNER_ID);
+    const k = key();
+    const agent = new HttpAgent({ url: `${baseUrl()}/api/v1/ag-ui`, headers: bearer(user.apiKey), threadId: randomUUID() });
+    agent.addMessage({ id: randomUUID(), role: "user", content: `remember ${k} is teal` });
+    let interrupts: Interrupt[] = [];
+    await agent.runAgent({}, { onRunFinishedEvent: (p) => void (p.outcome === "interrupt" && (interrupts = p.interrupts)) });
+    expect(interrupts).toHaveLength(1);
+    await expect(agent.runAgent({})).rejects.toThrow(/pending interrupt/);
+    await agent.runAgent({ resume: [{ interruptId: interrupts[0]!.id, status: "resolved", payload: { approved: true } }] });
+    expect(agent.messages.find((m) => m.role === "tool" && m.toolCallId === interrupts[0]!.toolCallId)).toBeDefined();
+    expect(agent.messages.at(-1)).toMatchObject({ role: "assistant", content: "Done: memory.update." });
+    expect(await fact(user.id, k)).toBe("teal");
+
+    // On the seed door, the next user message while a write waits: not done, and the runner hears why.
+    const other = key();
+    const asked = runInput({}, `remember ${other} is grey`);
+    const first = await streamed(user.apiKey, asked);
+    const held = (ofType(first, "RUN_FINISHED")[0]!.outcome as { interrupts: Interrupt[] }).interrupts[0]!;
+    const next = await streamed(user.apiKey, runInput({ threadId: asked.threadId }, "never mind"));
+    expect(ofType(next, "TOOL_CALL_RESULT")[0]).toMatchObject({ toolCallId: held.toolCallId });
+    expect(text(next)).toContain("Not done: memory.update (NOT_APPROVED).");
+    expect(await fact(user.id, other)).toBeNull();
+    const { rows } = await getPool().query(`select status from approvals where id = $1`, [held.id]);
+    expect(rows).toEqual([{ status: "superseded" }]);
   });
 
   it("asks on the Agent API with an mcp_approval_request; mcp_approval_response continues through the runner", async () => {
