@@ -183,6 +183,7 @@ describe("ResultStreamProcessor", () => {
     expect(result).toMatchObject({ toolCallId: "c1", content: "{}", metadata: { ui_schema: card } });
     expect(extrasOf.get(result)?.messageMetadata).toMatchObject({ tool_name: "project_cli", tool_agent_output: output, parent_message_id: start.parentMessageId });
     expect(p.records.find((r) => r.type === "tool.call.host")).toMatchObject({ disposition: "host", data: { tool_call_id: "c1", status: "answered" } });
+    expect(p.records.find((r) => r.type === "tool.call.completed")).toMatchObject({ disposition: "host", detail: "the host's tools/call streamed this call" });
   });
 
   it("leaves a call waiting for a person open and hands its approval to the run's end; a carried call answers an earlier run's", async () => {

@@ -49,7 +49,8 @@ export class ResultStreamProcessor {
   private readonly completedToolCalls = new Set<string>();
   private emittedText = false;
   // Calls the host ran for the runner through tools/call (result-tool-calls.ts): answered, or
-  // waiting for a person. The runner's own tool.call.* results for them add nothing.
+  // waiting for a person. The runner's own tool.call.* results for them add nothing: the host's
+  // answer (and card) stands, and a call waiting for a person stays open.
   private readonly hostCalls = new Map<string, "answered" | "pending">();
   private readonly pending = new Map<string, { row: ApprovalRow; parentMessageId: string }>();
   // The assistant message a tool call belongs to on the wire: the text before it, else one made up.
@@ -116,6 +117,10 @@ export class ResultStreamProcessor {
       if (sequence !== null) this.sequences.delete(sequence); // a corrected resend may follow
       return this.record({ ...base, disposition: "rejected", detail: `invalid ${result.type} data: ${describeIssues(data.error)}` });
     }
+    const callId = (data.data as { tool_call_id?: string }).tool_call_id;
+    if ((result.type === "tool.call.started" || result.type === "tool.call.completed") && callId && this.hostCalls.has(callId)) {
+      return this.record({ ...base, disposition: "host", detail: "the host's tools/call streamed this call" });
+    }
     // The record is pushed right after apply, so its index is known to effects queued by apply.
     const refusal = this.apply(result.type, data.data, this.records.length);
     this.record({ ...base, disposition: refusal ? "rejected" : "applied", detail: refusal });
@@ -139,15 +144,12 @@ export class ResultStreamProcessor {
       }
       case "tool.call.started": {
         const d = data as ResultData<"tool.call.started">;
-        if (this.hostCalls.has(d.tool_call_id)) return null;
         if (this.startedToolCalls.has(d.tool_call_id)) return `tool call ${d.tool_call_id} was already started`;
         this.startTool(d.tool_call_id, d.tool_name, d.parameters);
         return null;
       }
       case "tool.call.completed": {
         const d = data as ResultData<"tool.call.completed">;
-        // The host's answer (and card) stands for a call it ran; one waiting for a person stays open.
-        if (this.hostCalls.has(d.tool_call_id)) return null;
         if (this.completedToolCalls.has(d.tool_call_id)) return `tool call ${d.tool_call_id} was already completed`;
         if (!this.startedToolCalls.has(d.tool_call_id)) this.startTool(d.tool_call_id, d.tool_name ?? "tool", {});
         this.completedToolCalls.add(d.tool_call_id);
