@@ -68,21 +68,26 @@ export function createApprovalGate(run: ApprovalGateRun, now: () => Date = () =>
       return row;
     },
     pendingCards(parents) {
-      return requested.map((row) => ({
-        role: "tool",
-        messageId: placeholderMessageId(row.id),
-        content: JSON.stringify({ status: "pending_approval", approval_id: row.id, action: row.action }),
-        metadata: {
-          stage: "approval",
-          approval_id: row.id,
-          tool_call_id: row.toolCallId,
-          tool_name: PROJECT_CLI_TOOL_NAME,
-          tool_call_args: { module: row.action.split(".")[0], method: row.action.split(".")[1], input: row.input },
-          ui_schema: approvalCard(row),
-          approval: approvalView(row),
-          ...(parents.get(row.toolCallId) ? { parent_message_id: parents.get(row.toolCallId) } : {}),
-        },
-      }));
+      return requested.map((row) => pendingCardMessage(row, parents.get(row.toolCallId)));
+    },
+  };
+}
+
+/** The card a thread keeps in a call's place while its approval is pending. */
+export function pendingCardMessage(row: ApprovalRow, parentMessageId?: string): PendingCardMessage {
+  return {
+    role: "tool",
+    messageId: placeholderMessageId(row.id),
+    content: JSON.stringify({ status: "pending_approval", approval_id: row.id, action: row.action }),
+    metadata: {
+      stage: "approval",
+      approval_id: row.id,
+      tool_call_id: row.toolCallId,
+      tool_name: PROJECT_CLI_TOOL_NAME,
+      tool_call_args: { module: row.action.split(".")[0], method: row.action.split(".")[1], input: row.input },
+      ui_schema: approvalCard(row),
+      approval: approvalView(row),
+      ...(parentMessageId ? { parent_message_id: parentMessageId } : {}),
     },
   };
 }

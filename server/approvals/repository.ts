@@ -193,13 +193,22 @@ export async function findOpenApprovalForCall({ threadId, toolCallId, runId }: {
 
 /**
  * Hands one approval that is no longer pending (or whose time is up: then expired) to `runId`,
- * once; null when it is still pending or another run has it.
+ * once, with the assistant message its call was streamed under (from its pending card); null
+ * when it is still pending or another run has it.
  */
-export async function claimApproval({ id, runId }: { id: string; runId: string }): Promise<ApprovalRow | null> {
-  const { rows } = await getPool().query<ApprovalRow>(
-    `update approvals set resolved_run_id = $2, status = case when status = 'pending' then 'expired' else status end
-     where id = $1 and resolved_run_id is null and (status <> 'pending' or expires_at <= now()) returning ${COLUMNS}`,
+export async function claimApproval({ id, runId }: { id: string; runId: string }): Promise<ClaimedApproval | null> {
+  const { rows } = await getPool().query<ClaimedApproval>(
+    `with c as (
+       update approvals set resolved_run_id = $2, status = case when status = 'pending' then 'expired' else status end
+       where id = $1 and resolved_run_id is null and (status <> 'pending' or expires_at <= now()) returning ${COLUMNS})
+     select c.*, (select m.metadata ->> 'parent_message_id' from messages m
+                  where m.thread_id = c."threadId" and m.message_id = 'approval_' || c.id::text) as "parentMessageId" from c`,
     [id, runId],
   );
   return rows[0] ?? null;
+}
+
+/** Removes an approval's pending card once its call's answer is in the thread instead. */
+export async function deletePendingCard({ threadId, approvalId }: { threadId: string; approvalId: string }): Promise<void> {
+  await getPool().query(`delete from messages where thread_id = $1 and message_id = $2`, [threadId, placeholderMessageId(approvalId)]);
 }

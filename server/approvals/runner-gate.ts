@@ -20,7 +20,10 @@ type Answer = { output: ToolAgentOutput; toolResponseText: string; uiSchema: unk
  * Run it (with these arguments; an approved call as the call of the run that asked, `callRunId`,
  * so it is done once however often it is asked again), or answer without running it.
  */
-export type RunnerToolGate = { run: unknown; callRunId?: string } | { answer: Answer };
+export type RunnerToolGate = ({ run: unknown; callRunId?: string } | { answer: Answer; pending?: ApprovalRow }) & {
+  /** The call is one an earlier run made and left waiting: this run carries its approval. */
+  carried?: { approvalId: string; parentMessageId: string | null };
+};
 
 function answerFor(row: ApprovalRow, args: unknown, code: string, message: string): Answer {
   const error = { code, message, approval: approvalView(row) };
@@ -38,13 +41,14 @@ export async function gateRunnerToolCall({ run, toolCallId, args }: RunnerToolCa
   const earlier = await findOpenApprovalForCall({ threadId: run.threadId, toolCallId, runId: run.id });
   if (earlier) {
     // A run asking again for a call it already carries (a retry) carries it again.
-    const claimed = earlier.resolvedRunId === run.id ? earlier : await claimApproval({ id: earlier.id, runId: run.id });
-    if (!claimed) return { answer: pending(earlier, args) };
+    const claimed = earlier.resolvedRunId === run.id ? { ...earlier, parentMessageId: null } : await claimApproval({ id: earlier.id, runId: run.id });
+    if (!claimed) return { answer: pending(earlier, args), pending: earlier };
+    const carried = claimed.runId !== run.id ? { carried: { approvalId: claimed.id, parentMessageId: claimed.parentMessageId } } : {};
     const [module, method] = claimed.action.split(".");
-    if (claimed.status === "approved") return { run: { module, method, input: claimed.editedInput ?? claimed.input }, callRunId: claimed.runId };
+    if (claimed.status === "approved") return { run: { module, method, input: claimed.editedInput ?? claimed.input }, callRunId: claimed.runId, ...carried };
     const why = notDoneReason(claimed);
-    return { answer: answerFor(claimed, args, why.code, why.message) };
+    return { answer: answerFor(claimed, args, why.code, why.message), ...carried };
   }
   const asked = await createApprovalGate(run).check({ toolCallId, args });
-  return asked ? { answer: pending(asked, args) } : { run: args };
+  return asked ? { answer: pending(asked, args), pending: asked } : { run: args };
 }

@@ -16,6 +16,10 @@ import type { BindingRow, EndpointRow } from "./repository";
 import { hostEffects } from "./result-effects";
 import { saveRunnerResults } from "./result-log";
 import { ResultStreamProcessor } from "./result-stream";
+import { openHostToolCalls, receiveHandOvers, type HostToolCall } from "./result-tool-calls";
+import { carriedToRunner } from "./result-carried";
+import { approvalInterrupt } from "../approvals/interrupt";
+import { pendingCardMessage } from "../approvals/gate";
 import { unsealRunnerSecret } from "./secrets";
 import { context as otelContext, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { ATTR_GEN_AI_AGENT_ID, ATTR_GEN_AI_OPERATION_NAME } from "@opentelemetry/semantic-conventions/incubating";
@@ -84,9 +88,20 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
         kind: SpanKind.CLIENT,
         attributes: { [ATTR_GEN_AI_OPERATION_NAME]: "invoke_agent", [ATTR_GEN_AI_AGENT_ID]: spec.manifest.id, "server.address": new URL(spec.endpoint.baseUrl).host },
       });
-      const processor = new ResultStreamProcessor(run.id, (event) => emit(event), hostEffects({ run, spec }), (detail, type) =>
+      const processor = new ResultStreamProcessor(run.id, (event, extras) => emit(event, extras), hostEffects({ run, spec }), (detail, type) =>
         logger.warn({ runId: run.id, runner: spec.manifest.id, type, reason: detail }, "runner result not applied"),
       );
+      // The runner's tools/call answers join its result stream as they happen (result-tool-calls.ts).
+      const hostToolCall = (call: HostToolCall) => {
+        try {
+          processor.hostToolCall(call);
+        } catch (err) {
+          // The runner has its answer either way; a call the run's sequence cannot take is logged, not fatal.
+          logger.warn({ err, runId: run.id, toolCallId: call.toolCallId }, "a host tool call could not join the run's events");
+        }
+      };
+      const closeHostToolCalls = openHostToolCalls(run.id, hostToolCall);
+      const handOvers = receiveHandOvers(run.id, hostToolCall);
       try {
         const context = await buildRunContext({
           run,
@@ -100,6 +115,9 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
           knowledgeBaseNames: spec.knowledgeBaseNames,
           generation,
         });
+        const carried = await carriedToRunner({ run, input });
+        Object.assign(context.metadata, carried.metadata);
+        processor.carriedParents = carried.parents;
         const request: AgentRunRequest = { runner_id: spec.manifest.id, runner_name: spec.manifest.name, context };
         let res: http.IncomingMessage;
         try {
@@ -126,8 +144,12 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
         }
         res.destroy();
         if (signal.aborted) throw signal.reason;
-        const { usage, finishReason } = await processor.finish();
-        return { usage, model: spec.manifest.id, result: { runner: spec.manifest.id, ...(finishReason ? { finish_reason: finishReason } : {}), ...(usage ? { usage } : {}) } };
+        await handOvers.drain();
+        const { usage, finishReason, awaiting } = await processor.finish();
+        const result = { usage, model: spec.manifest.id, result: { runner: spec.manifest.id, ...(finishReason ? { finish_reason: finishReason } : {}), ...(usage ? { usage } : {}) } };
+        if (awaiting.length === 0) return result;
+        // Writes held for a person: the run ends waiting for them, as the built-in agent's runs do.
+        return { ...result, interrupts: awaiting.map((a) => approvalInterrupt(a.row)), closingMessages: awaiting.map((a) => pendingCardMessage(a.row, a.parentMessageId)) };
       } catch (err) {
         if (signal.aborted) {
           const reason = signal.reason === "deadline" ? "deadline" : "cancelled";
@@ -143,6 +165,8 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
         span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof RunnerFailure ? err.code : "runner call failed" });
         throw err;
       } finally {
+        closeHostToolCalls();
+        handOvers.close();
         span.end();
         await saveRunnerResults({ runId: run.id, records: processor.records });
       }

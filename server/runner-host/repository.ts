@@ -244,3 +244,29 @@ export async function takeRateToken({ key, ratePerMinute }: { key: string; rateP
 export async function deleteIdleRateBuckets({ idleSeconds }: { idleSeconds: number }): Promise<void> {
   await getPool().query(`delete from runner_api_rate_buckets where refreshed_at < clock_timestamp() - make_interval(secs => $1)`, [idleSeconds]);
 }
+
+/** The client's answers to frontend tool calls that a run brought (stored when it was accepted), in order. */
+export async function findRunClientToolResults({ runId }: { runId: string }): Promise<{ toolCallId: string; toolName: string; content: string }[]> {
+  const { rows } = await getPool().query<{ toolCallId: string; toolName: string; content: string }>(
+    `select metadata->>'tool_call_id' as "toolCallId", metadata->>'tool_name' as "toolName", content
+     from messages where run_id = $1 and role = 'tool' and metadata->>'stage' = 'client_tool' order by seq`,
+    [runId],
+  );
+  return rows;
+}
+
+/** Leaves a host tool call for the instance that executes its run; answers the row's id. */
+export async function insertToolHandOver({ runId, call }: { runId: string; call: unknown }): Promise<string> {
+  const { rows } = await getPool().query<{ id: string }>(`insert into runner_tool_hand_overs (run_id, call) values ($1, $2) returning id::text`, [runId, JSON.stringify(call)]);
+  return rows[0]!.id;
+}
+
+/** Takes (deletes) a run's handed-over calls, oldest first. */
+export async function takeToolHandOvers({ runId }: { runId: string }): Promise<{ id: string; call: unknown }[]> {
+  const { rows } = await getPool().query<{ id: string; call: unknown }>(
+    `with taken as (delete from runner_tool_hand_overs where run_id = $1 returning id, call) select id::text, call from taken order by id`,
+    [runId],
+  );
+  return rows;
+}
+

@@ -2,20 +2,26 @@ import { EventType } from "@ag-ui/core";
 import { describe, expect, it } from "vitest";
 import { createEventSequenceGuard } from "../protocols/ag-ui/event-guard";
 import type { AgUiEvent } from "../protocols/ag-ui/events";
-import { RunnerFailure } from "../runs/types";
+import type { ApprovalRow } from "../approvals/repository";
+import { RunnerFailure, type EmitExtras } from "../runs/types";
 import { ResultStreamProcessor, type ResultEffects } from "./result-stream";
 
 const RUN = "run-1";
 
 function setup(effects: Partial<ResultEffects> = {}) {
   const events: AgUiEvent[] = [];
+  const extrasOf = new Map<AgUiEvent, EmitExtras>();
   const warnings: string[] = [];
   // Every mapped event must also be a valid AG-UI sequence, as the engine checks it.
   const guard = createEventSequenceGuard({ threadId: "t", runId: "r" });
   guard.accept({ type: EventType.RUN_STARTED, threadId: "t", runId: "r" });
   const p = new ResultStreamProcessor(
     RUN,
-    (e) => events.push(guard.accept(e)),
+    (e, extras) => {
+      if (extras?.answersEarlierCall && e.type === EventType.TOOL_CALL_RESULT) guard.adoptToolCall(e.toolCallId);
+      events.push(guard.accept(e));
+      if (extras) extrasOf.set(e, extras);
+    },
     {
       updateState: async () => {},
       createArtifact: async (d) => ({ artifact_id: "a1", mime_type: d.mime_type, size: 1, name: d.name ?? null }),
@@ -25,7 +31,7 @@ function setup(effects: Partial<ResultEffects> = {}) {
     (detail) => warnings.push(detail),
   );
   const send = (type: string, data: unknown, sequence?: number, runId = RUN) => p.accept(JSON.stringify({ run_id: runId, type, data, sequence }));
-  return { p, events, warnings, send };
+  return { p, events, warnings, send, extrasOf };
 }
 
 const texts = (events: AgUiEvent[]) => events.filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT).map((e) => (e as { delta: string }).delta);
@@ -37,7 +43,7 @@ describe("ResultStreamProcessor", () => {
     send("message.delta", { chunk: { content: "lo" } }, 1);
     send("message.completed", { message: { role: "assistant", content: "hello!" } }, 2);
     send("run.completed", { usage: { input_tokens: 3, output_tokens: 2 } }, 3);
-    expect(await p.finish()).toEqual({ usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5 }, finishReason: undefined });
+    expect(await p.finish()).toEqual({ usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5 }, finishReason: undefined, awaiting: [] });
     expect(events.map((e) => e.type)).toEqual([
       EventType.TEXT_MESSAGE_START,
       EventType.TEXT_MESSAGE_CONTENT,
@@ -146,5 +152,53 @@ describe("ResultStreamProcessor", () => {
     expect(p.records[1]).toMatchObject({ disposition: "rejected", detail: "state scope binding is not granted to this binding" });
     expect(events.find((e) => e.type === EventType.CUSTOM)).toMatchObject({ name: "artifact.created", value: { artifact_id: "a1" } });
     expect(p.records.find((r) => r.type === "action.refused")).toMatchObject({ disposition: "host", data: { action: "message.edit", reason: "not allowed" } });
+  });
+
+  const output = { tool_name: "project_cli" as const, tool_call_id: "c1", tool_call_args: {}, status: "success" as const, result: { module: "memory", method: "read", data: {} }, error: null, ui_hints: null };
+  const card = { version: "2.0", status: "success" };
+
+  it("streams a host tool call between the runner's texts, with its card and tool message; the runner's own report of it adds nothing", async () => {
+    const { p, events, send, extrasOf } = setup();
+    send("message.delta", { chunk: { content: "Let me look" } }, 0);
+    p.hostToolCall({ toolCallId: "c1", toolName: "project_cli", args: { module: "memory", method: "read", input: {} }, outcome: { toolResponseText: "{}", uiSchema: card, output } });
+    send("tool.call.completed", { tool_call_id: "c1", tool_name: "project_cli", result: { ignored: true } }, 1);
+    send("message.completed", { message: { content: "Found it" } }, 2);
+    send("run.completed", {}, 3);
+    expect((await p.finish()).awaiting).toEqual([]);
+    expect(events.map((e) => e.type)).toEqual([
+      EventType.TEXT_MESSAGE_START,
+      EventType.TEXT_MESSAGE_CONTENT,
+      EventType.TEXT_MESSAGE_END,
+      EventType.TOOL_CALL_START,
+      EventType.TOOL_CALL_ARGS,
+      EventType.TOOL_CALL_END,
+      EventType.TOOL_CALL_RESULT,
+      EventType.TEXT_MESSAGE_START,
+      EventType.TEXT_MESSAGE_CONTENT,
+      EventType.TEXT_MESSAGE_END,
+    ]);
+    const start = events[3] as { parentMessageId?: string };
+    expect(start.parentMessageId).toBe((events[0] as { messageId: string }).messageId);
+    const result = events[6]!;
+    expect(result).toMatchObject({ toolCallId: "c1", content: "{}", metadata: { ui_schema: card } });
+    expect(extrasOf.get(result)?.messageMetadata).toMatchObject({ tool_name: "project_cli", tool_agent_output: output, parent_message_id: start.parentMessageId });
+    expect(p.records.find((r) => r.type === "tool.call.host")).toMatchObject({ disposition: "host", data: { tool_call_id: "c1", status: "answered" } });
+    expect(p.records.find((r) => r.type === "tool.call.completed")).toMatchObject({ disposition: "host", detail: "the host's tools/call streamed this call" });
+  });
+
+  it("leaves a call waiting for a person open and hands its approval to the run's end; a carried call answers an earlier run's", async () => {
+    const { p, events, send, extrasOf } = setup();
+    const row = { id: "a1", toolCallId: "c2", action: "memory.update" } as ApprovalRow;
+    send("tool.call.started", { tool_call_id: "c2", tool_name: "project_cli", parameters: { module: "memory" } }, 0);
+    p.hostToolCall({ toolCallId: "c2", toolName: "project_cli", args: {}, outcome: { toolResponseText: "pending", uiSchema: card, output: { ...output, status: "failure" } }, pending: row });
+    send("tool.call.completed", { tool_call_id: "c2", error: "APPROVAL_PENDING" }, 1);
+    p.hostToolCall({ toolCallId: "c0", toolName: "project_cli", args: {}, outcome: { toolResponseText: "done", uiSchema: card, output }, carried: { approvalId: "a0", parentMessageId: "m0" } });
+    send("run.completed", {}, 2);
+    const { awaiting } = await p.finish();
+    expect(awaiting).toEqual([{ row, parentMessageId: expect.any(String) }]);
+    expect(events.map((e) => e.type)).toEqual([EventType.TOOL_CALL_START, EventType.TOOL_CALL_ARGS, EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT]);
+    const carried = events[3]!;
+    expect(carried).toMatchObject({ toolCallId: "c0" });
+    expect(extrasOf.get(carried)).toMatchObject({ answersEarlierCall: true, messageMetadata: { approval_id: "a0", parent_message_id: "m0" } });
   });
 });

@@ -11,7 +11,9 @@ import {
   type KnownResultType,
   type ResultData,
 } from "../protocols/runner/result";
-import { RunnerFailure, type TokenUsage } from "../runs/types";
+import { RunnerFailure, type EmitExtras, type TokenUsage } from "../runs/types";
+import type { ApprovalRow } from "../approvals/repository";
+import type { HostToolCall } from "./result-tool-calls";
 
 // Turns a runner's NDJSON AgentRunResult stream into the run's AG-UI events. Every line is
 // checked on its own: a bad line is recorded and skipped, never fatal; a duplicate
@@ -46,12 +48,24 @@ export class ResultStreamProcessor {
   private readonly startedToolCalls = new Set<string>();
   private readonly completedToolCalls = new Set<string>();
   private emittedText = false;
+  // Calls the host ran for the runner through tools/call (result-tool-calls.ts): answered, or
+  // waiting for a person. The runner's own tool.call.* results for them add nothing: the host's
+  // answer (and card) stands, and a call waiting for a person stays open.
+  private readonly hostCalls = new Map<string, "answered" | "pending">();
+  private readonly pending = new Map<string, { row: ApprovalRow; parentMessageId: string }>();
+  // The assistant message a tool call belongs to on the wire: the text before it, else one made up.
+  private lastTextId: string | null = null;
+  private toolParentId: string | null = null;
+  private readonly parents = new Map<string, string>();
+  /** For calls of earlier runs this run carries: the assistant message each was streamed under. */
+  carriedParents: ReadonlyMap<string, string> = new Map();
   private terminal: { type: "run.completed"; usage?: TokenUsage; finishReason?: string } | { type: "run.failed"; failure: RunnerFailure } | null = null;
   private effects: Promise<unknown> = Promise.resolve();
+  private closed = false;
 
   constructor(
     private readonly runId: string,
-    private readonly emit: (event: AgUiEvent) => void,
+    private readonly emit: (event: AgUiEvent, extras?: EmitExtras) => void,
     private readonly host: ResultEffects,
     private readonly warn: (detail: string, type: string) => void,
   ) {}
@@ -102,6 +116,10 @@ export class ResultStreamProcessor {
     if (!data.success) {
       if (sequence !== null) this.sequences.delete(sequence); // a corrected resend may follow
       return this.record({ ...base, disposition: "rejected", detail: `invalid ${result.type} data: ${describeIssues(data.error)}` });
+    }
+    const callId = (data.data as { tool_call_id?: string }).tool_call_id;
+    if ((result.type === "tool.call.started" || result.type === "tool.call.completed") && callId && this.hostCalls.has(callId)) {
+      return this.record({ ...base, disposition: "host", detail: "the host's tools/call streamed this call" });
     }
     // The record is pushed right after apply, so its index is known to effects queued by apply.
     const refusal = this.apply(result.type, data.data, this.records.length);
@@ -195,6 +213,8 @@ export class ResultStreamProcessor {
     if (this.openMessage) return;
     const messageId = id && !this.usedIds.has(id) ? id : randomUUID();
     this.usedIds.add(messageId);
+    this.lastTextId = messageId;
+    this.toolParentId = null;
     this.openMessage = { id: messageId, text: "" };
     this.emittedText = true;
     this.emit({ type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" });
@@ -224,20 +244,68 @@ export class ResultStreamProcessor {
     this.openMessage = null;
   }
 
-  private startTool(id: string, name: string, parameters: Record<string, unknown>): void {
+  private startTool(id: string, name: string, parameters: unknown): void {
+    const parentMessageId = this.openMessage?.id ?? this.lastTextId ?? (this.toolParentId ??= `msg_${randomUUID()}`);
     this.closeText();
     this.startedToolCalls.add(id);
-    this.emit({ type: EventType.TOOL_CALL_START, toolCallId: id, toolCallName: name });
-    this.emit({ type: EventType.TOOL_CALL_ARGS, toolCallId: id, delta: JSON.stringify(parameters) });
+    this.parents.set(id, parentMessageId);
+    this.emit({ type: EventType.TOOL_CALL_START, toolCallId: id, toolCallName: name, parentMessageId });
+    this.emit({ type: EventType.TOOL_CALL_ARGS, toolCallId: id, delta: JSON.stringify(parameters ?? {}) });
     this.emit({ type: EventType.TOOL_CALL_END, toolCallId: id });
   }
 
-  /** Waits for queued effects, then answers the run's end: usage, or the runner's failure. */
-  async finish(): Promise<{ usage?: TokenUsage; finishReason?: string }> {
+  /**
+   * A call the host ran for the runner (tools/call), streamed as the built-in agent streams its
+   * own: the call (unless the runner's tool.call.started showed it already), then its result
+   * with the card, and a tool message with the ToolAgentOutput. A call waiting for a person
+   * stays open and the run ends with an interrupt; a call an earlier run left waiting is answered
+   * in this run, under that run's call.
+   */
+  hostToolCall(call: HostToolCall): void {
+    const id = call.toolCallId;
+    // Calls handed over by another instance may arrive after the runner's terminal result, until the run's end is taken.
+    if (this.closed) {
+      this.hostNote("tool.call.late", { tool_call_id: id, reason: "the run had ended; its answer reached the runner only" });
+      return;
+    }
+    if (this.completedToolCalls.has(id)) return; // a retry of a call answered already
+    const status = call.pending ? "pending" : "answered";
+    this.hostNote("tool.call.host", { tool_call_id: id, tool_name: call.toolName, status, ...(call.carried ? { approval_id: call.carried.approvalId } : {}) });
+    if (call.pending) {
+      if (!this.startedToolCalls.has(id)) this.startTool(id, call.toolName, call.args);
+      this.hostCalls.set(id, "pending");
+      this.pending.set(id, { row: call.pending, parentMessageId: this.parents.get(id)! });
+      return;
+    }
+    this.hostCalls.set(id, "answered");
+    this.pending.delete(id);
+    const carried = call.carried;
+    if (!carried && !this.startedToolCalls.has(id)) this.startTool(id, call.toolName, call.args);
+    if (carried) this.closeText();
+    this.completedToolCalls.add(id);
+    const { toolResponseText, uiSchema, output } = call.outcome;
+    const parent = carried ? (carried.parentMessageId ?? this.carriedParents.get(id)) : this.parents.get(id);
+    this.emit(
+      { type: EventType.TOOL_CALL_RESULT, messageId: `tool_${randomUUID()}`, toolCallId: id, content: toolResponseText, role: "tool", metadata: { ui_schema: uiSchema } },
+      {
+        messageMetadata: {
+          tool_name: call.toolName,
+          ...(output ? { tool_agent_output: output } : { tool_call_args: call.args }),
+          ...(carried ? { approval_id: carried.approvalId } : {}),
+          ...(parent ? { parent_message_id: parent } : {}),
+        },
+        ...(carried ? { answersEarlierCall: true } : {}),
+      },
+    );
+  }
+
+  /** Waits for queued effects, then answers the run's end: usage and the calls left waiting for a person, or the runner's failure. */
+  async finish(): Promise<{ usage?: TokenUsage; finishReason?: string; awaiting: { row: ApprovalRow; parentMessageId: string }[] }> {
     await this.effects;
+    this.closed = true;
     this.closeText();
     if (!this.terminal) throw new RunnerFailure("runner.incomplete", "The runner closed its result stream without run.completed or run.failed");
     if (this.terminal.type === "run.failed") throw this.terminal.failure;
-    return { usage: this.terminal.usage, finishReason: this.terminal.finishReason };
+    return { usage: this.terminal.usage, finishReason: this.terminal.finishReason, awaiting: [...this.pending.values()] };
   }
 }
