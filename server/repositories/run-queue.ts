@@ -84,6 +84,9 @@ export function openQueuePool(size: number): pg.Pool {
     connectionTimeoutMillis: env.DATABASE_CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
   });
-  pool.on("error", (err: Error & { code?: string }) => logger.warn({ code: err.code, reason: err.message }, "idle queue connection lost"));
+  const lost = (err: Error & { code?: string }) => logger.warn({ code: err.code, reason: err.message }, "queue connection lost");
+  // An idle client losing its connection (a database restart) must not crash the process; the pool replaces it.
+  pool.on("error", lost);
+  pool.on("connect", (client) => client.on("error", lost));
   return pool;
 }

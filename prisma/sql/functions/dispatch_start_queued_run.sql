@@ -24,8 +24,8 @@ BEGIN
     RETURN json_build_object('status', 'not_its_turn');
   END IF;
 
-  v_tools := coalesce(v_run.queued_input->'tool_messages', '[]'::jsonb);
-  v_count := jsonb_array_length(v_tools) + CASE WHEN v_run.queued_input->'message' IS NULL OR jsonb_typeof(v_run.queued_input->'message') = 'null' THEN 0 ELSE 1 END;
+  v_tools := CASE WHEN jsonb_typeof(v_run.queued_input->'tool_messages') = 'array' THEN v_run.queued_input->'tool_messages' ELSE '[]'::jsonb END;
+  v_count := jsonb_array_length(v_tools) + CASE WHEN jsonb_typeof(v_run.queued_input->'message') = 'object' THEN 1 ELSE 0 END;
   IF v_count > 0 THEN
     UPDATE threads SET last_seq = last_seq + v_count, updated_at = now() WHERE id = v_run.thread_id RETURNING last_seq - v_count + 1 INTO v_seq;
     INSERT INTO messages (id, thread_id, seq, role, message_id, run_id, content, metadata, created_at)
