@@ -1,6 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/server/db";
 import { AgUiEventSchema } from "@/server/protocols/ag-ui/events";
+import { START_RUN_TASK } from "@/server/queue/worker";
+import { unlockStalledStartJobs } from "@/server/repositories/run-queue";
 import { BUILTIN_MANIFEST } from "@/server/runner-host/builtin";
 import { startExtraServer, type ExtraServer } from "@/test/extra-server";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
@@ -154,6 +157,34 @@ describe("multitaskStrategy enqueue", () => {
   });
 });
 
+describe("interrupt and the queue", () => {
+  it("interrupt cancels the runs waiting their turn too, then the run in progress, and starts at once", async () => {
+    const first = runInput({}, "[[hang]] in progress");
+    const { threadId } = first;
+    expect((await post(first)).status).toBe(202);
+    await waitFor(async () => (await status(first.runId)).status === "running");
+    const waiting = runInput({ threadId, forwardedProps: enqueue }, "waiting");
+    expect((await post(waiting)).status).toBe(202);
+    const now = runInput({ threadId, forwardedProps: { multitaskStrategy: "interrupt" } }, "do this instead");
+    expect((await post(now)).status).toBe(202);
+    expect(await waitForRunEnd(alice.apiKey, now.runId)).toMatchObject({ status: "completed" });
+    expect(await status(waiting.runId)).toMatchObject({ status: "cancelled" });
+    expect(await status(first.runId)).toMatchObject({ status: "cancelled" });
+    expect((await history(threadId)).filter((m) => m.startsWith("user:"))).toEqual(["user: [[hang]] in progress", "user: do this instead"]);
+  });
+
+  it("a start job whose worker died is unlocked for another worker", async () => {
+    const key = randomUUID();
+    await getPool().query(`select graphile_worker.add_job('dispatch_start_run', json_build_object('id', $1::text), run_at := 'infinity', job_key := $1)`, [key]);
+    // As a worker killed between taking the job and finishing it leaves it.
+    await getPool().query(`update graphile_worker._private_jobs set locked_at = now() - interval '1 minute', locked_by = 'a-dead-worker' where key = $1`, [key]);
+    expect(await unlockStalledStartJobs({ task: START_RUN_TASK, olderThanMs: 15_000 })).toBeGreaterThanOrEqual(1);
+    const { rows } = await getPool().query(`select locked_by from graphile_worker.jobs where key = $1`, [key]);
+    expect(rows).toEqual([{ locked_by: null }]);
+    await getPool().query(`select graphile_worker.remove_job($1)`, [key]);
+  });
+});
+
 describe("a queued run and instances", () => {
   let other: ExtraServer | null = null;
   afterAll(() => {
@@ -201,7 +232,15 @@ describe("a binding's busy-thread default", () => {
     await waitFor(async () => (await status(first.runId, bob.apiKey)).status === "running");
     const queued = await post(runInput({ threadId: first.threadId }, "no strategy named"), { key: bob.apiKey });
     expect(queued.status).toBe(202);
-    expect(await queued.json()).toMatchObject({ status: "queued", queuePosition: 1 });
+    const { runId: queuedRunId } = (await queued.json()) as { runId: string; status: string; queuePosition: number };
+    expect(await status(queuedRunId, bob.apiKey)).toMatchObject({ status: "queued", queuePosition: 1 });
+    // The console's runs list shows it with its place in line; the metrics count it.
+    const list = await fetch(`${baseUrl()}/api/trpc/adminRuns.list?input=${encodeURIComponent(JSON.stringify({ json: { statuses: ["queued"], userEmail: bob.email } }))}`, { headers: { cookie } });
+    const items = ((await list.json()) as { result: { data: { json: { items: { runId: string; queuePosition: number | null }[] } } } }).result.data.json.items;
+    expect(items.map((r) => [r.runId, r.queuePosition])).toEqual([[queuedRunId, 1]]);
+    const metrics = await (await fetch(`${baseUrl()}/api/metrics`, { headers: { cookie } })).text();
+    expect(Number(/^dispatch_queue_depth (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(metrics).toMatch(/^dispatch_runs_enqueued_total \d+$/m);
     // The request's own strategy wins over the binding's.
     expect((await post(runInput({ threadId: first.threadId, forwardedProps: { multitaskStrategy: "reject" } }), { key: bob.apiKey })).status).toBe(409);
 

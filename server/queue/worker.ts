@@ -3,7 +3,7 @@ import { Logger, run, runOnce, type Runner, type TaskList } from "graphile-worke
 import type pg from "pg";
 import { env } from "../env";
 import { logger } from "../logger";
-import { openQueuePool } from "../repositories/run-queue";
+import { openQueuePool, unlockStalledStartJobs } from "../repositories/run-queue";
 import { startQueuedRun } from "../services/queued-runs";
 
 // graphile-worker runs the jobs of runs that wait their turn on a busy thread. The job is added
@@ -35,8 +35,13 @@ const queueLogger = new Logger(() => (level, message) => {
   else if (level === "warning") logger.warn({ queue: true }, message);
 });
 
+// A job only starts its run, in milliseconds: one locked this long belongs to a worker that died
+// between taking it and finishing it. Its run still waits (or, started, is our lease's business).
+const STALLED_JOB_MS = 15_000;
+
 let runner: Runner | null = null;
 let pool: pg.Pool | null = null;
+let sweeper: NodeJS.Timeout | null = null;
 
 /** Starts this instance's runner (off Vercel, from server/start-up.ts); a no-op with QUEUE_WORKER_CONCURRENCY=0. */
 export async function startQueueWorker(): Promise<void> {
@@ -51,6 +56,10 @@ export async function startQueueWorker(): Promise<void> {
     logger: queueLogger,
     taskList: taskList({ awaitRun: false }),
   });
+  sweeper = setInterval(() => {
+    void unlockStalledStartJobs({ task: START_RUN_TASK, olderThanMs: STALLED_JOB_MS }).catch((err: unknown) => logger.warn({ err }, "could not unlock stalled queue jobs"));
+  }, STALLED_JOB_MS);
+  sweeper.unref();
 }
 
 /**
@@ -62,6 +71,8 @@ export async function stopQueueWorker(): Promise<void> {
   const ending = pool;
   runner = null;
   pool = null;
+  if (sweeper) clearInterval(sweeper);
+  sweeper = null;
   await stopping?.stop().catch((err: unknown) => logger.warn({ err }, "stopping the queue worker failed"));
   await ending?.end().catch(() => undefined);
 }

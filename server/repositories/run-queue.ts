@@ -73,6 +73,23 @@ export async function countWaitingRuns(): Promise<number> {
 }
 
 /**
+ * Unlocks the start jobs locked for longer than `olderThanMs`: a start job takes milliseconds, so
+ * one locked that long was taken by a worker that died (graphile-worker itself would wait four
+ * hours). Answers how many jobs were freed; the workers are woken to take them.
+ */
+export async function unlockStalledStartJobs({ task, olderThanMs }: { task: string; olderThanMs: number }): Promise<number> {
+  const { rows } = await getPool().query<{ n: number }>(
+    `with stalled as (
+       select array_agg(distinct locked_by) as workers, count(*)::int as n from graphile_worker.jobs
+       where task_identifier = $1 and locked_at < now() - $2 * interval '1 millisecond'
+     )
+     select n, graphile_worker.force_unlock_workers(workers)::text, pg_notify('jobs:insert', '{"count":1}') from stalled where n > 0`,
+    [task, olderThanMs],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/**
  * A pool of its own for graphile-worker's runner: its LISTEN session needs a direct connection
  * (DATABASE_URL_UNPOOLED when DATABASE_URL goes through a transaction pooler), and its workers
  * must not wait behind the requests' pool. `size`: the runner's concurrency plus its LISTEN.

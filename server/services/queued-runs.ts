@@ -1,7 +1,9 @@
 import "server-only";
+import { AppError } from "../errors";
 import { logger } from "../logger";
 import { startQueuedRunRow } from "../repositories/run-queue";
 import { executeRun } from "../runs/execute";
+import { closeAbandonedRun } from "../runs/recovery";
 import { findRunner } from "../runs/runners/registry";
 import { planRun } from "../runner-host/plan";
 import type { RunAgentInput } from "../protocols/ag-ui/run-input";
@@ -30,9 +32,20 @@ export async function startQueuedRun(id: string): Promise<Promise<void> | null> 
   // The built-in agent (or a test's stand-in) runs in-process; an external runner's plan is made
   // again, as its binding is now.
   const local = findRunner(started.runner) ?? null;
-  const plan = local ? null : await planRun({ userId: run.userId, input, protocol: run.protocol, fresh: true });
-  const via = started.apiKeyHash ? "api_key" : "session";
-  const runner = plan ? runnerFor(plan, null, { run, via, attachments: attachmentRefs(started.attachments) }) : local!;
+  let runner;
+  try {
+    const plan = local ? null : await planRun({ userId: run.userId, input, protocol: run.protocol, fresh: true });
+    const via = started.apiKeyHash ? "api_key" : "session";
+    runner = plan ? runnerFor(plan, null, { run, via, attachments: attachmentRefs(started.attachments) }) : local!;
+  } catch (err) {
+    // Its runner is gone (unregistered while it waited): the run ends failed now, and the thread's turn passes on.
+    const outcome = err instanceof AppError
+      ? { type: "error" as const, code: err.code, message: err.message }
+      : { type: "error" as const, code: "RUNNER_UNAVAILABLE", message: "The run's runner could not be reached when its turn came" };
+    logger.warn({ err, runId: run.id }, "a queued run could not start");
+    await closeAbandonedRun({ id: run.id, runId: run.runId, threadId: run.threadId, attempt: started.attempt }, outcome);
+    return null;
+  }
   logger.info({ runId: run.id }, "a queued run's turn came: starting it");
   return executeRun(
     {
