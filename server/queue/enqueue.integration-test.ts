@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/server/db";
 import { AgUiEventSchema } from "@/server/protocols/ag-ui/events";
-import { START_RUN_TASK } from "@/server/queue/worker";
+import { runQueuedRunsOnce, START_RUN_TASK } from "@/server/queue/worker";
 import { unlockStalledStartJobs } from "@/server/repositories/run-queue";
 import { BUILTIN_MANIFEST } from "@/server/runner-host/builtin";
 import { startExtraServer, type ExtraServer } from "@/test/extra-server";
@@ -182,6 +182,14 @@ describe("interrupt and the queue", () => {
     const { rows } = await getPool().query(`select locked_by from graphile_worker.jobs where key = $1`, [key]);
     expect(rows).toEqual([{ locked_by: null }]);
     await getPool().query(`select graphile_worker.remove_job($1)`, [key]);
+  });
+
+  it("runs due start jobs once without a long-lived worker (Vercel's cron duty), and ignores a job whose run is gone", async () => {
+    const key = randomUUID();
+    await getPool().query(`select graphile_worker.add_job('dispatch_start_run', json_build_object('id', $1::text), job_key := $1)`, [key]);
+    // This call or the test server's own worker takes it; either way it starts nothing and is done.
+    expect(await runQueuedRunsOnce()).toBe(0);
+    await waitFor(async () => (await getPool().query(`select 1 from graphile_worker.jobs where key = $1`, [key])).rowCount === 0);
   });
 });
 
