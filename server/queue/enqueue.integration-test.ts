@@ -104,6 +104,23 @@ describe("multitaskStrategy enqueue", () => {
     expect(await jobsFor([b.id, c.id])).toBe(0);
   });
 
+  it("works for the Agent API too: multitask_strategy enqueue on a busy session answers once its turn came and its run completed", async () => {
+    const first = runInput({}, "[[delay:100]] one two three four five six seven eight nine ten");
+    expect((await post(first)).status).toBe(202);
+    await waitFor(async () => (await status(first.runId)).status === "running");
+    const res = await fetch(`${baseUrl()}/api/v1/agent/process`, {
+      method: "POST",
+      headers: { ...bearer(alice.apiKey), "content-type": "application/json" },
+      body: JSON.stringify({ input: [{ role: "user", content: [{ type: "text", text: "after you" }] }], session_id: first.threadId, multitask_strategy: "enqueue", stream: false }),
+    });
+    expect(res.status).toBe(200);
+    const response = (await res.json()) as { id: string; status: string };
+    expect(response.status).toBe("completed");
+    const rows = await runRows([first.runId, response.id]);
+    expect(rows.get(first.runId)!.finished_at!.getTime()).toBeLessThanOrEqual(rows.get(response.id)!.started_at!.getTime());
+    expect((await history(first.threadId)).slice(-2)).toEqual(["user: after you", "assistant: You said: after you"]);
+  });
+
   it("cancels a queued run before it starts: it never starts, ends cancelled, its job is gone and its follower gets the terminal event", async () => {
     const first = runInput({}, "[[hang]] hold the thread");
     const { threadId } = first;
