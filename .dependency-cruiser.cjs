@@ -49,7 +49,7 @@ module.exports = {
       name: "below-the-edge-knows-no-http",
       comment: "Services, the engine, the agent, runner host, tools, storage, knowledge and repositories know nothing of Next, tRPC or the HTTP edge: the edge passes them what they need.",
       severity: "error",
-      from: { path: "^server/(services|runs|agent|runner-host|tools|storage|knowledge|ui-schema|repositories|protocols|usage|limits|telemetry|approvals)/", pathNot: TEST_CODE },
+      from: { path: "^server/(services|queue|runs|agent|runner-host|tools|storage|knowledge|ui-schema|repositories|protocols|usage|limits|telemetry|approvals)/", pathNot: TEST_CODE },
       to: { path: ["^server/(http|trpc)/", "node_modules/next/", "node_modules/@trpc/"] },
     },
     {
@@ -68,10 +68,10 @@ module.exports = {
     },
     {
       name: "below-services-never-call-services",
-      comment: "Services orchestrate the layers below them; a lower layer calling a service runs back up.",
+      comment: "Services (and server/queue, which starts queued runs through them) orchestrate the layers below them; a lower layer calling one runs back up.",
       severity: "error",
       from: { path: "^server/(runs|agent|runner-host|tools|storage|knowledge|ui-schema|repositories|approvals)/", pathNot: TEST_CODE },
-      to: { path: "^server/services/" },
+      to: { path: "^server/(services|queue)/" },
     },
     {
       name: "repositories-are-the-bottom",

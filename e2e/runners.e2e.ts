@@ -47,6 +47,18 @@ test("an admin registers an external runner, binds it to a user, and the user's 
     await page.reload();
     await expect(skill("memory")).not.toBeChecked();
     await expect(skill("calendar")).toBeChecked();
+    const row = bindings.getByTestId("binding-row").filter({ hasText: member.email });
+    await expect(row).toContainText(WORKER_RUNNER_ID);
+    // The binding's busy-thread default and its auto-approve flag are set from the row, and kept.
+    await row.getByLabel("On a busy thread").selectOption("enqueue");
+    await row.getByTestId("binding-auto-approve").click();
+    await expect(row.getByTestId("binding-auto-approve")).toHaveAttribute("aria-pressed", "true");
+    await page.reload();
+    const kept = page.getByTestId("bindings-panel").getByTestId("binding-row").filter({ hasText: member.email });
+    await expect(kept.getByLabel("On a busy thread")).toHaveValue("enqueue");
+    await expect(kept.getByTestId("binding-auto-approve")).toHaveText("Writes approved automatically");
+    await kept.getByTestId("binding-auto-approve").click();
+    await expect(kept.getByTestId("binding-auto-approve")).toHaveAttribute("aria-pressed", "false");
     await page.screenshot({ path: test.info().outputPath("admin-runners.png"), fullPage: true });
 
     const memberContext = await browser.newContext();

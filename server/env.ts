@@ -112,6 +112,12 @@ const envSchema = z.object({
     .string()
     .default("")
     .transform((list) => list.split(",").map((host) => host.trim()).filter(Boolean)),
+  // --- the run queue (issue #25, docs/durable-runs.md "Busy threads") ---
+  // How many queued runs' jobs this instance's graphile-worker runner takes at once (each only
+  // starts its run, which then executes like any other), and how often it looks for due jobs when
+  // no notification woke it (ms). 0 concurrency: this instance starts no queued runs (the others do).
+  QUEUE_WORKER_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(2),
+  QUEUE_POLL_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -1,5 +1,6 @@
 import "server-only";
 import { env } from "./env";
+import { logger } from "./logger";
 
 /**
  * What a Node.js server instance does once when it starts (called from instrumentation.ts): a
@@ -19,15 +20,22 @@ export async function startUp(): Promise<void> {
   // On Vercel a function runs timers only while it serves, so Vercel Cron calls these duties
   // instead (vercel.json, server/services/scheduled-duties.ts).
   if (env.VERCEL) return;
-  const [{ startRecoverySweeper }, { startApiCallRetention }, { handOffRuns }] = await Promise.all([
+  const [{ startRecoverySweeper }, { startApiCallRetention }, { handOffRuns }, { startQueueWorker, stopQueueWorker }] = await Promise.all([
     import("./runs/recovery"),
     import("./runner-host/api/audit-retention"),
     import("./runs/execute"),
+    import("./queue/worker"),
   ]);
   startRecoverySweeper();
   startApiCallRetention();
-  // scripts/start-server.mjs calls it when the process is told to stop: its runs go on elsewhere.
-  (globalThis as { [HAND_OFF]?: (withinMs: number) => Promise<number> })[HAND_OFF] = handOffRuns;
+  // Starts the runs that waited their turn on a busy thread; the other instances do too if this one cannot.
+  await startQueueWorker().catch((err: unknown) => logger.error({ err }, "the queue worker did not start: this instance starts no queued runs"));
+  // scripts/start-server.mjs calls it when the process is told to stop: it takes no more queued
+  // runs, then its runs go on elsewhere.
+  (globalThis as { [HAND_OFF]?: (withinMs: number) => Promise<number> })[HAND_OFF] = async (withinMs) => {
+    await stopQueueWorker();
+    return handOffRuns(withinMs);
+  };
 }
 
 const HAND_OFF = Symbol.for("dispatch.handOffRuns");

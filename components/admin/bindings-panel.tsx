@@ -9,6 +9,9 @@ import { JsonBlock } from "./json-block";
 import styles from "./admin.module.css";
 
 type Scope = "default" | "user" | "thread";
+// The busy-thread strategies a binding may default to; "" is none of its own (reject).
+const STRATEGIES = ["reject", "enqueue", "interrupt"] as const;
+type Strategy = (typeof STRATEGIES)[number];
 
 function parseJsonObject(text: string, label: string): Record<string, unknown> | string {
   if (!text.trim()) return {};
@@ -28,6 +31,8 @@ function CreateBindingForm({ runnerIds, onDone }: { runnerIds: string[]; onDone:
   const [target, setTarget] = useState("");
   const [config, setConfig] = useState("");
   const [policy, setPolicy] = useState("");
+  const [strategy, setStrategy] = useState<Strategy | "">("");
+  const [autoApprove, setAutoApprove] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const bind = useMutation(
     trpc.runners.bind.mutationOptions({
@@ -35,6 +40,8 @@ function CreateBindingForm({ runnerIds, onDone }: { runnerIds: string[]; onDone:
         setTarget("");
         setConfig("");
         setPolicy("");
+        setStrategy("");
+        setAutoApprove(false);
         onDone();
       },
     }),
@@ -55,6 +62,8 @@ function CreateBindingForm({ runnerIds, onDone }: { runnerIds: string[]; onDone:
           threadId: scope === "thread" ? target : undefined,
           config: c,
           policy: p,
+          multitaskStrategy: strategy || null,
+          autoApprove,
         });
       }}
     >
@@ -103,6 +112,15 @@ function CreateBindingForm({ runnerIds, onDone }: { runnerIds: string[]; onDone:
         placeholder='{"tools": {"operations": ["detail"]}, "rate_per_minute": 120}'
       />
       <div className="row">
+        <label htmlFor="binding-strategy" title={t.busyThreadHelp}>
+          {t.busyThread}
+        </label>
+        <StrategySelect id="binding-strategy" value={strategy} onChange={setStrategy} />
+        <label>
+          <input type="checkbox" checked={autoApprove} onChange={(e) => setAutoApprove(e.target.checked)} /> {t.autoApprove}
+        </label>
+      </div>
+      <div className="row">
         <button className="btn btn-primary" type="submit" disabled={!runnerId || bind.isPending}>
           {bind.isPending ? t.binding : t.createBinding}
         </button>
@@ -113,6 +131,20 @@ function CreateBindingForm({ runnerIds, onDone }: { runnerIds: string[]; onDone:
         </p>
       )}
     </form>
+  );
+}
+
+function StrategySelect({ id, value, onChange, label }: { id: string; value: Strategy | ""; onChange: (value: Strategy | "") => void; label?: string }) {
+  const t = useDictionary().console.runners;
+  return (
+    <select id={id} className="input" style={{ maxWidth: 220 }} value={value} aria-label={label} onChange={(e) => onChange(e.target.value as Strategy | "")}>
+      <option value="">{t.strategies.reject}</option>
+      {STRATEGIES.filter((s) => s !== "reject").map((s) => (
+        <option key={s} value={s}>
+          {t.strategies[s]}
+        </option>
+      ))}
+    </select>
   );
 }
 
@@ -143,6 +175,7 @@ export function BindingsPanel() {
               <th>{t.for}</th>
               <th>{t.configAndPolicy}</th>
               <th>{t.skills}</th>
+              <th>{t.busyThread}</th>
               <th>{t.created}</th>
               <th>{t.state}</th>
             </tr>
@@ -158,11 +191,29 @@ export function BindingsPanel() {
                 <td>
                   <BindingSkills bindingId={b.id} />
                 </td>
+                <td>
+                  <StrategySelect
+                    id={`binding-strategy-${b.id}`}
+                    label={t.busyThread}
+                    value={b.multitaskStrategy === "reject" ? "" : (b.multitaskStrategy ?? "")}
+                    onChange={(value) => update.mutate({ id: b.id, multitaskStrategy: value || null })}
+                  />
+                </td>
                 <td>{dates.dateTime(b.createdAt)}</td>
                 <td>
                   <div className="row">
                     <button className="btn" type="button" onClick={() => update.mutate({ id: b.id, enabled: !b.enabled })} aria-pressed={b.enabled}>
                       {b.enabled ? t.enabled : t.disabled}
+                    </button>
+                    <button
+                      className="btn"
+                      type="button"
+                      data-testid="binding-auto-approve"
+                      title={t.autoApprove}
+                      onClick={() => update.mutate({ id: b.id, autoApprove: !b.autoApprove })}
+                      aria-pressed={b.autoApprove}
+                    >
+                      {b.autoApprove ? t.autoApproveOn : t.autoApproveOff}
                     </button>
                     <button className="btn" type="button" onClick={() => remove.mutate({ id: b.id })}>
                       {t.delete}

@@ -191,7 +191,9 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
                 <tr key={r.id} data-testid="run-row" data-run-id={r.runId} data-status={r.status}>
                   <td className={styles.nowrap}>{dates.dateTime(r.createdAt)}</td>
                   <td>
-                    <span className={statusPillClass(r.status)}>{c.status[r.status] ?? r.status}</span>
+                    <span className={statusPillClass(r.status)} data-testid="run-status">
+                      {r.queuePosition !== null ? t.queuedAt(r.queuePosition) : (c.status[r.status] ?? r.status)}
+                    </span>
                   </td>
                   <td className={`${r.prompt?.trim() ? "" : "mono "}${styles.truncate}`}>
                     <Link href={`/admin/runs/${r.id}`} title={t.runTitle(r.runId)} data-testid="run-link">

@@ -52,6 +52,7 @@ export const consoleEn = {
     revokeConfirm: "Revoke key",
   },
   runs: {
+    queuedAt: (position: number) => `queued, #${position} in line`,
     filters: "Filters",
     showFilters: "Show filters",
     hideFilters: "Hide filters",
@@ -204,6 +205,12 @@ export const consoleEn = {
     disabled: "Disabled",
     delete: "Delete",
     skills: "Skills shown",
+    busyThread: "On a busy thread",
+    busyThreadHelp: "What a new message does while its thread has a run in progress, when the client asks for nothing",
+    strategies: { reject: "refuse (409)", enqueue: "wait its turn", interrupt: "stop the run in progress" } as Record<string, string>,
+    autoApprove: "Approve writes without asking",
+    autoApproveOn: "Writes approved automatically",
+    autoApproveOff: "Writes wait for approval",
   },
   knowledge: {
     bases: "Knowledge bases",

@@ -54,6 +54,7 @@ export const consoleZhCN: Dictionary["console"] = {
     revokeConfirm: "吊销密钥",
   },
   runs: {
+    queuedAt: (position: number) => `排队中，第 ${position} 位`,
     filters: "筛选",
     showFilters: "显示筛选条件",
     hideFilters: "隐藏筛选条件",
@@ -206,6 +207,12 @@ export const consoleZhCN: Dictionary["console"] = {
     disabled: "已停用",
     delete: "删除",
     skills: "展示的技能",
+    busyThread: "会话忙碌时",
+    busyThreadHelp: "会话已有运行进行中、而客户端未指定策略时，新消息的处理方式",
+    strategies: { reject: "拒绝（409）", enqueue: "排队等候", interrupt: "停止进行中的运行" },
+    autoApprove: "写入无需审批",
+    autoApproveOn: "写入自动批准",
+    autoApproveOff: "写入等待审批",
   },
   knowledge: {
     bases: "知识库",

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Logger, runMigrations } from "graphile-worker";
 import pg from "pg";
 import { applyFunctionFiles, DEFAULT_FUNCTIONS_DIR, readFunctionFiles } from "./sql-functions";
 
@@ -176,6 +177,8 @@ export async function migrate(opts: MigrateOptions): Promise<{ applied: string[]
       );
       const done = checkHistory(migrations, rows, log);
       const pending = migrations.filter((m) => !done.has(m.name));
+      // graphile-worker's schema (the run queue) first: our functions add its jobs.
+      await migrateQueueSchema(opts.connectionString);
       for (const migration of pending) {
         log(`Applying migration ${migration.name}`);
         await applyOne(client, migration);
@@ -188,4 +191,15 @@ export async function migrate(opts: MigrateOptions): Promise<{ applied: string[]
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Installs or upgrades graphile-worker's own schema (`graphile_worker`), under our lock so that
+ * two instances starting together never run its migrations at once. Its migrations go over their
+ * own connection, as its API takes a connection string or a pool.
+ */
+async function migrateQueueSchema(connectionString: string): Promise<void> {
+  await runMigrations({ connectionString, logger: new Logger(() => (level, message) => {
+    if (level === "error" || level === "warning") console.error(`[graphile-worker] ${message}`);
+  }) });
 }

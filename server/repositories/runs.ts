@@ -50,6 +50,7 @@ export type RunToolMessage = { messageId: string; content: string; metadata: Rec
 export type AcceptOutcome =
   | { status: "replan" }
   | { status: "created"; run: RunRow; context: PrefetchedContext | null }
+  | { status: "queued"; run: RunRow; position: number }
   | { status: "existing"; run: RunRow }
   | { status: "not_found" }
   | { status: "busy"; busyRunId: string }
@@ -88,6 +89,7 @@ export async function acceptRunRow({
   apiKeyHash,
   apiKeyId,
   budgets,
+  enqueue = false,
 }: {
   run: NewRun;
   threadTitle: string;
@@ -110,10 +112,12 @@ export async function acceptRunRow({
   apiKeyId?: string | null;
   /** Checked before anything is written (dispatch_run_limits): "limited" when the run would exceed one. */
   budgets: DefaultBudgets;
+  /** A busy thread queues the run (answer "queued") instead of refusing it (the enqueue policy). */
+  enqueue?: boolean;
 }): Promise<AcceptOutcome> {
-  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`;
+  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`;
   const { rows } = await getPool().query<{
-    result: { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string; context?: AgentContextJson | null } & Partial<Omit<BudgetRefusal, "retryAfterSeconds">> & {
+    result: { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string; position?: number; context?: AgentContextJson | null } & Partial<Omit<BudgetRefusal, "retryAfterSeconds">> & {
       retry_after?: number;
     };
   }>({
@@ -122,7 +126,7 @@ export async function acceptRunRow({
       : {
           // CASE evaluates the (volatile) function only when the key holds.
           name: "dispatch-accept-run-with-key",
-          text: `select case when exists (select 1 from api_keys k join users u on u.id = k.user_id where k.key_hash = $23 and k.user_id = $1 and k.revoked_at is null and u.disabled_at is null)
+          text: `select case when exists (select 1 from api_keys k join users u on u.id = k.user_id where k.key_hash = $24 and k.user_id = $1 and k.revoked_at is null and u.disabled_at is null)
             then ${accept} else '{"status":"key_refused"}'::json end as result`,
         }),
     values: [
@@ -150,6 +154,7 @@ export async function acceptRunRow({
       apiKeyId ?? null,
       JSON.stringify(budgets),
       run.generation && Object.keys(run.generation).length > 0 ? JSON.stringify(run.generation) : null,
+      enqueue,
       ...(apiKeyHash === undefined ? [] : [apiKeyHash]),
     ],
   });
@@ -159,6 +164,8 @@ export async function acceptRunRow({
       return { status: "created", run: toRunRow(result.run!), context: result.context ? toPrefetchedContext(result.context) : null };
     case "existing":
       return { status: "existing", run: toRunRow(result.run!) };
+    case "queued":
+      return { status: "queued", run: toRunRow(result.run!), position: Number(result.position) };
     case "busy":
       return { status: "busy", busyRunId: result.busy_run_id! };
     case "run_id_taken":
@@ -221,17 +228,17 @@ export async function requestRunCancel({ id }: { id: string }): Promise<void> {
 export async function findStaleRun({ userId, runId, staleBefore }: { userId: string; runId: string; staleBefore: Date }): Promise<{ id: string; runId: string; threadId: string; attempt: number } | null> {
   const { rows } = await getPool().query<{ id: string; runId: string; threadId: string; attempt: number }>(
     `select id, run_id as "runId", thread_id as "threadId", attempt from runs
-     where user_id = $1 and run_id = $2 and status in ('queued', 'running') and (heartbeat_at is null or heartbeat_at < $3)`,
+     where user_id = $1 and run_id = $2 and status in ('queued', 'running') and (heartbeat_at is null or heartbeat_at < $3) and queued_input is null`,
     [userId, runId, staleBefore],
   );
   return rows[0] ?? null;
 }
 
-/** Runs still open whose executor stopped reporting: its process died, was stopped, or lost the database. */
+/** Runs still open whose executor stopped reporting: its process died, was stopped, or lost the database (a run waiting its turn on a busy thread has no executor yet). */
 export async function findAbandonedRuns({ staleBefore }: { staleBefore: Date }): Promise<{ id: string; runId: string; threadId: string }[]> {
   const { rows } = await getPool().query<{ id: string; runId: string; threadId: string }>(
     `select id, run_id as "runId", thread_id as "threadId" from runs
-     where status in ('queued', 'running') and (heartbeat_at is null or heartbeat_at < $1) limit 500`,
+     where status in ('queued', 'running') and (heartbeat_at is null or heartbeat_at < $1) and queued_input is null limit 500`,
     [staleBefore],
   );
   return rows;
@@ -263,7 +270,7 @@ export type ClaimedRun = {
 export async function claimAbandonedRun({ id, staleBefore }: { id: string; staleBefore: Date }): Promise<ClaimedRun | null> {
   const { rows } = await getPool().query<ClaimedRun>(
     `update runs r set attempt = r.attempt + 1, heartbeat_at = now(), status = 'running', started_at = coalesce(r.started_at, now())
-     where r.id = $1 and r.status in ('queued', 'running') and (r.heartbeat_at is null or r.heartbeat_at < $2)
+     where r.id = $1 and r.status in ('queued', 'running') and (r.heartbeat_at is null or r.heartbeat_at < $2) and r.queued_input is null
      returning r.id, r.run_id as "runId", r.thread_id as "threadId", r.user_id as "userId", r.protocol, r.runner,
        r.deadline_at as "deadlineAt", r.created_at as "createdAt", r.input, r.generation, r.attempt,
        (select k.key_hash from api_keys k where k.id = r.api_key_id) as "apiKeyHash", r.cancel_requested_at is not null as "cancelRequested"`,

@@ -8,6 +8,7 @@ import { bindingPolicySchema, type BindingPolicy } from "./policy";
 import { findAdminThread } from "../repositories/admin-threads";
 import { dropBindingSnapshot } from "./binding-snapshot";
 import { findBinding, findRunner, insertBinding, updateBinding, type BindingRow, type BindingScope } from "./repository";
+import type { MultitaskStrategy } from "../protocols/ag-ui/multitask";
 
 // Bindings are host-internal (spec §2): which runner answers which events for whom, with the
 // config its manifest's form describes and the resource policy the admin chose.
@@ -62,6 +63,8 @@ export async function createBinding(opts: {
   policy?: unknown;
   /** Runs of this binding run project_cli writes without asking a person (automation; docs/approvals.md). */
   autoApprove?: boolean;
+  /** What a run of this binding does on a busy thread when its request names no strategy (none: reject). */
+  multitaskStrategy?: MultitaskStrategy | null;
 }): Promise<BindingRow> {
   await ensureBuiltinRunner();
   const runner = await findRunner({ id: opts.runnerId });
@@ -94,13 +97,22 @@ export async function createBinding(opts: {
     config: validateBindingConfig(runner.manifest.config_schema, opts.config ?? {}),
     policy: validateBindingPolicy(opts.policy),
     autoApprove: opts.autoApprove ?? false,
+    multitaskStrategy: opts.multitaskStrategy ?? null,
   });
   // This process plans its next run from the database; others find out when it checks their plan.
   dropBindingSnapshot();
   return binding;
 }
 
-export async function changeBinding(opts: { id: string; enabled?: boolean; config?: Record<string, unknown>; policy?: unknown; autoApprove?: boolean }): Promise<BindingRow> {
+export async function changeBinding(opts: {
+  id: string;
+  enabled?: boolean;
+  config?: Record<string, unknown>;
+  policy?: unknown;
+  autoApprove?: boolean;
+  /** null: no default of its own (reject). */
+  multitaskStrategy?: MultitaskStrategy | null;
+}): Promise<BindingRow> {
   let config: Record<string, unknown> | undefined;
   if (opts.config) {
     const binding = await findBinding({ id: opts.id });
@@ -113,6 +125,7 @@ export async function changeBinding(opts: { id: string; enabled?: boolean; confi
     config,
     policy: opts.policy === undefined ? undefined : validateBindingPolicy(opts.policy),
     autoApprove: opts.autoApprove,
+    multitaskStrategy: opts.multitaskStrategy,
   });
   if (!updated) throw new AppError("NOT_FOUND", `Binding ${opts.id} not found`);
   dropBindingSnapshot();

@@ -2,6 +2,7 @@ import "server-only";
 import { getPool, withTransaction } from "../db";
 import type { AgentBindingModel, AgentRunnerModel, RunModel, RunnerEndpointModel } from "../generated/prisma/models";
 import type { AgentRunnerManifest } from "../protocols/runner/manifest";
+import type { MultitaskStrategy } from "../protocols/ag-ui/multitask";
 import type { Db } from "../repositories/sql";
 import type { BindingPolicy, RunAuthorization } from "./policy";
 
@@ -12,8 +13,9 @@ export type RunnerRow = Omit<AgentRunnerModel, "manifest"> & { manifest: AgentRu
 
 export type BindingScope = "default" | "user" | "thread";
 
-export type BindingRow = Omit<AgentBindingModel, "scope" | "config" | "policy"> & {
+export type BindingRow = Omit<AgentBindingModel, "scope" | "config" | "policy" | "multitaskStrategy"> & {
   scope: BindingScope;
+  multitaskStrategy: MultitaskStrategy | null;
   config: Record<string, unknown>;
   policy: BindingPolicy;
 };
@@ -23,7 +25,7 @@ const ENDPOINT_COLUMNS = `id, base_url as "baseUrl", secret_sealed as "secretSea
 const RUNNER_COLUMNS = `id, endpoint_id as "endpointId", name, manifest, available, created_at as "createdAt", updated_at as "updatedAt"`;
 const bindingColumns = (t = "agent_bindings") =>
   `${t}.id, ${t}.runner_id as "runnerId", ${t}.scope, ${t}.user_id as "userId", ${t}.thread_id as "threadId", ${t}.event_types as "eventTypes",
-  ${t}.config, ${t}.policy, ${t}.enabled, ${t}.auto_approve as "autoApprove", ${t}.created_at as "createdAt", ${t}.updated_at as "updatedAt"`;
+  ${t}.config, ${t}.policy, ${t}.enabled, ${t}.auto_approve as "autoApprove", ${t}.multitask_strategy as "multitaskStrategy", ${t}.created_at as "createdAt", ${t}.updated_at as "updatedAt"`;
 const BINDING_COLUMNS = bindingColumns();
 
 export async function upsertEndpoint(data: { baseUrl: string; secretSealed: string; secretHash: string }): Promise<EndpointRow> {
@@ -123,24 +125,35 @@ export async function insertBinding(data: {
   config: Record<string, unknown>;
   policy: BindingPolicy;
   autoApprove?: boolean;
+  multitaskStrategy?: string | null;
 }): Promise<BindingRow> {
   const { rows } = await getPool().query<BindingRow>(
-    `insert into agent_bindings (id, runner_id, scope, user_id, thread_id, event_types, config, policy, auto_approve, updated_at)
-     values (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, now()) returning ${BINDING_COLUMNS}`,
-    [data.runnerId, data.scope, data.userId, data.threadId, data.eventTypes, JSON.stringify(data.config), JSON.stringify(data.policy), data.autoApprove ?? false],
+    `insert into agent_bindings (id, runner_id, scope, user_id, thread_id, event_types, config, policy, auto_approve, multitask_strategy, updated_at)
+     values (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, now()) returning ${BINDING_COLUMNS}`,
+    [data.runnerId, data.scope, data.userId, data.threadId, data.eventTypes, JSON.stringify(data.config), JSON.stringify(data.policy), data.autoApprove ?? false, data.multitaskStrategy ?? null],
   );
   return rows[0]!;
 }
 
 export async function updateBinding(
   id: string,
-  data: { enabled?: boolean; config?: Record<string, unknown>; policy?: BindingPolicy; eventTypes?: string[]; autoApprove?: boolean },
+  data: { enabled?: boolean; config?: Record<string, unknown>; policy?: BindingPolicy; eventTypes?: string[]; autoApprove?: boolean; multitaskStrategy?: string | null },
 ): Promise<BindingRow | null> {
   const { rows } = await getPool().query<BindingRow>(
     `update agent_bindings set enabled = coalesce($2, enabled), config = coalesce($3::jsonb, config), policy = coalesce($4::jsonb, policy),
-       event_types = coalesce($5, event_types), auto_approve = coalesce($6, auto_approve), updated_at = now()
+       event_types = coalesce($5, event_types), auto_approve = coalesce($6, auto_approve),
+       multitask_strategy = case when $7::boolean then $8 else multitask_strategy end, updated_at = now()
      where id = $1 returning ${BINDING_COLUMNS}`,
-    [id, data.enabled ?? null, data.config ? JSON.stringify(data.config) : null, data.policy ? JSON.stringify(data.policy) : null, data.eventTypes ?? null, data.autoApprove ?? null],
+    [
+      id,
+      data.enabled ?? null,
+      data.config ? JSON.stringify(data.config) : null,
+      data.policy ? JSON.stringify(data.policy) : null,
+      data.eventTypes ?? null,
+      data.autoApprove ?? null,
+      data.multitaskStrategy !== undefined,
+      data.multitaskStrategy ?? null,
+    ],
   );
   return rows[0] ?? null;
 }

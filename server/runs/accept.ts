@@ -1,10 +1,11 @@
 import "server-only";
-import { cancelAndWait } from "./cancel";
+import { cancelAndWait, cancelRun } from "./cancel";
 import { closeIfAbandoned } from "./recovery";
 import { env } from "../env";
 import { runDeadline } from "./function-limits";
 import { ApiKeyRefusedError, AppError } from "../errors";
 import { acceptRunRow, findRunByClientId, type RunRow, type RunToolMessage } from "../repositories/runs";
+import { findWaitingRuns } from "../repositories/run-queue";
 import { budgetExceeded, DEFAULT_BUDGETS } from "../usage/budgets";
 import { metrics } from "../telemetry/metrics";
 import { dbSpan } from "../telemetry/tracing";
@@ -13,7 +14,8 @@ import type { EntryEvent } from "../runner-host/entry-events";
 import type { MultitaskStrategy } from "../protocols/ag-ui/multitask";
 import type { ContextPrefetch, GenerationParams, PrefetchedContext } from "./types";
 
-export type AcceptedRun = { run: RunRow; created: boolean; prefetched?: PrefetchedContext };
+/** `position`: the run waits its turn on a busy thread (the enqueue policy), this place in line (1: next). */
+export type AcceptedRun = { run: RunRow; created: boolean; prefetched?: PrefetchedContext; position?: number };
 
 /** The run was planned with a binding that is no longer the effective one; nothing was written. */
 export class StalePlanError extends Error {
@@ -98,7 +100,7 @@ export async function acceptRun(opts: {
   apiKeyId?: string | null;
   /** The sampling parameters, recorded for an executor that takes the run over. */
   generation?: GenerationParams;
-  /** A busy thread: refuse (the default), or cancel its run, wait for it to end, then start. */
+  /** A busy thread: refuse (the default), queue this run behind its run, or cancel what it has in progress, wait for it to end, then start. */
   multitaskStrategy?: MultitaskStrategy;
 }): Promise<AcceptedRun> {
   return acceptRunAttempt(opts, { supersededAbandoned: false, interrupted: false });
@@ -138,6 +140,7 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], tried: { 
       apiKeyHash: opts.apiKeyHash,
       apiKeyId: opts.apiKeyId,
       budgets: DEFAULT_BUDGETS,
+      enqueue: opts.multitaskStrategy === "enqueue",
     }));
   } catch (err) {
     // Two requests with the same runId raced; the other one won, and it is the same task.
@@ -150,6 +153,9 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], tried: { 
   switch (outcome.status) {
     case "created":
       return { run: outcome.run, created: true, prefetched: outcome.context ?? undefined };
+    case "queued":
+      metrics.runsEnqueued.inc();
+      return { run: outcome.run, created: true, position: outcome.position };
     case "existing":
       return { run: outcome.run, created: false };
     case "run_id_taken":
@@ -166,6 +172,8 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], tried: { 
       // this run takes its place.
       if (!tried.supersededAbandoned && (await closeIfAbandoned({ userId, runId: outcome.busyRunId }))) return acceptRunAttempt(opts, { ...tried, supersededAbandoned: true });
       if (opts.multitaskStrategy === "interrupt" && !tried.interrupted) {
+        // The runs waiting their turn go first, so the end of the run in progress hands the turn to none of them.
+        for (const waiting of await findWaitingRuns({ threadId: input.threadId })) await cancelRun(waiting);
         const active = await findRunByClientId({ userId, runId: outcome.busyRunId });
         if (active) await cancelAndWait(active, INTERRUPT_WAIT_MS);
         return acceptRunAttempt(opts, { ...tried, interrupted: true });
@@ -174,7 +182,7 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], tried: { 
         "CONFLICT",
         tried.interrupted
           ? `Thread ${input.threadId} still has a run in progress (${outcome.busyRunId}): it was cancelled but did not end in time; try again`
-          : `Thread ${input.threadId} already has a run in progress (${outcome.busyRunId}); wait for it to finish, cancel it, or send multitaskStrategy "interrupt" to cancel it and start this one`,
+          : `Thread ${input.threadId} already has a run in progress (${outcome.busyRunId}); wait for it to finish, cancel it, send multitaskStrategy "enqueue" to start this one after it, or "interrupt" to cancel it and start this one`,
         { activeRunId: outcome.busyRunId },
       );
     default:

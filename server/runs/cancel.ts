@@ -1,6 +1,7 @@
 import "server-only";
 import { notify } from "../repositories/notifications";
 import { requestRunCancel, type RunRow } from "../repositories/runs";
+import { isWaitingRun } from "../repositories/run-queue";
 import { abortLocalRun, RUN_CANCEL_CHANNEL, type AbortReason } from "./execute";
 import { lastPersistedSeq } from "./event-log";
 import { closeAbandonedRun } from "./recovery";
@@ -9,13 +10,20 @@ import { TERMINAL_STATUSES } from "./types";
 
 /**
  * Stops a run wherever it executes: here directly, elsewhere through a notification to
- * the instance that owns it. A run nobody executes any more is closed as cancelled at once.
+ * the instance that owns it. A run nobody executes any more is closed as cancelled at once, and
+ * so is one still waiting its turn on a busy thread: it never starts (its job goes with it, see
+ * dispatch_run_ended), and its followers get RUN_STARTED then RUN_FINISHED (outcome cancelled).
  * Idempotent: cancelling an ended run changes nothing.
  */
 export async function cancelRun(run: RunRow, reason: Extract<AbortReason, "cancelled" | "requester_gone"> = "cancelled"): Promise<void> {
   if (TERMINAL_STATUSES.has(run.status)) return;
   if (abortLocalRun(run.id, reason)) return;
   await requestRunCancel({ id: run.id });
+  // From the request on, the run's job cannot start it (dispatch_start_queued_run): still waiting now means it never will.
+  if (run.status === "queued" && (await isWaitingRun({ id: run.id }))) {
+    await closeAbandonedRun(run, { type: "cancelled" });
+    return;
+  }
   await notify(RUN_CANCEL_CHANNEL, reason === "cancelled" ? run.id : `${run.id} ${reason}`);
   if (run.status === "queued" && Date.now() - run.createdAt.getTime() > 30_000) {
     await closeAbandonedRun(run, { type: "cancelled" });

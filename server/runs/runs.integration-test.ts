@@ -138,7 +138,7 @@ describe("cancel, busy threads and repeated runIds", () => {
     expect((await postRun(alice.apiKey, first)).status).toBe(202);
     const bad = await postRun(alice.apiKey, runInput({ threadId: first.threadId, forwardedProps: { multitaskStrategy: "queue" } }));
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: { message: string } }).error.message).toBe('forwardedProps.multitaskStrategy: must be one of reject, interrupt, not "queue"');
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toBe('forwardedProps.multitaskStrategy: must be one of reject, enqueue, interrupt, not "queue"');
     const refused = await postRun(alice.apiKey, runInput({ threadId: first.threadId, forwardedProps: { multitaskStrategy: "reject" } }));
     expect(refused.status).toBe(409);
     expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('"interrupt"');

@@ -14,6 +14,7 @@ import {
 import { toolAgentOutputSchema } from "../protocols/runner/host-api";
 import { compileToolUiSchema } from "../tools/project-cli/tool";
 import { decodeCursor, toPage } from "./admin-cursor";
+import { queuePositions } from "../repositories/run-queue";
 
 export const runStatusSchema = z.enum(["queued", "running", "completed", "failed", "cancelled"]);
 
@@ -60,7 +61,10 @@ export async function listRuns(raw: z.input<typeof listRunsInput>) {
     throw new AppError("BAD_REQUEST", "The time range is empty: `from` must be before `to`");
   }
   const rows = await listAdminRunsPage({ ...filters, after: decodeCursor(cursor), limit });
-  return toPage(rows, limit, (r) => ({ at: r.createdAt, id: r.id }));
+  const page = toPage(rows, limit, (r) => ({ at: r.createdAt, id: r.id }));
+  // A run waiting its turn on a busy thread shows its place in line (1: next).
+  const positions = await queuePositions({ ids: page.items.filter((r) => r.status === "queued").map((r) => r.id) });
+  return { ...page, items: page.items.map((r) => ({ ...r, queuePosition: positions.get(r.id) ?? null })) };
 }
 
 export async function listRunEvents(raw: z.input<typeof listRunEventsInput>) {

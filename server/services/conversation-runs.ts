@@ -30,7 +30,7 @@ const SUPERSEDE_WAIT_MS = 10_000;
 
 export type ConversationStart =
   /** A run of this request (or the earlier one with the same runId). */
-  | { kind: "run"; run: RunRow; created: boolean }
+  | { kind: "run"; run: RunRow; created: boolean; position?: number }
   /** Nothing new while the thread has a run in progress: the client joins it. */
   | { kind: "attach"; run: RunRow; snapshot: AgUiMessage[] }
   /** Nothing new and nothing running: the client gets the thread as it is. */

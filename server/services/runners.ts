@@ -70,19 +70,21 @@ export async function runnersOverview() {
       config: maskedConfig(manifests.get(b.runnerId)?.config_schema ?? [], b.config),
       policy: b.policy,
       enabled: b.enabled,
+      autoApprove: b.autoApprove,
+      multitaskStrategy: b.multitaskStrategy,
       createdAt: b.createdAt,
     })),
   };
 }
 
-export async function bindRunner(opts: { runnerId: string; email?: string | null; threadId?: string | null; config?: Record<string, unknown>; policy?: unknown; autoApprove?: boolean }) {
+export async function bindRunner(opts: Parameters<typeof createBinding>[0]) {
   const b = await createBinding(opts);
-  return { id: b.id, runnerId: b.runnerId, scope: b.scope, userId: b.userId, threadId: b.threadId, autoApprove: b.autoApprove };
+  return { id: b.id, runnerId: b.runnerId, scope: b.scope, userId: b.userId, threadId: b.threadId, autoApprove: b.autoApprove, multitaskStrategy: b.multitaskStrategy };
 }
 
-export async function updateRunnerBinding(opts: { id: string; enabled?: boolean; config?: Record<string, unknown>; policy?: unknown; autoApprove?: boolean }) {
+export async function updateRunnerBinding(opts: Parameters<typeof changeBinding>[0]) {
   const b = await changeBinding(opts);
-  return { id: b.id, enabled: b.enabled, autoApprove: b.autoApprove };
+  return { id: b.id, enabled: b.enabled, autoApprove: b.autoApprove, multitaskStrategy: b.multitaskStrategy };
 }
 
 export async function removeRunnerBinding({ id }: { id: string }) {

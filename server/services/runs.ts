@@ -12,10 +12,11 @@ import { defaultRunner } from "../runs/runners/registry";
 import { shareRunAttachments } from "../runner-host/artifact-store";
 import { createHttpRunner } from "../runner-host/http-runner";
 import { dropBindingSnapshot } from "../runner-host/binding-snapshot";
-import { planRun } from "../runner-host/plan";
+import { planRun, type RunPlan } from "../runner-host/plan";
 import { startRecoverySweeper } from "../runs/recovery";
-import type { GenerationParams } from "../runs/types";
+import type { GenerationParams, Runner } from "../runs/types";
 import { findModel, listModels } from "../models/catalog";
+import { queuePositions } from "../repositories/run-queue";
 import { forwardedMultitaskStrategy, type MultitaskStrategy } from "../protocols/ag-ui/multitask";
 
 /** Keeps background work a request started alive after its answer (the edge's, e.g. Next's `after`). */
@@ -63,14 +64,17 @@ export async function startRun(opts: {
   apiKeyId?: string;
   /** Given the run's execution; without it (scripts, tests) the promise simply runs on. */
   keepAlive?: KeepAlive;
-  /** What to do when the thread has a run in progress (the Agent API's field); else AG-UI's forwardedProps.multitaskStrategy. */
+  /**
+   * What to do when the thread has a run in progress (the Agent API's field); else AG-UI's
+   * forwardedProps.multitaskStrategy; else the binding's default; else reject.
+   */
   multitaskStrategy?: MultitaskStrategy;
-}): Promise<{ run: RunRow; created: boolean }> {
+}): Promise<{ run: RunRow; created: boolean; position?: number }> {
   startRecoverySweeper();
   const generation = chosenModel(opts.input, opts.generation);
   const forwarded = forwardedMultitaskStrategy(opts.input.forwardedProps);
   if (!forwarded.ok) throw new AppError("BAD_REQUEST", forwarded.message, { field: "forwardedProps.multitaskStrategy" });
-  const multitaskStrategy = opts.multitaskStrategy ?? forwarded.strategy ?? "reject";
+  const requestedStrategy = opts.multitaskStrategy ?? forwarded.strategy;
   const images = userMessageParts(opts.input).images;
   // The accepting statement checks a claimed key; images are checked against the caller
   // before it, so the key is checked first then.
@@ -111,7 +115,7 @@ export async function startRun(opts: {
       apiKeyId: opts.apiKeyId,
       toolMessages: opts.toolMessages,
       generation,
-      multitaskStrategy,
+      multitaskStrategy: requestedStrategy ?? plan.binding?.multitaskStrategy ?? "reject",
     });
     return { plan, local, accepted };
   };
@@ -125,20 +129,10 @@ export async function startRun(opts: {
     attempt = await accept(true);
   }
   const { plan, local, accepted } = attempt;
-  if (accepted.created) {
+  // A run queued behind the thread's run in progress starts later, wherever a worker takes its job (server/queue).
+  if (accepted.created && accepted.position === undefined) {
     const r = accepted.run;
-    const runner = plan.endpoint
-      ? createHttpRunner({
-          endpoint: plan.endpoint,
-          manifest: plan.manifest,
-          binding: plan.binding,
-          authorization: plan.authorization,
-          entry: plan.entry,
-          via: opts.via ?? "api_key",
-          knowledgeBaseNames: plan.knowledgeBaseNames,
-          attachments: () => shareRunAttachments({ userId: r.userId, threadId: r.threadId, runId: r.id, refs: attachments }),
-        })
-      : (local ?? defaultRunner());
+    const runner = runnerFor(plan, local, { run: r, via: opts.via ?? "api_key", attachments });
     const execution = executeRun(
       {
         id: r.id,
@@ -161,6 +155,27 @@ export async function startRun(opts: {
   return accepted;
 }
 
+/** The runner that executes a run of this plan: the external one it names, else the in-process one. */
+export function runnerFor(
+  plan: RunPlan,
+  local: Runner | null,
+  opts: { run: Pick<RunRow, "id" | "userId" | "threadId">; via: "session" | "api_key"; attachments: { bucket: string; path: string }[] },
+): Runner {
+  const r = opts.run;
+  return plan.endpoint
+    ? createHttpRunner({
+        endpoint: plan.endpoint,
+        manifest: plan.manifest,
+        binding: plan.binding,
+        authorization: plan.authorization,
+        entry: plan.entry,
+        via: opts.via,
+        knowledgeBaseNames: plan.knowledgeBaseNames,
+        attachments: () => shareRunAttachments({ userId: r.userId, threadId: r.threadId, runId: r.id, refs: opts.attachments }),
+      })
+    : (local ?? defaultRunner());
+}
+
 export async function getRunForUser({ userId, runId }: { userId: string; runId: string }): Promise<RunRow> {
   const run = await findRunByClientId({ userId, runId });
   if (!run) throw new AppError("NOT_FOUND", `Run ${runId} not found`);
@@ -173,8 +188,22 @@ export async function cancelRunForUser({ userId, runId }: { userId: string; runI
   return (await findRunByClientId({ userId, runId })) ?? run;
 }
 
-export function taskAccepted(run: RunRow) {
-  return { taskId: run.id, threadId: run.threadId, runId: run.runId, created: run.createdAt.toISOString() };
+/** TaskAcceptedResponse; a run queued behind the thread's run in progress also says so, with its place in line (1: next). */
+export function taskAccepted(run: RunRow, position?: number) {
+  return {
+    taskId: run.id,
+    threadId: run.threadId,
+    runId: run.runId,
+    created: run.createdAt.toISOString(),
+    ...(position === undefined ? {} : { status: "queued" as const, queuePosition: position }),
+  };
+}
+
+/** The run's status (GET /api/v1/agent/runs/{runId}); a run waiting its turn adds its place in line. */
+export async function runStatusForUser({ userId, runId }: { userId: string; runId: string }) {
+  const run = await getRunForUser({ userId, runId });
+  const position = run.status === "queued" ? (await queuePositions({ ids: [run.id] })).get(run.id) : undefined;
+  return { ...runView(run), ...(position === undefined ? {} : { queuePosition: position }) };
 }
 
 export function runView(run: RunRow) {

@@ -4,6 +4,7 @@ import { env } from "../env";
 import { AppError } from "../errors";
 import { sweepOldApiCalls } from "../runner-host/api/audit-retention";
 import { recoverAbandonedRuns } from "../runs/recovery";
+import { runQueuedRunsOnce } from "../queue/worker";
 
 // The periodic duties a long-lived server runs on its own timers (server/start-up.ts). On Vercel
 // a function runs timers only while it serves a request, so Vercel Cron calls them instead
@@ -12,6 +13,8 @@ import { recoverAbandonedRuns } from "../runs/recovery";
 const DUTIES = {
   // Closes runs whose executor stopped reporting (an invocation stopped by its time limit).
   "recover-runs": async () => ({ closedRuns: await recoverAbandonedRuns() }),
+  // Starts the runs whose turn came on a busy thread (the enqueue policy): no worker waits for them here.
+  "start-queued-runs": async () => ({ startedRuns: await runQueuedRunsOnce() }),
   // Deletes host API audit rows past RUNNER_API_AUDIT_RETENTION_DAYS.
   "audit-retention": async () => ({ deletedAuditRows: await sweepOldApiCalls() }),
 } as const satisfies Record<string, () => Promise<Record<string, number>>>;

@@ -13,6 +13,7 @@ import {
   type ThreadListItem,
 } from "../repositories/thread-list";
 import { findThreadForUser } from "../repositories/threads";
+import { findWaitingRuns } from "../repositories/run-queue";
 import { cancelRun } from "../runs/cancel";
 import { flushEvents } from "../runs/event-log";
 import { followRun } from "../runs/subscribe";
@@ -56,11 +57,13 @@ async function stopRun(run: RunRow): Promise<void> {
 
 /**
  * Deletes one of the user's chats. A run still going in it is cancelled first, so the
- * chat never disappears under a run that is writing to it.
+ * chat never disappears under a run that is writing to it; the runs waiting their turn before it,
+ * so none of them starts when it ends.
  */
 export async function deleteThread(opts: { userId: string; id: string }): Promise<{ id: string }> {
   const thread = await findThreadForUser({ id: opts.id, userId: opts.userId });
   if (!thread) throw new AppError("NOT_FOUND", `Thread ${opts.id} not found`);
+  for (const waiting of await findWaitingRuns({ threadId: thread.id })) await cancelRun(waiting);
   const active = await activeRunOf(thread.id, opts.userId);
   if (active) await stopRun(active);
   const result = await deleteIdleThread({ id: thread.id, userId: opts.userId });

@@ -1,6 +1,7 @@
 import "server-only";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { poolStats } from "../repositories/database";
+import { countWaitingRuns } from "../repositories/run-queue";
 
 // Prometheus metrics of this process (each instance is scraped on its own), served at
 // GET /api/metrics. Kept on globalThis: Next may load this module more than once in a process,
@@ -40,7 +41,17 @@ function createMetrics() {
       registers: [registry],
     }),
     refusals: new Counter({ name: "dispatch_budget_refusals_total", help: "Runs refused by a budget, by limit", labelNames: ["limit"], registers: [registry] }),
+    runsEnqueued: new Counter({ name: "dispatch_runs_enqueued_total", help: "Runs this instance accepted to wait their turn on a busy thread (the enqueue policy)", registers: [registry] }),
   };
+  new Gauge({
+    name: "dispatch_queue_depth",
+    help: "Runs waiting their turn on a busy thread, across all instances (read from the database at each scrape)",
+    registers: [registry],
+    async collect() {
+      // A scrape while the database is away still answers the process's own metrics.
+      await countWaitingRuns().then((n) => this.set(n), () => undefined);
+    },
+  });
   new Gauge({
     name: "dispatch_db_pool_connections",
     help: "This process's database pool: connections open (total), idle, and queries waiting for one",

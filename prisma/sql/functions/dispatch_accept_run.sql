@@ -26,8 +26,14 @@
 -- p_limits (the environment's default budgets, see dispatch_run_limits): a new run that would exceed
 -- a budget of the user's or of p_api_key_id's writes nothing and answers that function's "limited".
 -- p_generation: the sampling parameters, kept for an executor that takes the run over.
--- Returns {"status": "created" | "existing" | "not_found" | "busy" | "replan" | "run_id_taken" | "limited",
---          "run": {...}, "busy_run_id": "...", "context": {"history": [...], "memory": [...]}}.
+-- p_enqueue (the enqueue policy): on a busy thread the run is recorded as "queued" instead of
+-- refused, its messages kept in runs.queued_input rather than added to the thread (they go in when
+-- it starts, after the answer of the run before it), and its graphile-worker job is added parked
+-- (run_at infinity, job_key = the run's id): dispatch_run_ended makes it due when its turn comes,
+-- dispatch_start_queued_run starts it. threads.active_run_id keeps naming the run that holds the
+-- turn. The answer is "queued" with the run's place among the thread's waiting runs (1: next).
+-- Returns {"status": "created" | "queued" | "existing" | "not_found" | "busy" | "replan" | "run_id_taken" | "limited",
+--          "run": {...}, "busy_run_id": "...", "position": n, "context": {"history": [...], "memory": [...]}}.
 CREATE OR REPLACE FUNCTION dispatch_accept_run(
   p_user_id UUID,
   p_thread_id UUID,
@@ -50,7 +56,8 @@ CREATE OR REPLACE FUNCTION dispatch_accept_run(
   p_tool_messages JSONB,
   p_api_key_id UUID DEFAULT NULL,
   p_limits JSONB DEFAULT NULL,
-  p_generation JSONB DEFAULT NULL
+  p_generation JSONB DEFAULT NULL,
+  p_enqueue BOOLEAN DEFAULT false
 ) RETURNS JSON
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -64,6 +71,8 @@ DECLARE
   v_event_seq INTEGER;
   v_context JSON;
   v_refusal JSON;
+  v_waiting BOOLEAN := false;
+  v_position INTEGER;
 BEGIN
   SELECT dispatch_run_json(r) INTO v_run FROM runs r WHERE r.user_id = p_user_id AND r.run_id = p_run_id;
   IF v_run IS NOT NULL THEN
@@ -110,22 +119,33 @@ BEGIN
     END IF;
     IF v_busy = p_run_id THEN
       RETURN json_build_object('status', 'existing', 'run', v_run);
-    ELSIF v_busy IS NOT NULL THEN
+    ELSIF v_busy IS NOT NULL AND NOT p_enqueue THEN
       RETURN json_build_object('status', 'busy', 'busy_run_id', v_busy);
     END IF;
-    UPDATE threads SET last_seq = last_seq + 1, updated_at = now(), active_run_id = v_run_uuid WHERE id = p_thread_id RETURNING last_seq INTO v_seq;
+    v_waiting := v_busy IS NOT NULL;
+    IF NOT v_waiting THEN
+      UPDATE threads SET last_seq = last_seq + 1, updated_at = now(), active_run_id = v_run_uuid WHERE id = p_thread_id RETURNING last_seq INTO v_seq;
+    END IF;
   END IF;
 
-  INSERT INTO runs (id, run_id, thread_id, user_id, status, protocol, runner, input, deadline_at, started_at, heartbeat_at, binding_id, "authorization", event_id, api_key_id, generation)
+  INSERT INTO runs (id, run_id, thread_id, user_id, status, protocol, runner, input, deadline_at, started_at, heartbeat_at, binding_id, "authorization", event_id, api_key_id, generation, queued_input)
   VALUES (v_run_uuid, p_run_id, p_thread_id, p_user_id,
-    CASE WHEN p_start THEN 'running'::"RunStatus" ELSE 'queued'::"RunStatus" END,
-    p_protocol, p_runner, p_input, p_deadline_at, CASE WHEN p_start THEN now() END, now(),
-    p_binding_id, p_authorization, p_entry->>'id', p_api_key_id, p_generation)
+    CASE WHEN p_start AND NOT v_waiting THEN 'running'::"RunStatus" ELSE 'queued'::"RunStatus" END,
+    p_protocol, p_runner, p_input, p_deadline_at, CASE WHEN p_start AND NOT v_waiting THEN now() END, CASE WHEN NOT v_waiting THEN now() END,
+    p_binding_id, p_authorization, p_entry->>'id', p_api_key_id, p_generation,
+    CASE WHEN v_waiting THEN jsonb_build_object(
+      'message', CASE WHEN p_message_id IS NOT NULL THEN jsonb_build_object('message_id', p_message_id, 'content', p_content, 'metadata', p_message_metadata) END,
+      'tool_messages', p_tool_messages) END)
   RETURNING dispatch_run_json(runs) INTO v_run;
+
+  IF v_waiting THEN
+    PERFORM graphile_worker.add_job('dispatch_start_run', json_build_object('id', v_run_uuid), run_at := 'infinity', job_key := v_run_uuid::text);
+    SELECT count(*) INTO v_position FROM runs r WHERE r.status = 'queued' AND r.thread_id = p_thread_id AND r.queued_input IS NOT NULL;
+  END IF;
 
   -- The seeded earlier turns or the client's answers to the thread's open frontend tool calls come
   -- first, then its new user message, if any: one seq each, in that order.
-  IF p_tool_messages IS NOT NULL AND jsonb_array_length(p_tool_messages) > 0 THEN
+  IF p_tool_messages IS NOT NULL AND jsonb_array_length(p_tool_messages) > 0 AND NOT v_waiting THEN
     INSERT INTO messages (id, thread_id, seq, role, message_id, run_id, content, metadata, created_at)
     SELECT gen_random_uuid(), p_thread_id, v_seq + t.ord - 1, coalesce(t.m->>'role', 'tool'), t.m->>'message_id',
       CASE WHEN t.m ? 'role' THEN NULL ELSE v_run_uuid END, t.m->>'content', t.m->'metadata', now()
@@ -133,7 +153,7 @@ BEGIN
     v_seq := v_seq + jsonb_array_length(p_tool_messages);
     UPDATE threads SET last_seq = v_seq - CASE WHEN p_message_id IS NULL THEN 1 ELSE 0 END WHERE id = p_thread_id;
   END IF;
-  IF p_message_id IS NOT NULL THEN
+  IF p_message_id IS NOT NULL AND NOT v_waiting THEN
     INSERT INTO messages (id, thread_id, seq, role, message_id, run_id, content, metadata, created_at)
     VALUES (gen_random_uuid(), p_thread_id, v_seq, 'user', p_message_id, v_run_uuid, p_content, p_message_metadata, now());
   END IF;
@@ -146,6 +166,9 @@ BEGIN
       p_entry->>'source_event_type', coalesce(p_entry->'data', '{}'::jsonb), p_entry->'raw_ref');
   END IF;
 
+  IF v_waiting THEN
+    RETURN json_build_object('status', 'queued', 'run', v_run, 'position', v_position);
+  END IF;
   IF p_history_limit > 0 THEN
     v_context := dispatch_agent_context(p_thread_id, v_run_uuid, p_user_id, CASE WHEN v_new AND p_tool_messages IS NULL THEN 0 ELSE p_history_limit END, p_memory_limit);
   END IF;

@@ -83,7 +83,7 @@ export const conversationRunEndpoint = endpoint({
         field: "messages",
       });
     }
-    return jsonResponse(taskAccepted(start.run), 202);
+    return jsonResponse(taskAccepted(start.run, start.kind === "run" ? start.position : undefined), 202);
   },
 });
 

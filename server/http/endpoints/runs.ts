@@ -7,7 +7,7 @@ import { LastEventIdError, parseLastEventId } from "../../protocols/ag-ui/sse";
 import { admitFollower, releasingOnError } from "../../runs/follower-caps";
 import { checkResumePoint, followRunBatches } from "../../runs/subscribe";
 import { TERMINAL_EVENT_TYPES } from "../../runs/types";
-import { cancelRunForUser, getRunForUser, runView, startRun, taskAccepted } from "../../services/runs";
+import { cancelRunForUser, getRunForUser, runStatusForUser, runView, startRun, taskAccepted } from "../../services/runs";
 import { parsedText } from "../bodies";
 import { endpoint } from "../endpoint";
 import { jsonResponse } from "../json";
@@ -29,8 +29,10 @@ export const startRunEndpoint = endpoint({
     const encoding = negotiated.stream ? eventEncodingFor(negotiated.accept, input.protocolVersion) : null;
     // A stream past the follower caps is refused before its run starts.
     const slot = encoding ? admitFollower({ userId: principal.userId }) : null;
-    const { run } = await releasingOnError(slot, () => startRun({ userId: principal.userId, input, protocol: "ag-ui", requestOrigin: origin(), via: principal.via, apiKeyId: principal.apiKeyId, claimedKey, apiKeyHash: principal.apiKeyHash, keepAlive }));
-    if (!encoding || !slot) return jsonResponse(taskAccepted(run), 202);
+    const { run, position } = await releasingOnError(slot, () => startRun({ userId: principal.userId, input, protocol: "ag-ui", requestOrigin: origin(), via: principal.via, apiKeyId: principal.apiKeyId, claimedKey, apiKeyHash: principal.apiKeyHash, keepAlive }));
+    if (!encoding || !slot) return jsonResponse(taskAccepted(run, position), 202);
+    // A queued run's stream opens now and stays quiet until the run starts: its first event is the
+    // RUN_STARTED its executor writes then (or, cancelled before it started, RUN_STARTED and RUN_FINISHED).
     const follow = slot.forRun(run.id).holding((signal) => followRunBatches({ runId: run.id, after: 0, signal }));
     return sseResponse(follow, { encoding, headers: { "x-task-id": run.id }, final: TERMINAL_EVENT_TYPES });
   },
@@ -39,12 +41,12 @@ export const startRunEndpoint = endpoint({
 /** POST /api/v1/agent/run: the attachments document's name for the same endpoint. */
 export const startRunAliasEndpoint = { ...startRunEndpoint, path: "/api/v1/agent/run" };
 
-/** GET /api/v1/agent/runs/{runId}: status, timings, error, usage. */
+/** GET /api/v1/agent/runs/{runId}: status, timings, error, usage, and a queued run's place in line. */
 export const runStatusEndpoint = endpoint({
   method: "GET",
   path: "/api/v1/agent/runs/[runId]",
   auth: "caller",
-  handle: async ({ principal, params }) => jsonResponse(runView(await getRunForUser({ userId: principal.userId, runId: params.runId! }))),
+  handle: async ({ principal, params }) => jsonResponse(await runStatusForUser({ userId: principal.userId, runId: params.runId! })),
 });
 
 /** POST /api/v1/agent/runs/{runId}/cancel: stop the run (idempotent). */

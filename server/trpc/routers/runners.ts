@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { adminProcedure, createTRPCRouter } from "../init";
+import { MULTITASK_STRATEGIES } from "../../protocols/ag-ui/multitask";
 import {
   bindRunner,
   refreshRunner,
@@ -30,11 +31,22 @@ export const runnersRouter = createTRPCRouter({
         config: jsonObject.optional(),
         policy: jsonObject.optional(),
         autoApprove: z.boolean().optional(),
+        multitaskStrategy: z.enum(MULTITASK_STRATEGIES).nullable().optional(),
       }),
     )
     .mutation(({ input }) => bindRunner({ ...input, email: input.email || null })),
   updateBinding: adminProcedure
-    .input(z.object({ id: z.uuid(), enabled: z.boolean().optional(), config: jsonObject.optional(), policy: jsonObject.optional(), autoApprove: z.boolean().optional() }))
+    .input(
+      z.object({
+        id: z.uuid(),
+        enabled: z.boolean().optional(),
+        config: jsonObject.optional(),
+        policy: jsonObject.optional(),
+        autoApprove: z.boolean().optional(),
+        // null clears the binding's own default (reject).
+        multitaskStrategy: z.enum(MULTITASK_STRATEGIES).nullable().optional(),
+      }),
+    )
     .mutation(({ input }) => updateRunnerBinding(input)),
   removeBinding: adminProcedure.input(z.object({ id: z.uuid() })).mutation(({ input }) => removeRunnerBinding(input)),
   results: adminProcedure.input(z.object({ runId: z.uuid() })).query(({ input }) => runResults(input)),

@@ -1,0 +1,98 @@
+import "server-only";
+import { Logger, run, runOnce, type Runner, type TaskList } from "graphile-worker";
+import type pg from "pg";
+import { env } from "../env";
+import { logger } from "../logger";
+import { openQueuePool, unlockStalledStartJobs } from "../repositories/run-queue";
+import { startQueuedRun } from "../services/queued-runs";
+
+// graphile-worker runs the jobs of runs that wait their turn on a busy thread. The job is added
+// parked by the run's accept (dispatch_accept_run) and made due when the thread's turn passes to
+// the run (the dispatch_run_ended trigger, on whichever instance the run before it ended); it only
+// starts the run, which then executes under our lease like any other, so the job is done in
+// milliseconds and a worker slot is never held for a run's length.
+
+/** The task name the SQL functions add jobs under. */
+export const START_RUN_TASK = "dispatch_start_run";
+
+function taskList(opts: { awaitRun: boolean; started?: () => void }): TaskList {
+  return {
+    [START_RUN_TASK]: async (payload) => {
+      const id = (payload as { id?: unknown } | null)?.id;
+      if (typeof id !== "string") return;
+      const execution = await startQueuedRun(id);
+      if (!execution) return;
+      opts.started?.();
+      // Where nothing outlives the call (runOnce in a function), the run is executed before it returns.
+      if (opts.awaitRun) await execution;
+    },
+  };
+}
+
+// graphile-worker reports every job it completes at info level: only its warnings and errors are ours to see.
+const queueLogger = new Logger(() => (level, message) => {
+  if (level === "error") logger.error({ queue: true }, message);
+  else if (level === "warning") logger.warn({ queue: true }, message);
+});
+
+// A job only starts its run, in milliseconds: one locked this long belongs to a worker that died
+// between taking it and finishing it. Its run still waits (or, started, is our lease's business).
+const STALLED_JOB_MS = 15_000;
+
+let runner: Runner | null = null;
+let pool: pg.Pool | null = null;
+let sweeper: NodeJS.Timeout | null = null;
+
+/** Starts this instance's runner (off Vercel, from server/start-up.ts); a no-op with QUEUE_WORKER_CONCURRENCY=0. */
+export async function startQueueWorker(): Promise<void> {
+  if (runner || env.QUEUE_WORKER_CONCURRENCY === 0) return;
+  // Its workers, plus the LISTEN session and one for its bookkeeping.
+  pool = openQueuePool(env.QUEUE_WORKER_CONCURRENCY + 2);
+  runner = await run({
+    pgPool: pool,
+    concurrency: env.QUEUE_WORKER_CONCURRENCY,
+    pollInterval: env.QUEUE_POLL_INTERVAL_MS,
+    noHandleSignals: true,
+    logger: queueLogger,
+    taskList: taskList({ awaitRun: false }),
+  });
+  sweeper = setInterval(() => {
+    void unlockStalledStartJobs({ task: START_RUN_TASK, olderThanMs: STALLED_JOB_MS }).catch((err: unknown) => logger.warn({ err }, "could not unlock stalled queue jobs"));
+  }, STALLED_JOB_MS);
+  sweeper.unref();
+}
+
+/**
+ * Stops taking queued runs' jobs (SIGTERM, before the instance hands its runs back): a job
+ * under way finishes starting its run, which is then handed back with the rest.
+ */
+export async function stopQueueWorker(): Promise<void> {
+  const stopping = runner;
+  const ending = pool;
+  runner = null;
+  pool = null;
+  if (sweeper) clearInterval(sweeper);
+  sweeper = null;
+  await stopping?.stop().catch((err: unknown) => logger.warn({ err }, "stopping the queue worker failed"));
+  await ending?.end().catch(() => undefined);
+}
+
+/**
+ * Starts every queued run whose turn has come, one at a time, and executes each before returning:
+ * for a host with no long-lived worker (Vercel), called from a scheduled duty. Answers how many it started.
+ */
+export async function runQueuedRunsOnce(): Promise<number> {
+  const once = openQueuePool(2);
+  let started = 0;
+  try {
+    // A completion is flushed before runOnce returns only when it is batched (even by 0 ms);
+    // otherwise a frozen function could leave its last job locked.
+    await runOnce(
+      { pgPool: once, noHandleSignals: true, logger: queueLogger, preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } } },
+      taskList({ awaitRun: true, started: () => started++ }),
+    );
+  } finally {
+    await once.end().catch(() => undefined);
+  }
+  return started;
+}
