@@ -160,7 +160,7 @@ export async function buildRunContext(src: RunContextSource): Promise<AgentRunCo
     delivery: {
       surface: src.via === "session" ? "webui" : run.protocol,
       supports_streaming: true,
-      supports_edit: false,
+      supports_edit: auth.platform_api.actions.includes("message.edit"),
       supports_reaction: false,
       max_message_size: null,
       platform_capabilities: {},

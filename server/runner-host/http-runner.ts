@@ -13,6 +13,7 @@ import type { EntryEvent } from "./entry-events";
 import { ndjsonLines } from "../protocols/runner/ndjson-lines";
 import type { RunAuthorization } from "./policy";
 import type { BindingRow, EndpointRow } from "./repository";
+import { attachRunEmitter } from "./live-delivery";
 import { hostEffects } from "./result-effects";
 import { saveRunnerResults } from "./result-log";
 import { ResultStreamProcessor } from "./result-stream";
@@ -84,6 +85,8 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
         kind: SpanKind.CLIENT,
         attributes: { [ATTR_GEN_AI_OPERATION_NAME]: "invoke_agent", [ATTR_GEN_AI_AGENT_ID]: spec.manifest.id, "server.address": new URL(spec.endpoint.baseUrl).host },
       });
+      // Platform actions the runner asks for (here or on another instance) stream into this run.
+      const detach = attachRunEmitter(run.id, emit);
       const processor = new ResultStreamProcessor(run.id, (event) => emit(event), hostEffects({ run, spec }), (detail, type) =>
         logger.warn({ runId: run.id, runner: spec.manifest.id, type, reason: detail }, "runner result not applied"),
       );
@@ -143,6 +146,7 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
         span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof RunnerFailure ? err.code : "runner call failed" });
         throw err;
       } finally {
+        detach();
         span.end();
         await saveRunnerResults({ runId: run.id, records: processor.records });
       }

@@ -27,8 +27,8 @@ export type ResultRecord = { idx: number; sequence: number | null; type: string;
 export type ResultEffects = {
   updateState(data: ResultData<"state.updated">): Promise<void>;
   createArtifact(data: ResultData<"artifact.created">): Promise<{ artifact_id: string; mime_type: string; size: number; name: string | null }>;
-  /** Answers why the action was not executed, or null when it was. */
-  requestAction(data: ResultData<"action.requested">): Promise<string | null>;
+  /** Performs a platform action, or says why it was refused (nothing written then). */
+  requestAction(data: ResultData<"action.requested">): Promise<{ executed: Record<string, unknown> } | { refused: { reason: string; message: string } }>;
 };
 
 const PREVIEW_BYTES = 4096;
@@ -151,9 +151,12 @@ export class ResultStreamProcessor {
       case "action.requested": {
         const d = data as ResultData<"action.requested">;
         this.queue(async () => {
-          const refusal = await this.host.requestAction(d);
-          if (refusal) this.warn(`action ${d.action} refused: ${refusal}`, "action.requested");
-          this.hostNote("action.refused", { action: d.action, reason: refusal });
+          const outcome = await this.host.requestAction(d);
+          if ("executed" in outcome) return this.hostNote("action.executed", { action: d.action, ...outcome.executed });
+          this.warn(`action ${d.action} refused: ${outcome.refused.message}`, "action.requested");
+          const record = this.records[idx];
+          if (record) Object.assign(record, { disposition: "rejected", detail: outcome.refused.message });
+          this.hostNote("action.refused", { action: d.action, reason: outcome.refused.reason, message: outcome.refused.message });
         }, idx);
         return null;
       }

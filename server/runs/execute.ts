@@ -102,7 +102,7 @@ class MessageRecorder {
       case EventType.TEXT_MESSAGE_END: {
         const msg = this.texts.get(event.messageId);
         this.texts.delete(event.messageId);
-        if (msg && msg.parts.length > 0) this.save("assistant", event.messageId, msg.parts.join(""), { stage: "answer", ...extras?.messageMetadata });
+        if (msg && msg.parts.length > 0 && !extras?.storedByHost) this.save("assistant", event.messageId, msg.parts.join(""), { stage: "answer", ...extras?.messageMetadata });
         break;
       }
       case EventType.TOOL_CALL_RESULT:

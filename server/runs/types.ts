@@ -40,6 +40,8 @@ export type EmitExtras = {
   messageMetadata?: Record<string, unknown>;
   /** A TOOL_CALL_RESULT for a call an earlier run of the thread left waiting for approval. */
   answersEarlierCall?: boolean;
+  /** On TEXT_MESSAGE_END: the message is in the thread already (a runner's platform action wrote it). */
+  storedByHost?: boolean;
 };
 
 /** Sampling parameters a protocol passed through; runners apply what their model supports. */
