@@ -79,7 +79,7 @@ async function readErrorBody(res: Readable): Promise<string> {
 export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
   return {
     id: spec.manifest.id,
-    async run({ run, input, generation, signal, emit }: RunnerInput): Promise<RunnerResult> {
+    async run({ run, input, generation, signal, emit, reportUsage }: RunnerInput): Promise<RunnerResult> {
       // The runner call's span; the runner continues its trace from the `traceparent` header.
       const span = tracer().startSpan(`runner ${spec.manifest.id}`, {
         kind: SpanKind.CLIENT,
@@ -143,6 +143,9 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
         } else if (err instanceof RunnerFailure && !processor.finished) {
           processor.hostNote("run.failed", { code: err.code, message: err.message, retryable: err.retryable });
         }
+        // A run.failed that says what the run used is recorded with the failure.
+        const usage = processor.reportedUsage;
+        if (usage) reportUsage?.(usage, spec.manifest.id);
         span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof RunnerFailure ? err.code : "runner call failed" });
         throw err;
       } finally {

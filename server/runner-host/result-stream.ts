@@ -33,6 +33,9 @@ export type ResultEffects = {
 
 const PREVIEW_BYTES = 4096;
 
+const tokenUsage = (u: ResultData<"run.completed">["usage"]): TokenUsage | undefined =>
+  u ? { inputTokens: u.input_tokens, outputTokens: u.output_tokens, totalTokens: u.total_tokens ?? u.input_tokens + u.output_tokens } : undefined;
+
 function preview(data: unknown, size: number): unknown {
   if (size <= PREVIEW_BYTES) return data;
   const text = JSON.stringify(data);
@@ -46,7 +49,7 @@ export class ResultStreamProcessor {
   private readonly startedToolCalls = new Set<string>();
   private readonly completedToolCalls = new Set<string>();
   private emittedText = false;
-  private terminal: { type: "run.completed"; usage?: TokenUsage; finishReason?: string } | { type: "run.failed"; failure: RunnerFailure } | null = null;
+  private terminal: { type: "run.completed"; usage?: TokenUsage; finishReason?: string } | { type: "run.failed"; failure: RunnerFailure; usage?: TokenUsage } | null = null;
   private effects: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -58,6 +61,11 @@ export class ResultStreamProcessor {
 
   get finished(): boolean {
     return this.terminal !== null;
+  }
+
+  /** The usage the runner's terminal result reported, if any (a failed run's too). */
+  get reportedUsage(): TokenUsage | undefined {
+    return this.terminal?.usage;
   }
 
   private record(r: Omit<ResultRecord, "idx">): void {
@@ -164,18 +172,13 @@ export class ResultStreamProcessor {
         const d = data as ResultData<"run.completed">;
         if (d.message?.content && !this.emittedText && !this.openMessage) this.completeText(d.message.content);
         this.closeText();
-        const u = d.usage;
-        this.terminal = {
-          type: "run.completed",
-          usage: u ? { inputTokens: u.input_tokens, outputTokens: u.output_tokens, totalTokens: u.total_tokens ?? u.input_tokens + u.output_tokens } : undefined,
-          finishReason: d.finish_reason ?? undefined,
-        };
+        this.terminal = { type: "run.completed", usage: tokenUsage(d.usage), finishReason: d.finish_reason ?? undefined };
         return null;
       }
       case "run.failed": {
         const d = data as ResultData<"run.failed">;
         this.closeText();
-        this.terminal = { type: "run.failed", failure: new RunnerFailure(d.code, d.message || `The runner failed (${d.code})`, d.retryable) };
+        this.terminal = { type: "run.failed", failure: new RunnerFailure(d.code, d.message || `The runner failed (${d.code})`, d.retryable), usage: tokenUsage(d.usage) };
         return null;
       }
     }
