@@ -11,6 +11,7 @@ import { messageEdited, sendMessage } from "@/sdk/runner/platform";
 import { actionRequested, completed, runCompleted } from "@/sdk/runner/results";
 import { doneNote, PROGRESS_NOTES_RUNNER_ID, progressNote, startProgressNotesRunner } from "@/sdk/runner/examples/progress-notes";
 import { startRunners } from "@/examples/runners/start";
+import { startExtraServer, type ExtraServer } from "@/test/extra-server";
 import { permissionsSchema } from "@/server/protocols/runner/manifest";
 import { callHost, createBinding, createEndpoint, FULL_PERMISSIONS, startRunSession, type RunSessionFixture, type TestEndpoint } from "./api/test-fixtures";
 
@@ -22,27 +23,32 @@ type Frame = { type: string } & Record<string, unknown>;
 const started: { close(): Promise<void> }[] = [];
 const BOTH = ["message.send", "message.edit"];
 
-// A runner that posts a note, then waits for the test (a follower must see the note while the run still runs).
-const GATED_ID = "plugin:dispatch-tests/gated-note/default";
+// Runners that post a note, then wait for the test (a follower must see the note while the run still runs).
 let release: () => void = () => {};
 const gate = () => new Promise<void>((r) => (release = r));
-const gated = defineRunner({
-  manifest: {
-    id: GATED_ID,
-    name: "default",
-    label: { en_US: "Gated note" },
-    capabilities: { platform_api: true },
-    permissions: { platform_api: ["message.send"] },
-    context: { bootstrap: "none" },
-  },
-  async *run(_ctx, { host }) {
-    const opened = gate();
-    await sendMessage(host, "Still looking, one moment");
-    await opened;
-    yield completed("found it");
-    yield runCompleted();
-  },
-});
+const gatedNote = (id: string, note: string) =>
+  defineRunner({
+    manifest: {
+      id,
+      name: "default",
+      label: { en_US: "Gated note" },
+      capabilities: { platform_api: true },
+      permissions: { platform_api: ["message.send"] },
+      context: { bootstrap: "none" },
+    },
+    async *run(_ctx, { host }) {
+      const opened = gate();
+      await sendMessage(host, note);
+      await opened;
+      yield completed("found it");
+      yield runCompleted();
+    },
+  });
+const GATED_ID = "plugin:dispatch-tests/gated-note/default";
+const gated = gatedNote(GATED_ID, "Still looking, one moment");
+// Its host calls go to a second server instance, which does not execute its runs.
+const RELAYED_ID = "plugin:dispatch-tests/relayed-note/default";
+const relayed = gatedNote(RELAYED_ID, "Sent through the other instance");
 
 // A runner whose requested actions are all refused: another author's message, an action it was not granted.
 const REFUSED_ID = "plugin:dispatch-tests/refused-actions/default";
@@ -85,7 +91,13 @@ async function resultLog(clientRunId: string) {
   return rows;
 }
 
+let other: ExtraServer | undefined;
 beforeAll(async () => {
+  other = await startExtraServer();
+  const relaySecret = `runner-secret-${randomUUID()}`;
+  const relay = await startRunners({ secret: relaySecret, hostUrl: other.url, runners: [relayed] });
+  started.push(relay);
+  await registerRunner({ url: relay.url, secret: relaySecret });
   const secret = `runner-secret-${randomUUID()}`;
   const notes = await startProgressNotesRunner({ secret, hostUrl: baseUrl() });
   started.push(notes);
@@ -94,9 +106,10 @@ beforeAll(async () => {
   const tests = await startRunners({ secret: testSecret, hostUrl: baseUrl(), runners: [gated, refusing] });
   started.push(tests);
   await registerRunner({ url: tests.url, secret: testSecret });
-});
+}, 90_000);
 
 afterAll(async () => {
+  other?.child.kill("SIGTERM");
   await Promise.all(started.map((s) => s.close()));
 });
 
@@ -128,25 +141,42 @@ describe("a runner's messages in the web chat", () => {
     ]);
   });
 
-  it("streams a sent message live to a follower of the run, before the run ends", async () => {
-    const user = await userBoundTo(GATED_ID, ["message.send"]);
-    const body = runInput({}, "find the invoice");
-    expect((await postRun(user.apiKey, body)).status).toBe(202);
-    const follow = await getJson(user.apiKey, `/api/v1/agent/runs/${body.runId}/events`);
+  /** Follows the run from the start; answers whether the note came while the run was still running. */
+  async function followUntilNote(apiKey: string, runId: string, note: string) {
+    const follow = await getJson(apiKey, `/api/v1/agent/runs/${runId}/events`);
     let statusWhenSeen: string | null = null;
     const seen: Frame[] = [];
     for await (const frame of readSse(follow)) {
       const event = JSON.parse(frame.data) as Frame;
       seen.push(event);
-      if (event.type === EventType.TEXT_MESSAGE_CONTENT && event.delta === "Still looking, one moment") {
-        const { rows } = await getPool().query<{ status: string }>(`select status from runs where run_id = $1`, [body.runId]);
+      if (event.type === EventType.TEXT_MESSAGE_CONTENT && event.delta === note) {
+        const { rows } = await getPool().query<{ status: string }>(`select status from runs where run_id = $1`, [runId]);
         statusWhenSeen = rows[0]!.status;
         release();
       }
     }
-    expect(statusWhenSeen).toBe("running");
-    expect(seen.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED });
+    return { statusWhenSeen, last: seen.at(-1) };
+  }
+
+  it("streams a sent message live to a follower of the run, before the run ends", async () => {
+    const user = await userBoundTo(GATED_ID, ["message.send"]);
+    const body = runInput({}, "find the invoice");
+    expect((await postRun(user.apiKey, body)).status).toBe(202);
+    expect(await followUntilNote(user.apiKey, body.runId, "Still looking, one moment")).toMatchObject({ statusWhenSeen: "running", last: { type: EventType.RUN_FINISHED } });
     expect((await threadRows(body.threadId)).map((r) => r.content)).toEqual(["find the invoice", "Still looking, one moment", "found it"]);
+  });
+
+  it("streams a message sent through another instance into the run, by the instance executing it", async () => {
+    const user = await userBoundTo(RELAYED_ID, ["message.send"]);
+    const body = runInput({}, "ask the other server");
+    expect((await postRun(user.apiKey, body)).status).toBe(202);
+    expect(await followUntilNote(user.apiKey, body.runId, "Sent through the other instance")).toMatchObject({ statusWhenSeen: "running", last: { type: EventType.RUN_FINISHED } });
+    expect((await threadRows(body.threadId)).map((r) => r.content)).toEqual(["ask the other server", "Sent through the other instance", "found it"]);
+    const { rows } = await getPool().query<{ action: string; result: string }>(
+      `select c.action, c.result from runner_api_calls c join runs r on r.id = c.run_id where r.run_id = $1`,
+      [body.runId],
+    );
+    expect(rows).toEqual([{ action: "platform/request_action", result: "ok" }]);
   });
 
   it("records the refused action.requested results and changes nothing", async () => {
