@@ -27,7 +27,8 @@ export function demoSummary(request: string): string {
   const asked = lines.filter((l) => l.startsWith("user: ")).map((l) => l.slice("user: ".length));
   const first = asked[0];
   const last = asked.at(-1);
-  if (!first || !last) return `Summary of ${lines.length} earlier messages.`;
+  const counted = `Summary of ${lines.length} earlier ${lines.length === 1 ? "message" : "messages"}.`;
+  if (!first || !last) return counted;
   const latest = last === first ? "" : ` Latest request: "${clip(last, 120)}".`;
-  return `Summary of ${lines.length} earlier messages. The user first asked: "${clip(first, 120)}".${latest}`;
+  return `${counted} The user first asked: "${clip(first, 120)}".${latest}`;
 }
