@@ -30,7 +30,9 @@ export type EditOutcome = { outcome: "edited"; message: PlatformMessage } | { ou
 
 /**
  * Replaces the text of the latest message of the thread with this protocol message id, provided
- * it is an assistant message written by a run of `runnerId`; anything else is left untouched.
+ * it is an assistant message written by a run of `runnerId`; anything else is left untouched. A
+ * conversation summary that covers the message no longer says what the thread says: it is dropped,
+ * and the next summary_tail run makes a new one.
  */
 export async function editRunnerMessage(opts: { threadId: string; messageId: string; runnerId: string; content: string; metadata: Record<string, unknown> }): Promise<EditOutcome> {
   const { rows } = await getPool().query<{ found: boolean; own: boolean; id: string | null; seq: number | null }>(
@@ -38,7 +40,8 @@ export async function editRunnerMessage(opts: { threadId: string; messageId: str
          from messages m left join runs r on r.id = m.run_id
          where m.thread_id = $1 and m.message_id = $2 order by m.seq desc limit 1),
        edited as (update messages set content = $4, metadata = messages.metadata || $5::jsonb
-         from target where messages.id = target.id and target.own returning messages.id, messages.seq)
+         from target where messages.id = target.id and target.own returning messages.id, messages.seq),
+       stale as (delete from conversation_summaries s using edited where s.thread_id = $1 and s.covers_seq >= edited.seq)
      select exists (select 1 from target) as found, coalesce((select own from target), false) as own,
        (select id from edited) as id, (select seq from edited) as seq`,
     [opts.threadId, opts.messageId, opts.runnerId, opts.content, JSON.stringify(opts.metadata)],
