@@ -4,7 +4,7 @@
 //   [[delay:200]]                  200 ms between tokens (text and tool-argument chunks)
 //   [[tool:calendar.read {...}]]   call project_cli with {module, method, input} first
 //   [[call:get_weather {...}]]     call any tool with exactly these arguments first
-//   [[fail]]                       answer HTTP 500
+//   [[fail]]                       answer HTTP 500 (once the tool directives, if any, have run)
 //   [[hang]]                       stream one token, then nothing until the client aborts
 //   [[show:messages]]              answer with the conversation it received, one line a message
 //   [[show:system]]                answer with the system prompt it received
@@ -68,10 +68,15 @@ function renderMessages(messages: ChatMessage[]): string {
 
 type Reply = { kind: "text"; text: string } | { kind: "tool"; call: ToolCall } | { kind: "hang" };
 
-function plan(messages: ChatMessage[], script: Script, body: ChatRequest): Reply {
+/** The tool calls made since the latest user message, and that stretch of the conversation. */
+function turnOf(messages: ChatMessage[]): { turn: ChatMessage[]; made: number } {
   const lastUser = messages.findLastIndex((m) => m.role === "user");
   const turn = messages.slice(lastUser + 1);
-  const made = turn.reduce((n, m) => n + (m.tool_calls?.length ?? 0), 0);
+  return { turn, made: turn.reduce((n, m) => n + (m.tool_calls?.length ?? 0), 0) };
+}
+
+function plan(messages: ChatMessage[], script: Script, body: ChatRequest): Reply {
+  const { turn, made } = turnOf(messages);
   if (made < script.calls.length) return { kind: "tool", call: script.calls[made]! };
   if (script.hang) return { kind: "hang" };
   if (script.show === "system") return { kind: "text", text: textOf(messages.find((m) => m.role === "system")?.content) };
@@ -178,7 +183,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, apiKe
   if (calls.length > CALLS_KEPT) calls.shift();
   res.once("close", () => (call.state = res.writableFinished ? "done" : "aborted"));
   const script = parseScript(lastUserText);
-  if (script.fail) {
+  if (script.fail && turnOf(messages).made >= script.calls.length) {
     res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "scripted failure", type: "server_error" } }));
     return;
   }

@@ -26,6 +26,18 @@ describe("live turn", () => {
     expect(isTurnOpen(done)).toBe(false);
   });
 
+  it("replaces a message's text when its runner edits it (message.edited), leaving other messages alone", () => {
+    const turn = play([
+      started,
+      { type: EventType.TEXT_MESSAGE_START, messageId: "a", role: "assistant" } as BaseEvent,
+      { type: EventType.TEXT_MESSAGE_CONTENT, messageId: "a", delta: "Working on it" } as BaseEvent,
+      { type: EventType.TEXT_MESSAGE_END, messageId: "a" } as BaseEvent,
+      { type: EventType.CUSTOM, name: "message.edited", value: { messageId: "a", content: "Done: 3 rooms booked" } } as BaseEvent,
+      { type: EventType.CUSTOM, name: "message.edited", value: { messageId: "elsewhere", content: "x" } } as BaseEvent,
+    ]);
+    expect(turn.items).toEqual([{ kind: "text", id: "a", text: "Done: 3 rooms booked", streaming: false }]);
+  });
+
   it("shows a tool call running, then its card from TOOL_CALL_RESULT metadata.ui_schema", () => {
     const running = play([started, { type: EventType.TOOL_CALL_START, toolCallId: "c1", toolCallName: "project_cli" } as BaseEvent]);
     expect(running.items).toEqual([{ kind: "tool", id: "c1", name: "project_cli", status: "running", result: null }]);

@@ -117,9 +117,18 @@ export function applyRunEvent(turn: LiveTurn, raw: BaseEvent): LiveTurn {
     }
     case EventType.RUN_ERROR:
       return failTurn(turn, { kind: errorFromRunCode(event.code) });
+    case EventType.CUSTOM:
+      return event.name === "message.edited" ? withEditedText(turn, event.value) : turn;
     default:
       return turn;
   }
+}
+
+/** A runner edited one of its messages of this turn (a platform action): the new text replaces the old. */
+function withEditedText(turn: LiveTurn, value: unknown): LiveTurn {
+  const { messageId, content } = (value ?? {}) as { messageId?: unknown; content?: unknown };
+  if (typeof messageId !== "string" || typeof content !== "string") return turn;
+  return { ...turn, items: updateItem(turn.items, messageId, "text", (item) => (item.kind === "text" ? { ...item, text: content } : item)) };
 }
 
 /** The calls an interrupted run left waiting for approval get their approval card. */

@@ -61,9 +61,10 @@ export const actionRequested = (action: string, target: Record<string, unknown> 
 
 export const runCompleted = (data: DataInput<"run.completed"> = {}): ResultDraft => ({ type: "run.completed", data });
 
-export const runFailed = (code: string, message: string, opts: { retryable?: boolean } = {}): ResultDraft => ({
+/** A failed run; `usage` is what it spent before failing, which the host still records. */
+export const runFailed = (code: string, message: string, opts: { retryable?: boolean; usage?: DataInput<"run.failed">["usage"] } = {}): ResultDraft => ({
   type: "run.failed",
-  data: { code, message: message.slice(0, 2000), retryable: opts.retryable ?? false } satisfies DataInput<"run.failed">,
+  data: { code, message: message.slice(0, 2000), retryable: opts.retryable ?? false, ...(opts.usage ? { usage: opts.usage } : {}) } satisfies DataInput<"run.failed">,
 });
 
 export const rawLine = (line: string): RawLine => new RawLine(line);

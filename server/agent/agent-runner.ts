@@ -156,7 +156,7 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
   return {
     id: AGENT_RUNNER_ID,
     prefetch: CONTEXT_PREFETCH,
-    async run({ run, input, generation, signal, emit, prefetched, resume }: RunnerInput): Promise<RunnerResult> {
+    async run({ run, input, generation, signal, emit, prefetched, resume, reportUsage }: RunnerInput): Promise<RunnerResult> {
       const timeZone = resolveTimeZone(input);
       const now = deps.now();
       const { projectCli } = deps;
@@ -222,11 +222,16 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
           stop: () => translator.error !== null,
         });
       } catch (err) {
+        // The steps that finished were paid for, whatever ends the run now.
+        reportUsage?.(translator.totalUsage, info.id);
         // Errors of the SDK (network, provider) are the model's; anything else is ours and propagates as is.
         if (signal.aborted || !AISDKError.isInstance(err)) throw err;
         throw modelFailure(err, info, run.id);
       }
-      if (translator.error && !signal.aborted) throw modelFailure(translator.error, info, run.id);
+      if (translator.error && !signal.aborted) {
+        reportUsage?.(translator.totalUsage, info.id);
+        throw modelFailure(translator.error, info, run.id);
+      }
 
       const usage = translator.totalUsage;
       if (gate.requested.length === 0) return { usage, model: info.id, result: { usage, model: info.id } };

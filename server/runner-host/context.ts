@@ -16,6 +16,7 @@ import type { EntryEvent } from "./entry-events";
 import type { RunAuthorization } from "./policy";
 import type { BindingRow } from "./repository";
 import { loadStateSnapshot, stateScopeIds } from "./state-store";
+import { summarizeEarlier, type ConversationSummary } from "./summary";
 import { encodeTranscriptCursor } from "./transcript-cursor";
 
 // AgentRunContext, event-first (spec §4): the current event and its input, handles to pull
@@ -110,6 +111,26 @@ function staticRefs(manifest: AgentRunnerManifest, auth: RunAuthorization) {
   };
 }
 
+/** What the context inlines, and why, in the runner's words (never a silent fallback). */
+function inlinePolicy(policy: AgentRunnerManifest["context"], tailCount: number, summary: ConversationSummary | null) {
+  type Mode = AgentRunContext["context"]["inline_policy"]["mode"];
+  const tailReason = `the runner's context policy asks for up to ${policy.max_inline_events} recent messages`;
+  if (policy.bootstrap === "summary_tail" && summary && !summary.ok) {
+    return { mode: (tailCount > 0 ? "recent_tail" : "current_event") as Mode, reason: `summary_tail: the summary of the earlier messages could not be made (${summary.reason}); ${tailCount > 0 ? "only the recent tail is inlined" : "only the current event is inlined"}` };
+  }
+  if (policy.bootstrap === "summary_tail" && (summary || tailCount > 0)) {
+    return { mode: "summary_tail" as Mode, reason: summary ? `${tailReason}, and a summary of the messages before them` : `${tailReason}; nothing precedes them to summarise` };
+  }
+  if (tailCount > 0) return { mode: policy.bootstrap as Mode, reason: tailReason };
+  return { mode: (policy.bootstrap === "none" ? "none" : "current_event") as Mode, reason: "event-first: only the current event is inlined; pull history through the host API" };
+}
+
+function summaryMetadata(summary: ConversationSummary | null): Record<string, unknown> {
+  if (!summary) return {};
+  if (!summary.ok) return { summary_error: summary.reason };
+  return { summary: { covers_through_seq: summary.coversSeq, message_count: summary.messageCount, model: summary.model, refreshed: summary.refreshed } };
+}
+
 export async function buildRunContext(src: RunContextSource): Promise<AgentRunContext> {
   const { run, input, authorization: auth, manifest, binding, entry } = src;
   const user = userMessageParts(input);
@@ -132,6 +153,10 @@ export async function buildRunContext(src: RunContextSource): Promise<AgentRunCo
       ? await bootstrapTail({ threadId: run.threadId, beforeSeq: userSeq, maxEvents: policy.max_inline_events, maxBytes: policy.max_inline_bytes })
       : [];
   const model = findModel(src.generation.model) ?? currentModelInfo();
+  // summary_tail: what precedes the tail (everything before the current event when none is inlined).
+  const summary =
+    policy.bootstrap === "summary_tail" ? await summarizeEarlier({ threadId: run.threadId, runId: run.id, beforeSeq: tail[0]?.seq ?? userSeq, modelId: model.id }) : null;
+  const inline = inlinePolicy(policy, tail.length, summary);
   // Unix seconds, the spec's unit, as everywhere in the host API.
   const nowSeconds = Math.floor(Date.now() / 1000);
   const attachments = src.attachments.map(artifactRef);
@@ -160,7 +185,7 @@ export async function buildRunContext(src: RunContextSource): Promise<AgentRunCo
     delivery: {
       surface: src.via === "session" ? "webui" : run.protocol,
       supports_streaming: true,
-      supports_edit: false,
+      supports_edit: auth.platform_api.actions.includes("message.edit"),
       supports_reaction: false,
       max_message_size: null,
       platform_capabilities: {},
@@ -193,16 +218,11 @@ export async function buildRunContext(src: RunContextSource): Promise<AgentRunCo
       transcript_seq: userSeq,
       has_history_before: userSeq > 1,
       inline_policy: {
-        mode: tail.length > 0 ? policy.bootstrap : policy.bootstrap === "none" ? "none" : "current_event",
+        mode: inline.mode,
         delivered_count: tail.length,
         source_total_count: Math.max(0, userSeq - 1),
         messages_complete: tail.length >= Math.max(0, userSeq - 1),
-        reason:
-          tail.length > 0
-            ? policy.bootstrap === "summary_tail"
-              ? "no summary is kept by this host; the recent tail is inlined instead"
-              : `the runner's context policy asks for up to ${policy.max_inline_events} recent messages`
-            : "event-first: only the current event is inlined; pull history through the host API",
+        reason: inline.reason,
       },
       available_apis: {
         history_page: auth.history.operations.includes("page"),
@@ -227,7 +247,10 @@ export async function buildRunContext(src: RunContextSource): Promise<AgentRunCo
       metadata: {},
     },
     config: binding?.config ?? {},
-    bootstrap: tail.length > 0 ? { messages: tail.map((m) => ({ role: m.role, content: m.content, seq: m.seq })), summary: null, artifacts: [], metadata: {} } : null,
+    bootstrap:
+      tail.length > 0 || summary
+        ? { messages: tail.map((m) => ({ role: m.role, content: m.content, seq: m.seq })), summary: summary?.ok ? summary.summary : null, artifacts: [], metadata: summaryMetadata(summary) }
+        : null,
     adapter: null,
     metadata: { request: clientRequest(input, src.generation, model.id, run.protocol) },
   };

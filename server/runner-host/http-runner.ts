@@ -13,6 +13,7 @@ import type { EntryEvent } from "./entry-events";
 import { ndjsonLines } from "../protocols/runner/ndjson-lines";
 import type { RunAuthorization } from "./policy";
 import type { BindingRow, EndpointRow } from "./repository";
+import { attachRunEmitter } from "./live-delivery";
 import { hostEffects } from "./result-effects";
 import { saveRunnerResults } from "./result-log";
 import { ResultStreamProcessor } from "./result-stream";
@@ -82,12 +83,14 @@ async function readErrorBody(res: Readable): Promise<string> {
 export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
   return {
     id: spec.manifest.id,
-    async run({ run, input, generation, signal, emit }: RunnerInput): Promise<RunnerResult> {
+    async run({ run, input, generation, signal, emit, reportUsage }: RunnerInput): Promise<RunnerResult> {
       // The runner call's span; the runner continues its trace from the `traceparent` header.
       const span = tracer().startSpan(`runner ${spec.manifest.id}`, {
         kind: SpanKind.CLIENT,
         attributes: { [ATTR_GEN_AI_OPERATION_NAME]: "invoke_agent", [ATTR_GEN_AI_AGENT_ID]: spec.manifest.id, "server.address": new URL(spec.endpoint.baseUrl).host },
       });
+      // Platform actions the runner asks for (here or on another instance) stream into this run.
+      const detach = attachRunEmitter(run.id, emit);
       const processor = new ResultStreamProcessor(run.id, (event, extras) => emit(event, extras), hostEffects({ run, spec }), (detail, type) =>
         logger.warn({ runId: run.id, runner: spec.manifest.id, type, reason: detail }, "runner result not applied"),
       );
@@ -162,11 +165,15 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
         } else if (err instanceof RunnerFailure && !processor.finished) {
           processor.hostNote("run.failed", { code: err.code, message: err.message, retryable: err.retryable });
         }
+        // A run.failed that says what the run used is recorded with the failure.
+        const usage = processor.reportedUsage;
+        if (usage) reportUsage?.(usage, spec.manifest.id);
         span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof RunnerFailure ? err.code : "runner call failed" });
         throw err;
       } finally {
         closeHostToolCalls();
         handOvers.close();
+        detach();
         span.end();
         await saveRunnerResults({ runId: run.id, records: processor.records });
       }

@@ -4,9 +4,10 @@ import { createRunnerArtifact } from "./artifact-store";
 import type { ExternalRunnerSpec } from "./http-runner";
 import type { ResultEffects } from "./result-stream";
 import { setState, stateScopeIds } from "./state-store";
+import { PlatformActionRefusal, performPlatformAction } from "./platform-actions";
 
 // What the host does for state.updated, artifact.created and action.requested results,
-// inside the run's frozen authorization.
+// inside the run's frozen authorization (platform actions: platform-actions.ts).
 
 export function hostEffects({ run, spec }: { run: RunHandle; spec: ExternalRunnerSpec }): ResultEffects {
   const auth = spec.authorization;
@@ -32,10 +33,13 @@ export function hostEffects({ run, spec }: { run: RunHandle; spec: ExternalRunne
       return { artifact_id: a.id, mime_type: a.mimeType, size: a.size, name: a.name };
     },
     async requestAction(d) {
-      if (!auth.platform_api.actions.includes(d.action)) {
-        return `not allowed: platform action ${d.action} needs the runner's manifest and the binding policy to both allow it`;
+      try {
+        const result = await performPlatformAction({ runId: run.id, threadId: run.threadId, runnerId: auth.runner_id, grantedActions: auth.platform_api.actions }, d);
+        return { executed: result };
+      } catch (err) {
+        if (err instanceof PlatformActionRefusal) return { refused: { reason: err.reason, message: err.message } };
+        throw err;
       }
-      return `no platform adapter on this host executes ${d.action}; the request was recorded, not executed`;
     },
   };
 }

@@ -25,7 +25,7 @@ function setup(effects: Partial<ResultEffects> = {}) {
     {
       updateState: async () => {},
       createArtifact: async (d) => ({ artifact_id: "a1", mime_type: d.mime_type, size: 1, name: d.name ?? null }),
-      requestAction: async () => "not allowed",
+      requestAction: async () => ({ refused: { reason: "not_granted", message: "not allowed" } }),
       ...effects,
     },
     (detail) => warnings.push(detail),
@@ -151,7 +151,8 @@ describe("ResultStreamProcessor", () => {
     expect(applied).toEqual(["conversation:external.session_id"]);
     expect(p.records[1]).toMatchObject({ disposition: "rejected", detail: "state scope binding is not granted to this binding" });
     expect(events.find((e) => e.type === EventType.CUSTOM)).toMatchObject({ name: "artifact.created", value: { artifact_id: "a1" } });
-    expect(p.records.find((r) => r.type === "action.refused")).toMatchObject({ disposition: "host", data: { action: "message.edit", reason: "not allowed" } });
+    expect(p.records.find((r) => r.type === "action.refused")).toMatchObject({ disposition: "host", data: { action: "message.edit", reason: "not_granted", message: "not allowed" } });
+    expect(p.records[3]).toMatchObject({ type: "action.requested", disposition: "rejected", detail: "not allowed" });
   });
 
   const output = { tool_name: "project_cli" as const, tool_call_id: "c1", tool_call_args: {}, status: "success" as const, result: { module: "memory", method: "read", data: {} }, error: null, ui_hints: null };

@@ -29,11 +29,14 @@ export type ResultRecord = { idx: number; sequence: number | null; type: string;
 export type ResultEffects = {
   updateState(data: ResultData<"state.updated">): Promise<void>;
   createArtifact(data: ResultData<"artifact.created">): Promise<{ artifact_id: string; mime_type: string; size: number; name: string | null }>;
-  /** Answers why the action was not executed, or null when it was. */
-  requestAction(data: ResultData<"action.requested">): Promise<string | null>;
+  /** Performs a platform action, or says why it was refused (nothing written then). */
+  requestAction(data: ResultData<"action.requested">): Promise<{ executed: Record<string, unknown> } | { refused: { reason: string; message: string } }>;
 };
 
 const PREVIEW_BYTES = 4096;
+
+const tokenUsage = (u: ResultData<"run.completed">["usage"]): TokenUsage | undefined =>
+  u ? { inputTokens: u.input_tokens, outputTokens: u.output_tokens, totalTokens: u.total_tokens ?? u.input_tokens + u.output_tokens } : undefined;
 
 function preview(data: unknown, size: number): unknown {
   if (size <= PREVIEW_BYTES) return data;
@@ -59,7 +62,7 @@ export class ResultStreamProcessor {
   private readonly parents = new Map<string, string>();
   /** For calls of earlier runs this run carries: the assistant message each was streamed under. */
   carriedParents: ReadonlyMap<string, string> = new Map();
-  private terminal: { type: "run.completed"; usage?: TokenUsage; finishReason?: string } | { type: "run.failed"; failure: RunnerFailure } | null = null;
+  private terminal: { type: "run.completed"; usage?: TokenUsage; finishReason?: string } | { type: "run.failed"; failure: RunnerFailure; usage?: TokenUsage } | null = null;
   private effects: Promise<unknown> = Promise.resolve();
   private closed = false;
 
@@ -72,6 +75,11 @@ export class ResultStreamProcessor {
 
   get finished(): boolean {
     return this.terminal !== null;
+  }
+
+  /** The usage the runner's terminal result reported, if any (a failed run's too). */
+  get reportedUsage(): TokenUsage | undefined {
+    return this.terminal?.usage;
   }
 
   private record(r: Omit<ResultRecord, "idx">): void {
@@ -169,9 +177,12 @@ export class ResultStreamProcessor {
       case "action.requested": {
         const d = data as ResultData<"action.requested">;
         this.queue(async () => {
-          const refusal = await this.host.requestAction(d);
-          if (refusal) this.warn(`action ${d.action} refused: ${refusal}`, "action.requested");
-          this.hostNote("action.refused", { action: d.action, reason: refusal });
+          const outcome = await this.host.requestAction(d);
+          if ("executed" in outcome) return this.hostNote("action.executed", { action: d.action, ...outcome.executed });
+          this.warn(`action ${d.action} refused: ${outcome.refused.message}`, "action.requested");
+          const record = this.records[idx];
+          if (record) Object.assign(record, { disposition: "rejected", detail: outcome.refused.message });
+          this.hostNote("action.refused", { action: d.action, reason: outcome.refused.reason, message: outcome.refused.message });
         }, idx);
         return null;
       }
@@ -179,18 +190,13 @@ export class ResultStreamProcessor {
         const d = data as ResultData<"run.completed">;
         if (d.message?.content && !this.emittedText && !this.openMessage) this.completeText(d.message.content);
         this.closeText();
-        const u = d.usage;
-        this.terminal = {
-          type: "run.completed",
-          usage: u ? { inputTokens: u.input_tokens, outputTokens: u.output_tokens, totalTokens: u.total_tokens ?? u.input_tokens + u.output_tokens } : undefined,
-          finishReason: d.finish_reason ?? undefined,
-        };
+        this.terminal = { type: "run.completed", usage: tokenUsage(d.usage), finishReason: d.finish_reason ?? undefined };
         return null;
       }
       case "run.failed": {
         const d = data as ResultData<"run.failed">;
         this.closeText();
-        this.terminal = { type: "run.failed", failure: new RunnerFailure(d.code, d.message || `The runner failed (${d.code})`, d.retryable) };
+        this.terminal = { type: "run.failed", failure: new RunnerFailure(d.code, d.message || `The runner failed (${d.code})`, d.retryable), usage: tokenUsage(d.usage) };
         return null;
       }
     }

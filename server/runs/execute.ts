@@ -102,7 +102,7 @@ class MessageRecorder {
       case EventType.TEXT_MESSAGE_END: {
         const msg = this.texts.get(event.messageId);
         this.texts.delete(event.messageId);
-        if (msg && msg.parts.length > 0) this.save("assistant", event.messageId, msg.parts.join(""), { stage: "answer", ...extras?.messageMetadata });
+        if (msg && msg.parts.length > 0 && !extras?.storedByHost) this.save("assistant", event.messageId, msg.parts.join(""), { stage: "answer", ...extras?.messageMetadata });
         break;
       }
       case EventType.TOOL_CALL_RESULT:
@@ -312,6 +312,7 @@ async function execute(
 
   let result: RunnerResult = {};
   let failure: Failure | null = null;
+  let spent: Pick<RunnerResult, "usage" | "model"> = {};
   try {
     if (!takeover) {
       put({ type: EventType.RUN_STARTED, threadId: run.threadId, runId: run.runId, ...(input.parentRunId ? { parentRunId: input.parentRunId } : {}) });
@@ -325,6 +326,7 @@ async function execute(
         generation,
         prefetched,
         resume,
+        reportUsage: (usage, model) => (spent = { usage, model }),
         signal: controller.signal,
         emit: (event, extras) => {
           if (controller.signal.aborted) return;
@@ -366,7 +368,10 @@ async function execute(
       failure?.outcome ??
       (result.interrupts?.length ? { type: "interrupt", interrupts: result.interrupts } : { type: "success", ...(result.result !== undefined ? { result: result.result } : {}) });
     // The terminal event carries the run's token usage (AG-UI's `usage`), as the ledger records it.
-    const closing = withRunUsage(guard.close(outcome), result.usage, result.model);
+    // A run that failed after spending tokens records what it reported so far.
+    const usage = result.usage ?? (failure ? spent.usage : undefined);
+    const model = result.model ?? (failure ? spent.model : undefined);
+    const closing = withRunUsage(guard.close(outcome), usage, model);
     // Messages closed by the terminal sequence (a cancelled answer) are recorded too.
     for (const e of closing) if (e.type === EventType.TEXT_MESSAGE_END || e.type === EventType.TOOL_CALL_END) recorder.observe(e);
     const records = closing.map((e) => live.reserve(e.type, serializeEvent(e)));
@@ -374,8 +379,8 @@ async function execute(
       status: failure?.status ?? "completed",
       errorCode: failure?.outcome.type === "error" ? failure.outcome.code ?? "RUNNER_ERROR" : failure?.note?.code ?? null,
       errorMessage: failure?.outcome.type === "error" ? failure.outcome.message : failure?.note?.message ?? null,
-      usage: result.usage ?? null,
-      model: result.model ?? null,
+      usage: usage ?? null,
+      model: model ?? null,
       toolCalls,
     };
     // The closing events go in the statement that closes the run, after everything before them

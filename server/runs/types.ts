@@ -40,6 +40,8 @@ export type EmitExtras = {
   messageMetadata?: Record<string, unknown>;
   /** A TOOL_CALL_RESULT for a call an earlier run of the thread left waiting for approval. */
   answersEarlierCall?: boolean;
+  /** On TEXT_MESSAGE_END: the message is in the thread already (a runner's platform action wrote it). */
+  storedByHost?: boolean;
 };
 
 /** Sampling parameters a protocol passed through; runners apply what their model supports. */
@@ -62,6 +64,11 @@ export type RunnerInput = {
   signal: AbortSignal;
   /** Streams one event. RUN_STARTED / RUN_FINISHED / RUN_ERROR belong to the engine. */
   emit: (event: AgUiEvent, extras?: EmitExtras) => void;
+  /**
+   * The tokens the run used so far (cumulative) and the model that used them. When the runner then
+   * throws, the run's failure still records them: in the ledger and on RUN_ERROR's usage.
+   */
+  reportUsage?: (usage: TokenUsage, model?: string) => void;
   /** What the runner's `prefetch` asked for, read while the run was accepted. */
   prefetched?: PrefetchedContext;
   /**

@@ -17,6 +17,7 @@ import {
   type ToolResult,
 } from "./demo-replies";
 import { addDays, formatDate, zonedIso } from "../../lib/time";
+import { demoSummary, SUMMARY_REQUEST } from "../summary-prompt";
 
 // The demo model's decision for one step, from the request and the tool results of this
 // turn so far: call project_cli next, or answer. Pure and deterministic given now and zone.
@@ -150,6 +151,8 @@ function imageReply(count: number): string {
 /** Decides the demo model's next step for the latest user request. */
 export function planDemoTurn(opts: { userText: string; images?: number; turn: readonly DemoExchange[]; now: Date; timeZone: string }): DemoAction {
   const { turn, timeZone } = opts;
+  // The host asking for a conversation summary (summary_tail): a deterministic one.
+  if (opts.userText.startsWith(SUMMARY_REQUEST)) return say(demoSummary(opts.userText));
   const intent = parseIntent(opts.userText, opts.now, timeZone);
   const last = turn.at(-1);
   const lastResult = last ? parseToolResult(last.output) : null;

@@ -464,7 +464,7 @@ export const HOST_API_ACTIONS = {
     }),
   }),
   "platform/request_action": action({
-    description: "Asks the host to perform a platform action; refused unless the run grants it.",
+    description: "Asks the host to perform a platform action (message.send, message.edit in the web chat); refused unless the run grants it.",
     permission: { group: "platform_api" },
     request: request({ action: z.string().min(1).max(100), target: json.default({}), payload: json.default({}) }),
     response: z.object({ status: z.enum(["accepted", "executed"]), result: json.optional() }),

@@ -23,6 +23,9 @@ const textContent = z.union([
 ]);
 
 const toolCallId = z.string().min(1).max(200);
+const resultUsage = z
+  .object({ input_tokens: z.int().min(0).default(0), output_tokens: z.int().min(0).default(0), total_tokens: z.int().min(0).nullish() })
+  .nullish();
 const toolName = z.string().min(1).max(200);
 
 export const RESULT_DATA_SCHEMAS = {
@@ -65,14 +68,14 @@ export const RESULT_DATA_SCHEMAS = {
   "run.completed": z.object({
     message: z.object({ role: z.literal("assistant").default("assistant"), content: textContent.nullish() }).nullish(),
     finish_reason: z.string().max(100).nullish(),
-    usage: z
-      .object({ input_tokens: z.int().min(0).default(0), output_tokens: z.int().min(0).default(0), total_tokens: z.int().min(0).nullish() })
-      .nullish(),
+    usage: resultUsage,
   }),
   "run.failed": z.object({
     code: z.string().min(1).max(100),
     message: z.string().max(2000).default(""),
     retryable: z.boolean().default(false),
+    /** What the run used before it failed (the host records it with the failure). */
+    usage: resultUsage,
   }),
 } as const;
 

@@ -410,11 +410,11 @@ describe("knowledge", () => {
 });
 
 describe("platform", () => {
-  it("refuses an allowed action honestly as unsupported on this host", async () => {
+  it("performs an allowed action, refusing an edit of a message the conversation does not have", async () => {
     expect(await failure("platform/request_action", { action: "message.edit", target: { message_id: "m" }, payload: { text: "x" } })).toMatchObject({
-      code: "runtime_error",
-      status: 501,
-      details: { reason: "unsupported" },
+      code: "not_found",
+      status: 404,
+      details: { reason: "message_not_found" },
     });
   });
 });
@@ -427,6 +427,6 @@ describe("audit", () => {
     expect(rows).toContainEqual(expect.objectContaining({ action: "storage/list", scope: "plugin", result: "ok" }));
     expect(rows).toContainEqual(expect.objectContaining({ action: "tools/call", resource: "project_cli", result: "ok" }));
     expect(rows).toContainEqual(expect.objectContaining({ action: "models/stream", resource: modelId, result: "ok" }));
-    expect(rows).toContainEqual(expect.objectContaining({ action: "platform/request_action", resource: "message.edit", result: "runtime_error" }));
+    expect(rows).toContainEqual(expect.objectContaining({ action: "platform/request_action", resource: "message.edit", result: "not_found" }));
   });
 });

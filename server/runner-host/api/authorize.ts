@@ -105,11 +105,16 @@ const GROUP_RULES: Record<Group, GroupRule> = {
   platform_api: {
     checkOperation: (action, session) => {
       if (session.authorization.platform_api.actions.length === 0) {
-        throw refused(`${action} is not granted to this run: no platform action is allowed by its manifest, binding and policy`);
+        throw refused(`${action} is not granted to this run: no platform action is allowed by its manifest, binding and policy`, { reason: "not_granted" });
       }
     },
     target: (_action, raw) => ({ resource: str(raw.action), scope: null }),
-    checkResource: (_action, raw, auth) => grantedOrRefuse("platform action", str(raw.action), auth.platform_api.actions),
+    checkResource: (_action, raw, auth) => {
+      const asked = str(raw.action);
+      if (asked !== null && !auth.platform_api.actions.includes(asked)) {
+        throw refused(`platform action ${asked} is not granted to this run: the runner's manifest and the binding's policy must both allow it`, { platform_action: asked, reason: "not_granted" });
+      }
+    },
   },
 };
 

@@ -96,7 +96,8 @@ export async function startRunSession(opts: {
     bindingId,
     authorization,
   });
-  await getPool().query(`update runs set status = 'running', started_at = now() where id = $1`, [run.id]);
+  // No executor renews this run's heartbeat: one far ahead keeps recovery from closing it mid-test.
+  await getPool().query(`update runs set status = 'running', started_at = now(), heartbeat_at = now() + interval '1 hour' where id = $1`, [run.id]);
   return { id: run.id, threadId, eventId, bindingId, authorization };
 }
 
