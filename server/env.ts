@@ -112,6 +112,14 @@ const envSchema = z.object({
     .string()
     .default("")
     .transform((list) => list.split(",").map((host) => host.trim()).filter(Boolean)),
+  // --- runs that continue across Vercel invocations (issue #25, docs/vercel.md "Long runs") ---
+  // Set by the platform: this deployment's own host (no scheme), and the secret of its
+  // "Protection Bypass for Automation" when enabled. A run handed back before an invocation's limit
+  // is continued by a call to this deployment's cron route (server/runs/continuation.ts).
+  VERCEL_URL: optionalString,
+  VERCEL_AUTOMATION_BYPASS_SECRET: optionalString,
+  // Where that call goes instead of https://$VERCEL_URL (a custom origin, or a test's stand-in).
+  CONTINUE_RUNS_URL: z.string().url().optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
