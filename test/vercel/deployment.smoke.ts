@@ -274,9 +274,6 @@ describe("a Vercel deployment", () => {
     expect(attempts.map((a) => a.endReason)).toEqual(["lease_expired", "finished"]);
 
     expect((await fetch(`${platform.url}/api/cron/recover-runs`)).status).toBe(401);
-    const badRun = await fetch(`${platform.url}/api/cron/recover-runs?run=not-a-run`, { headers: { authorization: `Bearer ${CRON_SECRET}` } });
-    expect(badRun.status).toBe(400);
-    expect(JSON.stringify(await badRun.json())).toContain("run must be the id of a run");
   });
 });
 
