@@ -19,6 +19,7 @@ import { requestContinuation } from "./continuation";
 import { handOffAt } from "./function-limits";
 import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
 import { MessageRecorder } from "./message-recorder";
+import { findRunner } from "./runners/registry";
 import { HEARTBEAT_MS, RunnerFailure, type EmitExtras, type EventRecord, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerInput, type RunnerResult } from "./types";
 
 export const RUN_CANCEL_CHANNEL = "dispatch_run_cancel";
@@ -252,13 +253,17 @@ async function execute(
     };
     for (const e of interrupted) append(e);
   }
-  const deadline = setTimeout(() => controller.abort("deadline" satisfies AbortReason), Math.max(0, run.deadlineAt.getTime() - Date.now()));
   // On Vercel, a run whose deadline is beyond this invocation's limit is handed back before that
-  // limit, and goes on in a new invocation (continuation.ts).
+  // limit, and goes on in a new invocation (continuation.ts). Only an in-process runner can go on
+  // with a run (an external runner cannot resume one: docs/durable-runs.md), so an external
+  // runner's run ends there as at its deadline, its end written, rather than being cut off.
   const leaveAt = handOffAt();
+  const resumable = findRunner(runner.id) === runner;
+  const endsAt = leaveAt !== null && !resumable ? Math.min(leaveAt, run.deadlineAt.getTime()) : run.deadlineAt.getTime();
+  const deadline = setTimeout(() => controller.abort("deadline" satisfies AbortReason), Math.max(0, endsAt - Date.now()));
   let leftInvocation = false;
   const invocationEnd =
-    leaveAt !== null && leaveAt < run.deadlineAt.getTime()
+    leaveAt !== null && resumable && leaveAt < run.deadlineAt.getTime()
       ? setTimeout(() => {
           leftInvocation = !controller.signal.aborted;
           controller.abort("handed_off" satisfies AbortReason);
