@@ -57,6 +57,12 @@ test("an admin finds a run by its filters and inspects its events and tool outpu
   for (const row of await admin.runRows().all()) await expect(row).toContainText(e2eAdmin.email);
   await page.screenshot({ path: test.info().outputPath("admin-runs.png"), fullPage: true });
 
+  // Runs that moved between instances: none of this admin's (each ran where it was accepted).
+  await page.goto("/admin/runs?user=ADMIN%40E2E&attempts=moved");
+  await expect(page.getByLabel("Executions")).toHaveValue("moved");
+  await expect(page.getByTestId("runs-empty")).toBeVisible();
+  await page.goto("/admin/runs?status=completed&user=ADMIN%40E2E");
+
   // The filters live in the URL: a reload keeps them.
   await page.reload();
   await expect(page.getByLabel("User email")).toHaveValue("ADMIN@E2E");
@@ -90,6 +96,11 @@ test("an admin finds a run by its filters and inspects its events and tool outpu
   await expect(call.getByTestId("tool-result")).toContainText('"method": "read"');
   await expect(call.getByTestId("ui-schema-card")).toHaveAttribute("data-state", "valid");
   await expect(page.getByTestId("latency-stages")).toContainText("tool_execution");
+  // One execution, on the server's instance, that finished the run.
+  const attempts = page.getByTestId("run-attempts").getByTestId("attempt-row");
+  await expect(attempts).toHaveCount(1);
+  await expect(attempts.first()).toHaveAttribute("data-end-reason", "finished");
+  await expect(attempts.first()).toContainText("finished the run");
   await page.screenshot({ path: test.info().outputPath("admin-run.png"), fullPage: true });
 
   // On a phone the page reflows; only the wide tables scroll, inside their own box.

@@ -118,6 +118,14 @@ const envSchema = z.object({
   // no notification woke it (ms). 0 concurrency: this instance starts no queued runs (the others do).
   QUEUE_WORKER_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(2),
   QUEUE_POLL_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
+  // --- runs that continue across Vercel invocations (issue #25, docs/vercel.md "Long runs") ---
+  // Set by the platform: this deployment's own host (no scheme), and the secret of its
+  // "Protection Bypass for Automation" when enabled. A run handed back before an invocation's limit
+  // is continued by a call to this deployment's cron route (server/runs/continuation.ts).
+  VERCEL_URL: optionalString,
+  VERCEL_AUTOMATION_BYPASS_SECRET: optionalString,
+  // Where that call goes instead of https://$VERCEL_URL (a custom origin, or a test's stand-in).
+  CONTINUE_RUNS_URL: z.string().url().optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;

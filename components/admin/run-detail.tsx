@@ -7,6 +7,7 @@ import { useConsoleDates, formatDuration, statusPillClass, type AdminOutputs } f
 import { RunConversation } from "./run-conversation";
 import { RunTimeline } from "./run-timeline";
 import { RunApprovals } from "./run-approvals";
+import { RunAttempts } from "./run-attempts";
 import { RunToolCalls } from "./run-tool-calls";
 import { RunnerApiCalls } from "./runner-api-calls";
 import { RunnerResults } from "./runner-results";
@@ -171,6 +172,7 @@ export function RunDetailView({ id }: { id: string }) {
       <RunHeader detail={d} />
       <RunConversation entries={d.conversation} />
       <RunLatency detail={d} />
+      <RunAttempts attempts={d.attempts} />
       <RunToolCalls toolCalls={d.toolCalls} />
       <RunApprovals runId={d.run.id} />
       <RunnerResults runId={d.run.id} />

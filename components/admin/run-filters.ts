@@ -25,6 +25,7 @@ const searchSchema = z.object({
   minMs: z.preprocess(one, z.coerce.number().int().min(0).max(7 * 86_400_000).optional()).catch(undefined),
   error: z.preprocess(one, z.enum(["yes", "no"]).optional()).catch(undefined),
   waiting: z.preprocess(one, z.literal("yes").optional()).catch(undefined),
+  attempts: z.preprocess(one, z.enum(["moved", "lease_expired"]).optional()).catch(undefined),
 });
 
 export type SearchParamsRecord = Record<string, string | string[] | undefined>;
@@ -41,6 +42,7 @@ export function runFiltersFromSearch(params: SearchParamsRecord): RunFilters {
   if (s.minMs !== undefined) filters.minDurationMs = s.minMs;
   if (s.error) filters.hasError = s.error === "yes";
   if (s.waiting) filters.awaitingApproval = true;
+  if (s.attempts) filters.attempts = s.attempts;
   return filters;
 }
 
@@ -55,5 +57,6 @@ export function runFiltersToSearch(filters: RunFilters): string {
   if (filters.minDurationMs !== undefined) q.set("minMs", String(filters.minDurationMs));
   if (filters.hasError !== undefined) q.set("error", filters.hasError ? "yes" : "no");
   if (filters.awaitingApproval) q.set("waiting", "yes");
+  if (filters.attempts) q.set("attempts", filters.attempts);
   return q.toString();
 }

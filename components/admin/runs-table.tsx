@@ -20,6 +20,7 @@ type Draft = {
   minDurationMs: string;
   hasError: "" | "yes" | "no";
   awaitingApproval: boolean;
+  attempts: "" | NonNullable<RunFilters["attempts"]>;
 };
 
 // datetime-local fields hold the browser's local wall time without a zone.
@@ -39,6 +40,7 @@ function toDraft(f: RunFilters): Draft {
     minDurationMs: f.minDurationMs === undefined ? "" : String(f.minDurationMs),
     hasError: f.hasError === undefined ? "" : f.hasError ? "yes" : "no",
     awaitingApproval: f.awaitingApproval ?? false,
+    attempts: f.attempts ?? "",
   };
 }
 
@@ -53,6 +55,7 @@ function fromDraft(d: Draft): RunFilters {
   if (d.minDurationMs !== "") f.minDurationMs = Math.max(0, Math.round(Number(d.minDurationMs)));
   if (d.hasError) f.hasError = d.hasError === "yes";
   if (d.awaitingApproval) f.awaitingApproval = true;
+  if (d.attempts) f.attempts = d.attempts;
   return f;
 }
 
@@ -145,6 +148,14 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
             </select>
           </div>
           <div className="field">
+            <label htmlFor="f-attempts">{c.attempts.filter}</label>
+            <select id="f-attempts" className="input" value={draft.attempts} onChange={(e) => set("attempts", e.target.value as Draft["attempts"])}>
+              <option value="">{c.attempts.anyRun}</option>
+              <option value="moved">{c.attempts.moved}</option>
+              <option value="lease_expired">{c.attempts.leaseExpired}</option>
+            </select>
+          </div>
+          <div className="field">
             <label>
               <input type="checkbox" checked={draft.awaitingApproval} onChange={(e) => set("awaitingApproval", e.target.checked)} data-testid="f-awaiting-approval" /> {t.awaitingApproval}
             </label>
@@ -194,6 +205,12 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
                     <span className={statusPillClass(r.status)} data-testid="run-status">
                       {r.queuePosition !== null ? t.queuedAt(r.queuePosition) : (c.status[r.status] ?? r.status)}
                     </span>
+                    {r.attempts > 1 ? (
+                      <span className="muted" title={c.attempts.column} data-testid="run-attempts-count">
+                        {" "}
+                        ×{r.attempts}
+                      </span>
+                    ) : null}
                   </td>
                   <td className={`${r.prompt?.trim() ? "" : "mono "}${styles.truncate}`}>
                     <Link href={`/admin/runs/${r.id}`} title={t.runTitle(r.runId)} data-testid="run-link">

@@ -19,6 +19,8 @@ export type AdminRunQuery = {
   minDurationMs?: number;
   hasError?: boolean;
   awaitingApproval?: boolean;
+  /** Runs executed more than once (`moved`), or whose executor stopped reporting at least once (`lease_expired`). */
+  attempts?: "moved" | "lease_expired";
   after: { at: Date; id: string } | null;
   limit: number;
 };
@@ -28,6 +30,8 @@ export type AdminRunListRow = Omit<RunRow, "usage" | "deadlineAt"> & {
   durationMs: number | null;
   /** The start of the run's user message, by which a person knows the run. */
   prompt: string | null;
+  /** How many executions the run had (runs.attempt): more than one when it moved between instances. */
+  attempts: RunModel["attempt"];
 };
 
 export type AdminRunRow = AdminRunListRow &
@@ -62,7 +66,7 @@ const DURATION_MS = `(extract(epoch from (r.finished_at - r.started_at)) * 1000)
 
 const LIST_COLUMNS = `r.id, r.run_id as "runId", r.thread_id as "threadId", r.user_id as "userId", u.email as "userEmail",
   r.status, r.protocol, r.runner, r.model, r.error_code as "errorCode", r.error_message as "errorMessage",
-  r.created_at as "createdAt", r.started_at as "startedAt", r.finished_at as "finishedAt", ${DURATION_MS} as "durationMs",
+  r.created_at as "createdAt", r.started_at as "startedAt", r.finished_at as "finishedAt", ${DURATION_MS} as "durationMs", r.attempt as "attempts",
   (select left(m.content, 200) from messages m where m.run_id = r.id and m.role = 'user' order by m.seq limit 1) as prompt`;
 
 function roundDuration<T extends { durationMs: number | null }>(row: T): T {
@@ -87,6 +91,8 @@ export async function listAdminRunsPage(q: AdminRunQuery): Promise<AdminRunListR
   if (q.hasError !== undefined) where.push(q.hasError ? `r.error_code is not null` : `r.error_code is null`);
   // Ended waiting for a person: an approval request of the run is still pending (server/approvals).
   if (q.awaitingApproval) where.push(`exists (select 1 from approvals a where a.run_id = r.id and a.status = 'pending' and a.expires_at > now())`);
+  if (q.attempts === "moved") where.push(`r.attempt > 1`);
+  if (q.attempts === "lease_expired") where.push(`exists (select 1 from run_attempts ra where ra.run_id = r.id and ra.end_reason = 'lease_expired')`);
   // The cursor's timestamp went through the driver as local wall time; ::timestamp keeps it so.
   if (q.after) where.push(`(r.created_at, r.id) < (${param(q.after.at)}::timestamp, ${param(q.after.id)}::uuid)`);
   const { rows } = await getPool().query<AdminRunListRow>(

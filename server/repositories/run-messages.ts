@@ -3,6 +3,7 @@ import { RUN_EVENTS_CHANNEL } from "./run-events";
 import { getPool } from "../db";
 import type { RunStatus, TokenUsage } from "../runs/types";
 import { NO_API_KEY } from "./usage";
+import { endOpenAttemptSql, type AttemptEnd } from "./run-attempts";
 
 // What a run writes into its thread, in as few round trips as the run allows: the messages
 // it completed (numbered with the thread's next seqs, in order), and at its end those still
@@ -84,6 +85,7 @@ export async function finishRun({
   end,
   closing,
   attempt,
+  attemptEnd = "finished",
 }: {
   threadId: string;
   runId: string;
@@ -92,6 +94,8 @@ export async function finishRun({
   closing?: ClosingEvents;
   /** The execution closing it: nothing happens once another took the run over. */
   attempt?: number;
+  /** Why the run's open execution ends with it: `finished` (its executor closed it), `deadline`, or `lease_expired` (closed after its executor stopped reporting). */
+  attemptEnd?: AttemptEnd;
 }): Promise<{ closed: boolean }> {
   const { rows } = await getPool().query<{ closed: boolean }>({
     name: "dispatch-finish-run-with-events",
@@ -101,6 +105,7 @@ export async function finishRun({
      returning id, user_id, api_key_id, runner, model, status, usage, tool_calls, finished_at - coalesce(started_at, created_at) as took),
      ${insertMessages("closed")},
      ${ADD_TO_LEDGER},
+     ${endOpenAttemptSql("closed", "$15")},
      ev as (insert into run_event_batches (run_id, first_seq, last_seq, types, events, created_at)
        select closed.id, $9::int, $10::int, $11, $12, now() from closed where $9::int is not null
        returning run_id, last_seq)
@@ -122,6 +127,7 @@ export async function finishRun({
       closing ? closing.events.join("\n") : null,
       end.toolCalls ?? null,
       attempt ?? null,
+      attemptEnd,
     ],
   });
   return { closed: rows.some((r) => r.closed) };

@@ -1,5 +1,6 @@
 import "server-only";
 import { getPool } from "../db";
+import { endOpenAttemptSql } from "./run-attempts";
 import type { RunModel } from "../generated/prisma/models";
 import type { ContextPrefetch, PrefetchedContext, PrefetchedMessage, TokenUsage } from "../runs/types";
 import type { Db } from "./sql";
@@ -267,14 +268,21 @@ export type ClaimedRun = {
  * attempt moves on (so the earlier execution's writes are refused from now on) and its heartbeat
  * is the caller's. Null when it is not stale any more, closed, or another instance took it first.
  */
-export async function claimAbandonedRun({ id, staleBefore }: { id: string; staleBefore: Date }): Promise<ClaimedRun | null> {
+export async function claimAbandonedRun({ id, staleBefore, instance }: { id: string; staleBefore: Date; instance: string }): Promise<ClaimedRun | null> {
+  // The execution it takes over from ended with its lease, unless it said so itself (releaseRun:
+  // handed_off); the new one is recorded as `instance`'s.
   const { rows } = await getPool().query<ClaimedRun>(
-    `update runs r set attempt = r.attempt + 1, heartbeat_at = now(), status = 'running', started_at = coalesce(r.started_at, now())
+    `with claimed as (update runs r set attempt = r.attempt + 1, heartbeat_at = now(), status = 'running', started_at = coalesce(r.started_at, now())
      where r.id = $1 and r.status in ('queued', 'running') and (r.heartbeat_at is null or r.heartbeat_at < $2) and r.queued_input is null
-     returning r.id, r.run_id as "runId", r.thread_id as "threadId", r.user_id as "userId", r.protocol, r.runner,
+     returning r.*),
+     ${endOpenAttemptSql("claimed", "'lease_expired'")},
+     started as (insert into run_attempts (run_id, attempt, instance, started_at) select id, attempt, $3, now() from claimed
+       on conflict (run_id, attempt) do nothing)
+     select r.id, r.run_id as "runId", r.thread_id as "threadId", r.user_id as "userId", r.protocol, r.runner,
        r.deadline_at as "deadlineAt", r.created_at as "createdAt", r.input, r.generation, r.attempt,
-       (select k.key_hash from api_keys k where k.id = r.api_key_id) as "apiKeyHash", r.cancel_requested_at is not null as "cancelRequested"`,
-    [id, staleBefore],
+       (select k.key_hash from api_keys k where k.id = r.api_key_id) as "apiKeyHash", r.cancel_requested_at is not null as "cancelRequested"
+     from claimed r`,
+    [id, staleBefore, instance],
   );
   return rows[0] ?? null;
 }
@@ -288,7 +296,8 @@ export const RUN_RELEASED_CHANNEL = "dispatch_run_released";
  */
 export async function releaseRun({ id, attempt }: { id: string; attempt: number }): Promise<boolean> {
   const { rowCount } = await getPool().query(
-    `with r as (update runs set heartbeat_at = null where id = $1 and attempt = $2 and status in ('queued', 'running') returning id)
+    `with r as (update runs set heartbeat_at = null where id = $1 and attempt = $2 and status in ('queued', 'running') returning id),
+     ${endOpenAttemptSql("r", "'handed_off'")}
      select pg_notify('${RUN_RELEASED_CHANNEL}', id::text) from r`,
     [id, attempt],
   );

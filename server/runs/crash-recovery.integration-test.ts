@@ -1,7 +1,8 @@
 import { verifyEvents } from "@ag-ui/client";
 import type { BaseEvent } from "@ag-ui/core";
 import { from, lastValueFrom, toArray } from "rxjs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createCaller } from "@/server/trpc/root";
 import { startExtraServer, type ExtraServer } from "@/test/extra-server";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { getJson, paced, postRun, runInput, waitForRunEnd } from "@/test/runs";
@@ -11,13 +12,20 @@ import { collectSse, readSse, type SseFrame } from "@/test/sse";
 // received from it stays in the log with the same id and content; within seconds of its missed
 // heartbeats another instance takes the run over, closes the answer it left half-streamed, asks
 // the model again, and the run completes. A client following on the surviving instance keeps its
-// connection; one that followed the dead one rejoins with Last-Event-ID.
+// connection; one that followed the dead one rejoins with Last-Event-ID. The console shows both
+// executions: the dead instance's, ended by its expired lease, and the one that finished the run.
 let doomed: ExtraServer | undefined;
 let user: Awaited<ReturnType<typeof createTestUser>>;
+let admin: ReturnType<typeof createCaller>;
+
+// The console's API with an admin's principal given directly (no Auth.js session lookup).
+vi.mock("@/server/auth/session", () => ({ getSessionPrincipal: async () => null }));
 
 beforeAll(async () => {
   baseUrl(); // needs a production build
   user = await createTestUser();
+  const adminUser = await createTestUser({ role: "admin" });
+  admin = createCaller({ principal: { userId: adminUser.id, email: adminUser.email, role: adminUser.role, via: "session" } });
   doomed = await startExtraServer();
 }, 90_000);
 
@@ -82,6 +90,16 @@ describe("a server killed mid-run", () => {
     const answers = history.messages.filter((m) => m.role === "assistant");
     expect(answers).toHaveLength(1);
     expect(JSON.stringify(answers[0]!.content)).toContain(text);
+
+    // The console: the run is listed among those whose lease expired, with its two executions.
+    const listed = await admin.adminRuns.list({ threadId: body.threadId, attempts: "lease_expired" });
+    expect(listed.items.map((r) => [r.runId, r.attempts])).toEqual([[body.runId, 2]]);
+    const { attempts } = await admin.adminRuns.get({ id: listed.items[0]!.id });
+    expect(attempts.map((a) => [a.attempt, a.endReason])).toEqual([[1, "lease_expired"], [2, "finished"]]);
+    expect(attempts[0]!.instance).toContain(`:${doomed!.child.pid}:`);
+    expect(attempts[1]!.instance).not.toBe(attempts[0]!.instance);
+    expect(attempts[0]!.endedAt!.getTime()).toBeLessThanOrEqual(attempts[1]!.startedAt.getTime());
+    expect(attempts[1]!.endedAt).not.toBeNull();
 
     // The thread takes a new run.
     const next = runInput({ threadId: body.threadId }, "still there?");

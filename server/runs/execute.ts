@@ -7,13 +7,19 @@ import { parseAgUiEvent, type AgUiEvent } from "../protocols/ag-ui/events";
 import type { RunAgentInput } from "../protocols/ag-ui/run-input";
 import { serializeEvent } from "../protocols/ag-ui/sse";
 import { listen } from "../repositories/notifications";
-import { appendRunMessages, finishRun, type RunEnd, type RunMessage } from "../repositories/run-messages";
+import { appendRunMessages, finishRun, type RunEnd } from "../repositories/run-messages";
 import { heartbeatRuns, markRunStarted, releaseRun } from "../repositories/runs";
+import { endRunAttempt, startRunAttempt } from "../repositories/run-attempts";
+import { INSTANCE_ID } from "../lib/instance-id";
 import { withRunUsage } from "../usage/token-usage";
 import { meterRun } from "../telemetry/run-meter";
 import { dbSpan } from "../telemetry/tracing";
 import { discardUnwrittenEvents, flushEvents, onRunClosedElsewhere } from "./event-log";
+import { requestContinuation } from "./continuation";
+import { handOffAt } from "./function-limits";
 import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
+import { MessageRecorder } from "./message-recorder";
+import { findRunner } from "./runners/registry";
 import { HEARTBEAT_MS, RunnerFailure, type EmitExtras, type EventRecord, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerInput, type RunnerResult } from "./types";
 
 export const RUN_CANCEL_CHANNEL = "dispatch_run_cancel";
@@ -76,72 +82,6 @@ export function abortLocalRun(id: string, reason: AbortReason): boolean {
 function hasState(state: unknown): boolean {
   if (state === undefined || state === null) return false;
   return typeof state !== "object" || Array.isArray(state) || Object.keys(state).length > 0;
-}
-
-// A completed message waits this long for the next one, so a step's messages (and the last
-// ones, with the run's end) are written together rather than a statement each.
-const MESSAGE_FLUSH_MS = 20;
-
-/** Tracks streamed messages so each one lands in the thread shortly after it completes. */
-class MessageRecorder {
-  private readonly texts = new Map<string, { role: string; parts: string[] }>();
-  private pending: RunMessage[] = [];
-  private timer: NodeJS.Timeout | null = null;
-  private chain: Promise<unknown> = Promise.resolve();
-
-  constructor(private readonly run: RunHandle, private readonly startedAt: number) {}
-
-  observe(event: AgUiEvent, extras?: EmitExtras): void {
-    switch (event.type) {
-      case EventType.TEXT_MESSAGE_START:
-        this.texts.set(event.messageId, { role: event.role ?? "assistant", parts: [] });
-        break;
-      case EventType.TEXT_MESSAGE_CONTENT:
-        this.texts.get(event.messageId)?.parts.push(event.delta);
-        break;
-      case EventType.TEXT_MESSAGE_END: {
-        const msg = this.texts.get(event.messageId);
-        this.texts.delete(event.messageId);
-        if (msg && msg.parts.length > 0 && !extras?.storedByHost) this.save("assistant", event.messageId, msg.parts.join(""), { stage: "answer", ...extras?.messageMetadata });
-        break;
-      }
-      case EventType.TOOL_CALL_RESULT:
-        this.save("tool", event.messageId, typeof event.content === "string" ? event.content : JSON.stringify(event.content), { stage: "tool_execution", tool_call_id: event.toolCallId, ...extras?.messageMetadata });
-        break;
-      default:
-        break;
-    }
-  }
-
-  private save(role: "assistant" | "tool", messageId: string, content: string, meta: Record<string, unknown>): void {
-    const metadata = { run_id: this.run.runId, message_id: messageId, latency_ms: Date.now() - this.startedAt, ...meta };
-    this.pending.push({ role, messageId, content, metadata });
-    this.timer ??= setTimeout(() => this.flush(), MESSAGE_FLUSH_MS);
-  }
-
-  private flush(): void {
-    this.timer = null;
-    const batch = this.pending;
-    this.pending = [];
-    if (batch.length === 0) return;
-    this.chain = this.chain.then(() =>
-      appendRunMessages({ threadId: this.run.threadId, runId: this.run.id, messages: batch, attempt: this.run.attempt ?? 1 }).catch((err: unknown) => {
-        // Kept for the run's closing statement, which retries while the database is away.
-        this.pending = batch.concat(this.pending);
-        logger.warn({ err, runId: this.run.id }, "could not persist run messages yet; they go with the run's end");
-      }),
-    );
-  }
-
-  /** The messages not written yet (for the run's closing statement), once earlier writes are done. */
-  async unwritten(): Promise<RunMessage[]> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.chain;
-    const rest = this.pending;
-    this.pending = [];
-    return rest;
-  }
 }
 
 // How long a run keeps trying to write its end (its last messages, status and terminal event)
@@ -281,6 +221,11 @@ async function execute(
   const controller = new AbortController();
   executions.set(run.id, { controller, attempt });
   if (handingOff) controller.abort("handed_off" satisfies AbortReason);
+  // The console's record of this execution; not awaited before the runner starts (the claim of a
+  // takeover wrote it already).
+  const attemptRecorded = startRunAttempt({ id: run.id, attempt, instance: INSTANCE_ID }).catch((err: unknown) =>
+    logger.warn({ err, runId: run.id }, "could not record a run's attempt"),
+  );
   const startedAt = Date.now();
   const recorder = new MessageRecorder(run, startedAt);
   const guard = createEventSequenceGuard({ threadId: run.threadId, runId: run.runId });
@@ -308,7 +253,22 @@ async function execute(
     };
     for (const e of interrupted) append(e);
   }
-  const deadline = setTimeout(() => controller.abort("deadline" satisfies AbortReason), Math.max(0, run.deadlineAt.getTime() - Date.now()));
+  // On Vercel, a run whose deadline is beyond this invocation's limit is handed back before that
+  // limit, and goes on in a new invocation (continuation.ts). Only an in-process runner can go on
+  // with a run (an external runner cannot resume one: docs/durable-runs.md), so an external
+  // runner's run ends there as at its deadline, its end written, rather than being cut off.
+  const leaveAt = handOffAt();
+  const resumable = findRunner(runner.id) === runner;
+  const endsAt = leaveAt !== null && !resumable ? Math.min(leaveAt, run.deadlineAt.getTime()) : run.deadlineAt.getTime();
+  const deadline = setTimeout(() => controller.abort("deadline" satisfies AbortReason), Math.max(0, endsAt - Date.now()));
+  let leftInvocation = false;
+  const invocationEnd =
+    leaveAt !== null && resumable && leaveAt < run.deadlineAt.getTime()
+      ? setTimeout(() => {
+          leftInvocation = !controller.signal.aborted;
+          controller.abort("handed_off" satisfies AbortReason);
+        }, leaveAt - Date.now())
+      : undefined;
 
   let result: RunnerResult = {};
   let failure: Failure | null = null;
@@ -341,13 +301,17 @@ async function execute(
     if (!reason && !(err instanceof RunnerFailure)) logger.error({ err, runId: run.id }, "run failed");
   } finally {
     clearTimeout(deadline);
+    clearTimeout(invocationEnd);
   }
+  await attemptRecorded;
 
   if (controller.signal.reason === "handed_off") {
     await handBack(run, attempt, recorder);
     executions.delete(run.id);
     closeLiveRun(run.id);
     meter.end({ status: "handed_off" });
+    // Asked once the run is released and gone from here, so this instance may take it too.
+    if (leftInvocation) await requestContinuation(run.id);
     return;
   }
 
@@ -359,6 +323,7 @@ async function execute(
     closeLiveRun(run.id);
     meter.end({ status: "closed_elsewhere" });
     await recorder.unwritten();
+    await endRunAttempt({ id: run.id, attempt, reason: "closed_elsewhere" }).catch((err: unknown) => logger.warn({ err, runId: run.id }, "could not record the end of a run's attempt"));
     return;
   }
 
@@ -398,6 +363,7 @@ async function execute(
         end,
         closing: { firstSeq: records[0]!.seq, types: records.map((r) => r.type), events: records.map((r) => r.json) },
         attempt,
+        attemptEnd: controller.signal.reason === "deadline" ? "deadline" : "finished",
       })));
     }));
     // Closed elsewhere meanwhile: the log ends with that close, so these closing events go to nobody.

@@ -4,17 +4,18 @@ import { env } from "../env";
 
 // On Vercel a request is served by a function invocation that the platform stops at its route's
 // `maxDuration`, whatever it is doing: a run executing there and the streams it serves die with it.
-// So on Vercel a run's deadline comes before that limit (it ends with DEADLINE_EXCEEDED, its end
-// written), and an event stream ends cleanly a little before it, without a terminal event, so the
-// client rejoins with Last-Event-ID on a new invocation. A long-lived server (`npm start`) has no
-// such limit. Runs longer than one invocation continue through durable runs (#25), not here.
+// So on Vercel a run executing in an invocation is handed back a little before that limit (its
+// completed steps written, its hold released) and goes on in another invocation
+// (continuation.ts), until its own deadline, counted from its acceptance; and an event stream ends
+// cleanly a little before the limit, without a terminal event, so the client rejoins with
+// Last-Event-ID on a new invocation. A long-lived server (`npm start`) has no such limit.
 
 /** The route segment `maxDuration` of every long-lived route (routes.test.ts checks each file). */
 export const FUNCTION_MAX_DURATION_SECONDS = 300;
 
-// Room for a run's end after its deadline: the runner's abort, the closing statement (retried
-// briefly while the database is away), and the answer.
-const RUN_END_MARGIN_MS = 30_000;
+// Room for handing a run back: the runner's abort, writing what completed (retried briefly while
+// the database is away), releasing it and asking for its continuation.
+const HAND_OFF_MARGIN_MS = 30_000;
 // Room for a stream's last frames and the end of the answer.
 const STREAM_END_MARGIN_MS = 10_000;
 
@@ -28,11 +29,15 @@ export function invocationDeadline(now = Date.now()): number | null {
   return getDeadline()?.getTime() ?? now + FUNCTION_MAX_DURATION_SECONDS * 1000;
 }
 
-/** A run's deadline: its configured one, brought before the invocation's end on Vercel. */
+/** A run's deadline: RUN_DEADLINE_SECONDS (or its binding's) from its acceptance, wherever it executes. */
 export function runDeadline(seconds: number, now = Date.now()): Date {
-  const configured = now + seconds * 1000;
+  return new Date(now + seconds * 1000);
+}
+
+/** When a run executing in this invocation is handed back to go on in another one (epoch ms), or null. */
+export function handOffAt(now = Date.now()): number | null {
   const limit = invocationDeadline(now);
-  return new Date(limit === null ? configured : Math.max(now, Math.min(configured, limit - RUN_END_MARGIN_MS)));
+  return limit === null ? null : Math.max(now, limit - HAND_OFF_MARGIN_MS);
 }
 
 /** When an event stream served by this invocation ends to let its client rejoin elsewhere, or null. */

@@ -1,7 +1,8 @@
 import { verifyEvents } from "@ag-ui/client";
 import type { BaseEvent } from "@ag-ui/core";
 import { from, lastValueFrom, toArray } from "rxjs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createCaller } from "@/server/trpc/root";
 import { startExtraServer, type ExtraServer } from "@/test/extra-server";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { paced, runInput, waitForRunEnd } from "@/test/runs";
@@ -9,13 +10,20 @@ import { collectSse, readSse } from "@/test/sse";
 
 // A rolling restart: two instances are told to stop (SIGTERM) one after the other while runs
 // stream on both. Each hands its runs back as it stops, another instance goes on with them, and
-// every run completes with one unbroken log; the stopping instances exit on their own.
+// every run completes with one unbroken log; the stopping instances exit on their own. The console
+// shows each run's executions: handed back by the stopping instances, the last one finished.
 const servers: ExtraServer[] = [];
 let user: Awaited<ReturnType<typeof createTestUser>>;
+let admin: ReturnType<typeof createCaller>;
+
+// The console's API with an admin's principal given directly (no Auth.js session lookup).
+vi.mock("@/server/auth/session", () => ({ getSessionPrincipal: async () => null }));
 
 beforeAll(async () => {
   baseUrl(); // needs a production build
   user = await createTestUser();
+  const adminUser = await createTestUser({ role: "admin" });
+  admin = createCaller({ principal: { userId: adminUser.id, email: adminUser.email, role: adminUser.role, via: "session" } });
   servers.push(...(await Promise.all([startExtraServer(), startExtraServer()])));
 }, 90_000);
 
@@ -76,6 +84,15 @@ describe("a rolling restart under load", () => {
       const lastStart = events.findLast((e) => e.type === "TEXT_MESSAGE_START")!;
       const answer = events.filter((e) => e.type === "TEXT_MESSAGE_CONTENT" && e.messageId === lastStart.messageId).map((e) => e.delta).join("");
       expect(answer).toContain(text);
+
+      // Its executions: each handed back by a stopping instance, the last one finished it.
+      const [row] = (await admin.adminRuns.list({ threadId: body.threadId })).items;
+      const { attempts } = await admin.adminRuns.get({ id: row!.id });
+      expect(attempts.map((a) => a.endReason)).toEqual([...attempts.slice(1).map(() => "handed_off"), "finished"]);
+      expect(new Set(attempts.map((a) => a.instance)).size).toBe(attempts.length);
     }
+    // The first instance's runs were still streaming when it stopped: they moved.
+    const moved = (await admin.adminRuns.list({ userEmail: user.email, attempts: "moved" })).items.map((r) => r.runId);
+    expect(moved).toEqual(expect.arrayContaining([runs[0]!.body.runId, runs[1]!.body.runId]));
   }, 180_000);
 });

@@ -2,8 +2,10 @@ import "server-only";
 import { createEventSequenceGuard, type RunCloseOutcome } from "../protocols/ag-ui/event-guard";
 import { serializeEvent } from "../protocols/ag-ui/sse";
 import { env } from "../env";
+import { INSTANCE_ID } from "../lib/instance-id";
 import { logger } from "../logger";
 import { finishRun } from "../repositories/run-messages";
+import type { AttemptEnd } from "../repositories/run-attempts";
 import { listen } from "../repositories/notifications";
 import { claimAbandonedRun, findAbandonedRuns, findStaleRun, RUN_RELEASED_CHANNEL, type ClaimedRun } from "../repositories/runs";
 import type { RunAgentInput } from "../protocols/ag-ui/run-input";
@@ -32,7 +34,13 @@ export const EXECUTOR_LOST = {
  * the terminal one) in one statement. Nothing already written is touched, and the closing events
  * follow the log's last event, so no id a client saw is ever reused.
  */
-export async function closeAbandonedRun(run: { id: string; runId: string; threadId: string; attempt?: number }, outcome: RunCloseOutcome, log?: EventRecord[]): Promise<void> {
+export async function closeAbandonedRun(
+  run: { id: string; runId: string; threadId: string; attempt?: number },
+  outcome: RunCloseOutcome,
+  log?: EventRecord[],
+  /** Why its open execution ends: it stopped reporting (lease_expired), or it is the caller's own claim (finished). */
+  attemptEnd: AttemptEnd = "lease_expired",
+): Promise<void> {
   if (getLiveRun(run.id)) return;
   const guard = createEventSequenceGuard({ threadId: run.threadId, runId: run.runId });
   const records = log ?? (await readWholeLog(run.id));
@@ -46,7 +54,7 @@ export async function closeAbandonedRun(run: { id: string; runId: string; thread
   const after = records.at(-1)?.seq ?? 0;
   const { attempt } = run;
   if (guard.status === "finished" || guard.status === "errored") {
-    await finishRun({ threadId: run.threadId, runId: run.id, messages: [], end: { status: guard.status === "finished" ? "completed" : "failed" }, attempt });
+    await finishRun({ threadId: run.threadId, runId: run.id, messages: [], end: { status: guard.status === "finished" ? "completed" : "failed" }, attempt, attemptEnd });
     return;
   }
   const closing = guard.close(outcome);
@@ -61,6 +69,7 @@ export async function closeAbandonedRun(run: { id: string; runId: string; thread
     },
     closing: { firstSeq: after + 1, types: closing.map((e) => e.type), events: closing.map((e) => serializeEvent(e)) },
     attempt,
+    attemptEnd,
   });
 }
 
@@ -73,32 +82,35 @@ async function readWholeLog(runId: string): Promise<EventRecord[]> {
   }
 }
 
+/** Keeps a run's execution alive after the request that started it is answered (a Vercel invocation's waitUntil). */
+export type KeepExecuting = (execution: Promise<unknown>) => void;
+
 /**
- * Takes over a run whose executor stopped reporting and goes on with it here, from its log: the
- * same runner continues from its last completed step (see RunnerInput.resume). A run whose runner
- * is not in this process (an external runner's) is closed as EXECUTOR_LOST. Resolves once the
- * run is claimed, with whether it was; its execution goes on in the background.
+ * Takes over a run whose executor stopped reporting (or handed it back) and goes on with it here,
+ * from its log: the same runner continues from its last completed step (see RunnerInput.resume).
+ * A run whose runner is not in this process (an external runner's) is closed as EXECUTOR_LOST.
+ * Resolves once the run is claimed, with whether it was; its execution goes on in the background,
+ * handed to `keepExecuting` when the caller is an invocation that must outlive its answer.
  */
-export async function takeOverAbandonedRun(id: string, staleBefore: Date): Promise<boolean> {
-  const claimed = await claimAbandonedRun({ id, staleBefore });
+export async function takeOverAbandonedRun(id: string, staleBefore: Date, keepExecuting?: KeepExecuting): Promise<boolean> {
+  const claimed = await claimAbandonedRun({ id, staleBefore, instance: INSTANCE_ID });
   if (!claimed) return false;
   const records = await readWholeLog(claimed.id);
   const runner = findRunner(claimed.runner);
   if (claimed.cancelRequested) {
-    await closeAbandonedRun(claimed, { type: "cancelled" }, records);
+    await closeAbandonedRun(claimed, { type: "cancelled" }, records, "finished");
     return true;
   }
-  // On Vercel the run's deadline ended with the invocation that accepted it, and a cron
-  // invocation is no place to go on with it: it is closed there until runs continue across
-  // invocations.
-  if (!runner || env.VERCEL) {
-    await closeAbandonedRun(claimed, EXECUTOR_LOST, records);
+  // An external runner's run: see docs/durable-runs.md for why it is not re-invoked.
+  if (!runner) {
+    await closeAbandonedRun(claimed, EXECUTOR_LOST, records, "finished");
     return true;
   }
-  logger.warn({ runId: claimed.id, attempt: claimed.attempt, events: records.length }, "taking over a run whose executor stopped reporting");
-  void executeRun(handleOf(claimed), claimed.input as RunAgentInput, runner, (claimed.generation ?? {}) as GenerationParams, undefined, records.length > 0 ? { records } : undefined).catch(
+  logger.warn({ runId: claimed.id, attempt: claimed.attempt, events: records.length }, "taking over a run whose executor stopped reporting or handed it back");
+  const execution = executeRun(handleOf(claimed), claimed.input as RunAgentInput, runner, (claimed.generation ?? {}) as GenerationParams, undefined, records.length > 0 ? { records } : undefined).catch(
     (err: unknown) => logger.error({ err, runId: claimed.id }, "a run taken over failed to execute"),
   );
+  keepExecuting?.(execution);
   return true;
 }
 
@@ -128,15 +140,18 @@ export async function closeIfAbandoned({ userId, runId }: { userId: string; runI
   return true;
 }
 
-/** Takes over (or, when their runner cannot go on, closes) the runs whose executors stopped reporting; answers how many. */
-export async function recoverAbandonedRuns(): Promise<number> {
+/**
+ * Takes over (or, when their runner cannot go on, closes) the runs whose executors stopped
+ * reporting or handed them back, or only run `runId` (a continuation asked for it); answers how many.
+ */
+export async function recoverAbandonedRuns(opts: { runId?: string; keepExecuting?: KeepExecuting } = {}): Promise<number> {
   if (isHandingOff()) return 0;
   const staleBefore = new Date(Date.now() - STALE_AFTER_MS);
-  const abandoned = await findAbandonedRuns({ staleBefore });
+  const abandoned = opts.runId ? [{ id: opts.runId }] : await findAbandonedRuns({ staleBefore });
   let taken = 0;
   for (const run of abandoned) {
     try {
-      if (await takeOverAbandonedRun(run.id, staleBefore)) taken++;
+      if (await takeOverAbandonedRun(run.id, staleBefore, opts.keepExecuting)) taken++;
     } catch (err) {
       logger.error({ err, runId: run.id }, "could not take over an abandoned run");
     }
@@ -160,6 +175,7 @@ export function startRecoverySweeper(): void {
   // A stopping instance hands its runs back: take them over now rather than at the next sweep.
   void listen(RUN_RELEASED_CHANNEL, (id) => {
     if (isHandingOff()) return;
-    void takeOverAbandonedRun(id, new Date()).catch((err: unknown) => logger.warn({ err, runId: id }, "could not take over a run handed back"));
+    // A released run has no heartbeat; a run another instance already claimed has a fresh one.
+    void takeOverAbandonedRun(id, new Date(Date.now() - STALE_AFTER_MS)).catch((err: unknown) => logger.warn({ err, runId: id }, "could not take over a run handed back"));
   }).catch((err: unknown) => logger.warn({ err }, "could not listen for runs handed back; the sweep takes them over"));
 }

@@ -63,7 +63,7 @@ describe("GET /api/cron/{duty}", () => {
   it("runs a duty for the bearer of CRON_SECRET, and refuses anyone else", async () => {
     const done = await cron(deaf!.url, "recover-runs", `Bearer ${CRON_SECRET}`);
     expect(done.status).toBe(200);
-    expect(await done.json()).toEqual({ duty: "recover-runs", closedRuns: expect.any(Number) });
+    expect(await done.json()).toEqual({ duty: "recover-runs", recoveredRuns: expect.any(Number) });
     const retention = await cron(deaf!.url, "audit-retention", `Bearer ${CRON_SECRET}`);
     expect(await retention.json()).toEqual({ duty: "audit-retention", deletedAuditRows: expect.any(Number) });
 
@@ -72,6 +72,10 @@ describe("GET /api/cron/{duty}", () => {
       expect(refused.status).toBe(401);
       expect(((await refused.json()) as { error: { message: string } }).error.message).toBe("Send Authorization: Bearer <CRON_SECRET>");
     }
+    // The continuation a Vercel invocation asks for names one run by its id.
+    const badRun = await cron(deaf!.url, "recover-runs?run=not-a-run", `Bearer ${CRON_SECRET}`);
+    expect(badRun.status).toBe(400);
+    expect(((await badRun.json()) as { error: { message: string } }).error.message).toBe("run must be the id of a run (a UUID)");
     const unknown = await cron(deaf!.url, "reboot", `Bearer ${CRON_SECRET}`);
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { error: { message: string } }).error.message).toBe("No scheduled duty reboot; the duties are recover-runs, audit-retention");

@@ -11,6 +11,7 @@ import {
   type RunMessageRow,
   type ToolCallEventsRow,
 } from "../repositories/admin-runs";
+import { listRunAttempts } from "../repositories/run-attempts";
 import { toolAgentOutputSchema } from "../protocols/runner/host-api";
 import { compileToolUiSchema } from "../tools/project-cli/tool";
 import { decodeCursor, toPage } from "./admin-cursor";
@@ -28,6 +29,10 @@ export const runFiltersSchema = z.object({
   minDurationMs: z.number().int().min(0).max(7 * 86_400_000).optional().describe("Ran at least this long (so far, when still running)"),
   hasError: z.boolean().optional().describe("true: only runs with an error; false: only runs without"),
   awaitingApproval: z.boolean().optional().describe("true: only runs waiting for a person's approval"),
+  attempts: z
+    .enum(["moved", "lease_expired"])
+    .optional()
+    .describe("moved: only runs executed by more than one instance in turn; lease_expired: only runs whose executor stopped reporting at least once"),
 });
 export type RunFilters = z.infer<typeof runFiltersSchema>;
 
@@ -79,10 +84,11 @@ export async function getRunDetail(raw: z.input<typeof runIdInput>) {
   const { id } = runIdInput.parse(raw);
   const run = await findAdminRun({ id });
   if (!run) throw new AppError("NOT_FOUND", `Run ${id} not found`);
-  const [timings, toolEvents, messages] = await Promise.all([
+  const [timings, toolEvents, messages, attempts] = await Promise.all([
     findRunEventTimings({ runId: id }),
     listRunToolCallEvents({ runId: id, limit: MAX_TOOL_CALLS }),
     listRunMessages({ threadId: run.threadId, runId: id, limit: MAX_RUN_MESSAGES }),
+    listRunAttempts({ runId: id }),
   ]);
   const since = (at: Date | null) => (at ? at.getTime() - run.createdAt.getTime() : null);
   return {
@@ -105,6 +111,8 @@ export async function getRunDetail(raw: z.input<typeof runIdInput>) {
       })),
     },
     conversation: conversationOf(messages),
+    // Each execution: which instance, when, and why it ended (moved on, or the run's end).
+    attempts,
     toolCalls: assembleToolCalls(toolEvents, messages.filter((m) => m.role === "tool")),
   };
 }

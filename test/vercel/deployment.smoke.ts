@@ -1,9 +1,12 @@
+import { verifyEvents } from "@ag-ui/client";
+import type { BaseEvent } from "@ag-ui/core";
 import { spawnSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { from, lastValueFrom, toArray } from "rxjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureDatabase, startEmbeddedPostgres, type RunningDatabase } from "@/scripts/lib/embedded-postgres";
 import { migrate } from "@/scripts/lib/migrator";
@@ -21,8 +24,11 @@ import { startPlatform, type Platform } from "./platform";
 // VERCEL_SMOKE_OUTPUT=<dir>/.vercel/output reuses a build (its database is migrated here instead).
 
 const TIME_LIMIT_MS = 30_000;
-// The second stand-in tells each invocation its deadline: runs end 30 s before it, streams 10 s before it.
+// The second stand-in tells each invocation its deadline: a run is handed back 30 s before it (and
+// goes on in a new invocation), a stream ends 10 s before it. So an invocation executes a run for
+// 15 s there, and a run's own deadline (RUN_DEADLINE_SECONDS, from its acceptance) spans several.
 const INFORMED_LIMIT_MS = 45_000;
+const INFORMED_RUN_DEADLINE_S = 60;
 // recovery.ts: a run is taken for abandoned after three missed heartbeats.
 const STALE_AFTER_S = 15;
 const CRON_SECRET = randomBytes(16).toString("hex");
@@ -55,7 +61,7 @@ beforeAll(async () => {
     output = path.join(app, ".vercel/output");
   }
   const env = {
-      DATABASE_URL: databaseUrl,
+    DATABASE_URL: databaseUrl,
       AUTH_SECRET: randomBytes(32).toString("base64url"),
       CRON_SECRET,
       DISPATCH_ADMIN_EMAIL: ADMIN.email,
@@ -69,8 +75,15 @@ beforeAll(async () => {
       DATABASE_STATEMENT_TIMEOUT_MS: "60000",
     ...s3.env,
   };
-  platform = await startPlatform({ output, timeLimitMs: TIME_LIMIT_MS, env });
-  informed = await startPlatform({ output, timeLimitMs: INFORMED_LIMIT_MS, tellsDeadline: true, env });
+  // A run handed back is continued by a call to the deployment's own URL: https://$VERCEL_URL on
+  // Vercel, this stand-in's plain-HTTP address here.
+  platform = await startPlatform({ output, timeLimitMs: TIME_LIMIT_MS, env: (self) => ({ ...env, CONTINUE_RUNS_URL: self }) });
+  informed = await startPlatform({
+    output,
+    timeLimitMs: INFORMED_LIMIT_MS,
+    tellsDeadline: true,
+    env: (self) => ({ ...env, CONTINUE_RUNS_URL: self, RUN_DEADLINE_SECONDS: String(INFORMED_RUN_DEADLINE_S) }),
+  });
 }, 15 * 60_000);
 
 afterAll(async () => {
@@ -132,6 +145,50 @@ describe("a Vercel deployment", () => {
     expect(await runStatus(body.runId)).toBe("completed");
   });
 
+  it("a run cut by the time limit: the client rejoins with Last-Event-ID and the cron-called sweeper continues it", { timeout: 3 * 60_000 }, async () => {
+    const cutBefore = platform.cut();
+    // Six paced lookups and an answer: longer than the stand-in's 30 s limit, which this
+    // deployment's functions are not told of (they assume the routes' maxDuration).
+    const body = runBody(`[[delay:1200]] ${lookups(6)} six lookups`);
+    expect((await startRun(body, false)).status).toBe(202);
+    // Follows until the platform stops the invocation executing the run (and this stream's, when
+    // they share an instance): the stream is cut, with no terminal event.
+    // A follower whose invocation knows its deadline: its stream ends cleanly before the limit,
+    // with no terminal event, and its instance is not stopped.
+    const informedFollower = collect(await fetch(`${informed.url}/api/v1/agent/runs/${body.runId}/events`, { headers: headers() }));
+    const seen: SseFrame[] = [];
+    try {
+      for await (const frame of readSse(await fetch(`${platform.url}/api/v1/agent/runs/${body.runId}/events`, { headers: headers() }))) seen.push(frame);
+    } catch {
+      // the connection was cut
+    }
+    await waitFor(() => platform.cut() > cutBefore, TIME_LIMIT_MS * 2);
+    expect(events(seen).map((e) => e.type)).toContain("TOOL_CALL_RESULT");
+    expect(events(seen).some((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR")).toBe(false);
+    expect(await runStatus(body.runId)).toBe("running");
+
+    // Vercel Cron calls the sweeper once the run's executor has missed its heartbeats; it goes on
+    // with the run from its log, in the cron's own invocation.
+    await waitUntilStale(body.runId);
+    const swept = await fetch(`${platform.url}/api/cron/recover-runs`, { headers: { authorization: `Bearer ${CRON_SECRET}` } });
+    expect(await swept.json()).toEqual({ duty: "recover-runs", recoveredRuns: 1 });
+
+    // The client rejoins from the last event it saw, on a new invocation, and follows the run to its end.
+    const lastId = Number(seen.at(-1)!.id);
+    const after = await collect(await fetch(`${platform.url}/api/v1/agent/runs/${body.runId}/events`, { headers: headers({ "last-event-id": String(lastId) }) }));
+    expect(after.every((f) => Number(f.id) > lastId)).toBe(true);
+    expect(events(after).at(-1)).toMatchObject({ type: "RUN_FINISHED" });
+    expect(await runStatus(body.runId)).toBe("completed");
+    const ended = events(await informedFollower);
+    expect(ended.map((e) => e.type)).toContain("TOOL_CALL_RESULT");
+    expect(ended.some((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR")).toBe(false);
+    expect(informed.cut()).toBe(0);
+    const attempts = await runAttempts(platform, (await adminRuns(platform, { threadId: body.threadId, attempts: "lease_expired" }))[0]!.id);
+    expect(attempts.map((a) => a.endReason)).toEqual(["lease_expired", "finished"]);
+
+    expect((await fetch(`${platform.url}/api/cron/recover-runs`)).status).toBe(401);
+  });
+
   it("takes an image above the platform's body limit through a presigned upload to S3", async () => {
     // A valid PNG padded past Vercel's 4.5 MB request limit (bytes after IEND are not read).
     const image = Buffer.concat([Buffer.from(pngBytes(5)), Buffer.alloc(5 * 1024 * 1024)]);
@@ -174,56 +231,81 @@ describe("a Vercel deployment", () => {
     expect(await added.json()).toMatchObject({ title: "Runbook", size: doc.byteLength, chunkCount: expect.any(Number) });
   });
 
-  it("ends a run at its deadline, brought before the invocation's limit, with its end written", { timeout: 2 * 60_000 }, async () => {
-    const body = runBody("[[hang]] this answer never ends either");
-    const res = await fetch(`${informed.url}/api/v1/agent/runs`, { method: "POST", headers: headers({ "content-type": "application/json" }), body: JSON.stringify(body) });
-    expect(res.status).toBe(202);
-    const list = events(await collect(await fetch(`${informed.url}/api/v1/agent/runs/${body.runId}/events`, { headers: headers() })));
-    expect(list.at(-1)).toMatchObject({ type: "RUN_ERROR", code: "DEADLINE_EXCEEDED" });
-    expect(await runStatus(body.runId)).toBe("failed");
+  it("continues a run longer than an invocation in the next ones; the client rejoins and gets every event once", { timeout: 3 * 60_000 }, async () => {
+    // Five paced tool steps and an answer: longer than the 15 s an invocation executes a run here.
+    const body = runBody(`[[delay:600]] ${lookups(5)} five lookups`);
+    // And a run that never ends: it goes from invocation to invocation until its own deadline.
+    const hang = runBody("[[hang]] this answer never ends either");
+    const acceptedAt = Date.now();
+    expect((await fetch(`${informed.url}/api/v1/agent/runs`, { method: "POST", headers: headers({ "content-type": "application/json" }), body: JSON.stringify(hang) })).status).toBe(202);
+    const hangEvents = followToEnd(informed, hang.runId);
+
+    const res = await fetch(`${informed.url}/api/v1/agent/runs`, { method: "POST", headers: headers({ "content-type": "application/json", accept: "text/event-stream" }), body: JSON.stringify(body) });
+    expect(res.status).toBe(200);
+    const { frames, rejoins } = await followToEnd(informed, body.runId, res);
+    expect(rejoins).toBeGreaterThan(0);
+    // Every event once, in order, as one valid AG-UI run.
+    expect(frames.map((f) => Number(f.id))).toEqual(frames.map((_, i) => i + 1));
+    const list = events(frames);
+    expect(await lastValueFrom(verifyEvents()(from(list as BaseEvent[])).pipe(toArray()))).toHaveLength(list.length);
+    expect(list.filter((e) => e.type === "RUN_STARTED")).toHaveLength(1);
+    expect(list.at(-1)).toMatchObject({ type: "RUN_FINISHED" });
+    expect(await collect(await fetch(`${informed.url}/api/v1/agent/runs/${body.runId}/events`, { headers: headers() }))).toEqual(frames);
+
+    // The thread holds the whole answer: each lookup's result, then the model's last words.
+    // (A call cut off by a handoff while its arguments streamed is answered as not run, and made again.)
+    const history = (await (await fetch(`${informed.url}/api/v1/agent/history?threadId=${body.threadId}`, { headers: headers() })).json()) as { messages: { role: string; content: unknown }[] };
+    expect(history.messages.filter((m) => m.role === "tool").length).toBeGreaterThanOrEqual(5);
+    expect(JSON.stringify(history.messages.at(-1))).toContain("Tool said:");
+
+    // The console shows where it went: executions handed back at each invocation's end, the last one finished.
+    const moved = await adminRuns(informed, { threadId: body.threadId, attempts: "moved" });
+    expect(moved).toHaveLength(1);
+    const attempts = await runAttempts(informed, moved[0]!.id);
+    expect(attempts.length).toBeGreaterThan(1);
+    expect(attempts.map((a) => a.endReason)).toEqual([...attempts.slice(1).map(() => "handed_off"), "finished"]);
+
+    // The endless run ended at its deadline counted from its acceptance, not from an invocation's start.
+    const hung = events((await hangEvents).frames);
+    expect(hung.at(-1)).toMatchObject({ type: "RUN_ERROR", code: "DEADLINE_EXCEEDED" });
+    expect(Date.now() - acceptedAt).toBeGreaterThanOrEqual(INFORMED_RUN_DEADLINE_S * 1000);
+    const hangAttempts = await runAttempts(informed, (await adminRuns(informed, { threadId: hang.threadId }))[0]!.id);
+    expect(hangAttempts.length).toBeGreaterThan(2);
+    expect(hangAttempts.at(-1)!.endReason).toBe("deadline");
     expect(informed.cut()).toBe(0);
   });
 
-  it("a run cut by the time limit: the client rejoins with Last-Event-ID and the cron-called sweeper closes it", { timeout: 3 * 60_000 }, async () => {
-    const cutBefore = platform.cut();
-    const body = runBody("[[hang]] this answer never ends");
-    expect((await startRun(body, false)).status).toBe(202);
-    // Follows until the platform stops the invocation executing the run (and this stream's, when
-    // they share an instance): the stream is cut, with no terminal event.
-    // A follower whose invocation knows its deadline: its stream ends cleanly before the limit,
-    // with no terminal event, and its instance is not stopped.
-    const informedFollower = collect(await fetch(`${informed.url}/api/v1/agent/runs/${body.runId}/events`, { headers: headers() }));
-    const seen: SseFrame[] = [];
-    try {
-      for await (const frame of readSse(await fetch(`${platform.url}/api/v1/agent/runs/${body.runId}/events`, { headers: headers() }))) seen.push(frame);
-    } catch {
-      // the connection was cut
-    }
-    await waitFor(() => platform.cut() > cutBefore, TIME_LIMIT_MS * 2);
-    expect(events(seen).map((e) => e.type)).toContain("TEXT_MESSAGE_CONTENT");
-    expect(events(seen).some((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR")).toBe(false);
-    expect(await runStatus(body.runId)).toBe("running");
 
-    // The client rejoins from the last event it saw, on a new invocation.
-    const lastId = Number(seen.at(-1)!.id);
-    const rejoined = collect(await fetch(`${platform.url}/api/v1/agent/runs/${body.runId}/events`, { headers: headers({ "last-event-id": String(lastId) }) }));
-
-    // Vercel Cron calls the sweeper once the run's executor has missed its heartbeats.
-    await waitUntilStale(body.runId);
-    const swept = await fetch(`${platform.url}/api/cron/recover-runs`, { headers: { authorization: `Bearer ${CRON_SECRET}` } });
-    expect(await swept.json()).toEqual({ duty: "recover-runs", closedRuns: 1 });
-
-    const after = await rejoined;
-    expect(after.every((f) => Number(f.id) > lastId)).toBe(true);
-    expect(events(after).at(-1)).toMatchObject({ type: "RUN_ERROR", code: "EXECUTOR_LOST" });
-    const ended = events(await informedFollower);
-    expect(ended.map((e) => e.type)).toContain("TEXT_MESSAGE_CONTENT");
-    expect(ended.some((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR")).toBe(false);
-    expect(informed.cut()).toBe(0);
-    expect(await runStatus(body.runId)).toBe("failed");
-    expect((await fetch(`${platform.url}/api/cron/recover-runs`)).status).toBe(401);
-  });
 });
+
+const lookups = (n: number) => Array.from({ length: n }, () => '[[tool:contacts.read {"query":"zz-nobody"}]]').join(" ");
+
+/**
+ * Follows a run to its terminal event as a client does: the stream it has (or a new one), then,
+ * each time a stream ends without a terminal event, a new one from the last id it received.
+ */
+async function followToEnd(on: Platform, runId: string, first?: Response): Promise<{ frames: SseFrame[]; rejoins: number }> {
+  const frames: SseFrame[] = [];
+  let rejoins = -1;
+  let res = first;
+  while (!["RUN_FINISHED", "RUN_ERROR"].includes(events(frames.slice(-1))[0]?.type ?? "") && rejoins < 20) {
+    const last = frames.at(-1)?.id;
+    res ??= await fetch(`${on.url}/api/v1/agent/runs/${runId}/events`, { headers: headers(last ? { "last-event-id": last } : {}) });
+    frames.push(...(await collect(res)));
+    res = undefined;
+    rejoins++;
+  }
+  return { frames, rejoins };
+}
+
+async function trpcQuery<T>(on: Platform, procedure: string, input: unknown): Promise<T> {
+  const res = await fetch(`${on.url}/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`, { headers: headers() });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { result: { data: { json: T } } }).result.data.json;
+}
+
+const adminRuns = async (on: Platform, filters: Record<string, unknown>) => (await trpcQuery<{ items: { id: string }[] }>(on, "adminRuns.list", filters)).items;
+const runAttempts = async (on: Platform, id: string) => (await trpcQuery<{ attempts: { instance: string; endReason: string | null }[] }>(on, "adminRuns.get", { id })).attempts;
 
 /**
  * Signs in through Auth.js's credentials endpoint as the browser does; the Cookie header, or null.

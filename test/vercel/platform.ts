@@ -70,7 +70,8 @@ function stageFunction(funcDir: string, projectDir: string, into: string): strin
 
 export async function startPlatform(opts: {
   output: string;
-  env: Record<string, string>;
+  /** The functions' environment; given the platform's own URL (a deployment knows its own: VERCEL_URL). */
+  env: (platformUrl: string) => Record<string, string>;
   timeLimitMs: number;
   /** The request context tells each invocation its deadline (else the app assumes the routes' maxDuration). */
   tellsDeadline?: boolean;
@@ -100,7 +101,7 @@ export async function startPlatform(opts: {
     const child = spawn(
       "unshare",
       ["-m", "--propagation", "private", "sh", "-c", 'mount --bind -o ro "$0" "$0" && exec "$1" "$2" "$0" "$3" "$4"', code, process.execPath, instanceScript, String(opts.timeLimitMs), opts.tellsDeadline ? "tell" : ""],
-      { stdio: ["ignore", "inherit", "inherit", "ipc"], env: { ...process.env, ...opts.env, VERCEL: "1", VERCEL_ENV: "production", VERCEL_REGION: "dev0", NODE_ENV: "production" } },
+      { stdio: ["ignore", "inherit", "inherit", "ipc"], env: { ...process.env, ...opts.env(platformUrl), VERCEL: "1", VERCEL_URL: new URL(platformUrl).host, VERCEL_ENV: "production", VERCEL_REGION: "dev0", NODE_ENV: "production" } },
     );
     child.once("exit", (_code, signal) => {
       if (signal === "SIGKILL") cut++;
@@ -142,9 +143,9 @@ export async function startPlatform(opts: {
     );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const platformUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url,
+    url: platformUrl,
     starts: () => starts,
     cut: () => cut,
     async close() {
