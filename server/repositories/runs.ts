@@ -228,8 +228,12 @@ export async function requestRunCancel({ id }: { id: string }): Promise<void> {
 /** The open run with this client runId when its executor stopped reporting before `staleBefore`. */
 export async function findStaleRun({ userId, runId, staleBefore }: { userId: string; runId: string; staleBefore: Date }): Promise<{ id: string; runId: string; threadId: string; attempt: number } | null> {
   const { rows } = await getPool().query<{ id: string; runId: string; threadId: string; attempt: number }>(
-    `select id, run_id as "runId", thread_id as "threadId", attempt from runs
-     where user_id = $1 and run_id = $2 and status in ('queued', 'running') and (heartbeat_at is null or heartbeat_at < $3) and queued_input is null`,
+    // A run handed back moments ago (heartbeat null, its attempt ended handed_off) is about to go on
+    // elsewhere: it counts as stale only once it has waited as long as a missed lease.
+    `select r.id, r.run_id as "runId", r.thread_id as "threadId", r.attempt from runs r
+     where r.user_id = $1 and r.run_id = $2 and r.status in ('queued', 'running') and r.queued_input is null
+       and (r.heartbeat_at < $3 or (r.heartbeat_at is null and not exists (
+         select 1 from run_attempts a where a.run_id = r.id and a.attempt = r.attempt and a.end_reason = 'handed_off' and a.ended_at >= $3)))`,
     [userId, runId, staleBefore],
   );
   return rows[0] ?? null;
