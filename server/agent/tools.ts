@@ -20,6 +20,8 @@ export type ProjectCliRequest = {
   args: unknown;
   signal?: AbortSignal;
   timeZone?: string;
+  /** The language of the call's card. */
+  locale?: string;
 };
 
 /** project_cli as the loop uses it; the real one is server/tools/project-cli/tool.ts. */
@@ -56,6 +58,7 @@ export function buildAgentTools(opts: {
   userId: string;
   runId: string;
   timeZone: string;
+  locale?: string;
   signal: AbortSignal;
   clientTools: readonly ClientTool[];
   /** Stops the writes the run's approval policy reserves for a person; the call is left open. */
@@ -63,7 +66,7 @@ export function buildAgentTools(opts: {
   /** The id the client saw for a call (the event translator may suffix a provider's reused id). */
   wireId?: (toolCallId: string) => string;
 }): ToolSet {
-  const { projectCli, userId, runId, timeZone, signal, approvals } = opts;
+  const { projectCli, userId, runId, timeZone, locale, signal, approvals } = opts;
   const wireId = opts.wireId ?? ((id: string) => id);
   const tools: ToolSet = {};
   for (const client of opts.clientTools) {
@@ -82,7 +85,7 @@ export function buildAgentTools(opts: {
     execute: async (args, { toolCallId }): Promise<ToolOutcome | typeof LEFT_OPEN> => {
       const id = wireId(toolCallId);
       if (approvals && (await approvals.check({ toolCallId: id, args }))) return LEFT_OPEN;
-      return runProjectCliCall(projectCli, { userId, runId, toolCallId: id, args, signal, timeZone });
+      return runProjectCliCall(projectCli, { userId, runId, toolCallId: id, args, signal, timeZone, locale });
     },
     toModelOutput: ({ output }) => ({ type: "text", value: (output as ToolOutcome).toolResponseText }),
   });
