@@ -175,6 +175,16 @@ export const en = {
     theme: "Theme",
     themeHelp: "Applies to the chat and the console.",
     saved: "Saved",
+    password: {
+      title: "Password",
+      current: "Current password",
+      save: "Change password",
+      saving: "Changing…",
+      changed: "Password changed. You are still signed in here; everywhere else you were signed in, you are signed out.",
+      wrongCurrent: "Your current password is not right.",
+      sameAsCurrent: "Choose a password other than your current one.",
+      tooMany: (seconds: string) => `Too many wrong current passwords. Wait ${seconds} seconds, then try again.`,
+    },
     approvals: {
       title: "Approvals",
       question: "When should the assistant ask before it changes something?",

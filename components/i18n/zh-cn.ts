@@ -172,6 +172,16 @@ export const zhCN: Dictionary = {
     theme: "主题",
     themeHelp: "同时应用于对话和控制台。",
     saved: "已保存",
+    password: {
+      title: "密码",
+      current: "当前密码",
+      save: "修改密码",
+      saving: "正在修改…",
+      changed: "密码已修改。你在此处仍保持登录，其他已登录的浏览器和设备均已退出登录。",
+      wrongCurrent: "当前密码不正确。",
+      sameAsCurrent: "新密码不能与当前密码相同。",
+      tooMany: (seconds) => `当前密码输错次数过多。请等待 ${seconds} 秒后再试。`,
+    },
     approvals: {
       title: "审批",
       question: "助手在做出更改前，什么情况下需要先征得你的同意？",
