@@ -77,12 +77,21 @@ export async function resetUserPassword({ actorId, id }: { actorId: string | nul
   return { user: { id: user.id, email: user.email }, oneTimePassword };
 }
 
-/** `npm run admin -- user:reset-password`: the same reset, found by email. */
-export async function resetUserPasswordByEmail({ email }: { email: string }) {
+async function userIdByEmail(email: string): Promise<string> {
   const parsed = emailSchema.safeParse(email);
   const user = parsed.success ? await findUserByEmail({ email: parsed.data }) : null;
   if (!user) throw new AppError("NOT_FOUND", `No user with email ${email}`);
-  return resetUserPassword({ actorId: null, id: user.id });
+  return user.id;
+}
+
+/** `npm run admin -- user:deactivate` / `user:reactivate`: the console's rules (never the last active admin), found by email. */
+export async function setUserActiveByEmail({ email, active }: { email: string; active: boolean }) {
+  return setUserActive({ actorId: null, id: await userIdByEmail(email), active });
+}
+
+/** `npm run admin -- user:reset-password`: the same reset, found by email. */
+export async function resetUserPasswordByEmail({ email }: { email: string }) {
+  return resetUserPassword({ actorId: null, id: await userIdByEmail(email) });
 }
 
 /** Why a new password was not taken: the page says it in the user's language. */
