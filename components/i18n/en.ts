@@ -92,6 +92,7 @@ export const en = {
     themeSwitch: (current: string, next: string) => `Theme: ${current}. Switch to ${next}`,
     themeIs: (current: string) => `Theme: ${current}`,
     offline: "offline",
+    demoModel: "Offline demo model",
     model: "Model",
     modelTitle: "Model for your next message",
   },
@@ -136,6 +137,20 @@ export const en = {
     modelUnavailable: "The model could not be reached. Try again in a moment; if it keeps failing, tell your administrator.",
     deadline: "The answer took too long and was stopped. Try again, or ask for something smaller.",
     stopFailed: (reason: string) => `Could not stop the answer. ${reason}`,
+  },
+  // A refused request in the settings or the console, by its code (components/i18n/request-error.ts).
+  requestErrors: {
+    badInput: "That was not accepted.",
+    signedOut: "Your session has ended. Sign in again to continue.",
+    forbidden: "You are not allowed to do that.",
+    notFound: "That no longer exists. Reload the page.",
+    conflict: "That cannot be done as things stand now. Reload the page and try again.",
+    tooLarge: "That is too large.",
+    rateLimited: "Too many requests right now. Wait a moment and try again.",
+    unavailable: "Dispatch or a service it needs is not reachable right now. Try again in a moment.",
+    server: "Dispatch had a problem with that. Try again in a moment.",
+    network: "Could not reach Dispatch. Check your connection and try again.",
+    detail: (message: string) => `(${message})`,
   },
   auth: {
     signInTitle: "Sign in to Dispatch",
