@@ -203,8 +203,8 @@ test("a user changes their own password in settings: each refusal says why; thei
   await expect(section.getByTestId("password-changed")).toContainText("Password changed.");
   await expect(refusal).toHaveCount(0);
   // This browser stays signed in; the other one is signed out.
-  await mine.reload();
-  await expect(mine).toHaveURL(/\/chat\/settings$/);
+  await mine.goto("/chat/settings");
+  await expect(mine.getByTestId("password-section")).toBeVisible();
   await elsewhere.reload();
   await expect(elsewhere).toHaveURL(/\/sign-in/);
   await elsewhere.context().close();

@@ -57,9 +57,15 @@ export async function choosePasswordAction(_prev: ChoosePasswordState, form: For
   return { problem: null };
 }
 
-export type ChangePasswordState = { problem: PasswordChangeProblem | null; changed: boolean };
+export type ChangePasswordState = { problem: PasswordChangeProblem | null };
 
-/** The chat settings' password change: on success this browser is signed in again with the new password, the others are signed out. */
+const SETTINGS_PATH = "/chat/settings";
+
+/**
+ * The chat settings' password change: on success this browser is signed in again with the new
+ * password (the change voided this session too) and sent back to the settings, which say it is
+ * done; the user's other sessions are signed out.
+ */
 export async function changePasswordAction(_prev: ChangePasswordState, form: FormData): Promise<ChangePasswordState> {
   const user = await getSignedInUser();
   if (!user || user.mustChangePassword) redirect("/sign-in");
@@ -71,7 +77,7 @@ export async function changePasswordAction(_prev: ChangePasswordState, form: For
     confirm: String(form.get("confirm") ?? ""),
     address: clientAddress(await headers()),
   });
-  if (!result.ok) return { problem: result.problem, changed: false };
-  await signIn("credentials", { email: result.email, password, redirect: false });
-  return { problem: null, changed: true };
+  if (!result.ok) return { problem: result.problem };
+  await signIn("credentials", { email: result.email, password, redirectTo: `${SETTINGS_PATH}?password=changed` });
+  return { problem: null };
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { useActionState, useEffect, useId, useRef } from "react";
+import { useActionState, useId } from "react";
 import { changePasswordAction, type ChangePasswordState } from "@/app/(auth)/actions";
 import { useI18n } from "@/components/i18n/use-dictionary";
 import { formatNumber } from "@/components/i18n/format";
@@ -9,12 +9,12 @@ import { formatNumber } from "@/components/i18n/format";
 // action checks the current one (with the sign-in's back-off), ends the user's other sessions and
 // signs this browser in again; each refusal comes back as a code said here in the user's language.
 
-export function PasswordSection({ min, max }: { min: number; max: number }) {
+/** `changed`: the page was reached right after a change (the action signs in again and comes back). */
+export function PasswordSection({ min, max, changed }: { min: number; max: number; changed: boolean }) {
   const { t, locale } = useI18n();
   const w = t.settings.password;
   const name = useId();
-  const form = useRef<HTMLFormElement>(null);
-  const [state, action, pending] = useActionState<ChangePasswordState, FormData>(changePasswordAction, { problem: null, changed: false });
+  const [state, action, pending] = useActionState<ChangePasswordState, FormData>(changePasswordAction, { problem: null });
   const problem = state.problem;
   const message =
     problem === null
@@ -31,15 +31,10 @@ export function PasswordSection({ min, max }: { min: number; max: number }) {
                 ? t.auth.mismatch
                 : w.sameAsCurrent;
 
-  // A changed password leaves no password in the fields.
-  useEffect(() => {
-    if (state.changed) form.current?.reset();
-  }, [state]);
-
   return (
     <section aria-labelledby={`${name}-title`} data-testid="password-section">
       <h2 id={`${name}-title`}>{w.title}</h2>
-      <form ref={form} action={action} noValidate>
+      <form action={action} noValidate>
         <div className="field">
           <label htmlFor={`${name}-current`}>{w.current}</label>
           <input className="input" id={`${name}-current`} name="current" type="password" autoComplete="current-password" required data-testid="password-current" />
@@ -60,7 +55,7 @@ export function PasswordSection({ min, max }: { min: number; max: number }) {
             {message}
           </p>
         ) : null}
-        {state.changed ? (
+        {changed && problem === null ? (
           <p role="status" className="muted" data-testid="password-changed">
             {w.changed}
           </p>

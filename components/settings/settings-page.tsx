@@ -11,7 +11,7 @@ import { UsageSection } from "./usage-section";
 // heading, data and saving; the password section takes the server's rule for a password.
 const SECTIONS: React.ComponentType[] = [PreferencesSection, ApprovalPolicySection, UsageSection];
 
-export function SettingsPage({ password }: { password: { min: number; max: number } }) {
+export function SettingsPage({ password }: { password: { min: number; max: number; changed: boolean } }) {
   const t = useDictionary();
   return (
     <div className="chat-scroll">
@@ -23,7 +23,7 @@ export function SettingsPage({ password }: { password: { min: number; max: numbe
         {SECTIONS.map((Section, i) => (
           <Section key={i} />
         ))}
-        <PasswordSection min={password.min} max={password.max} />
+        <PasswordSection min={password.min} max={password.max} changed={password.changed} />
       </div>
     </div>
   );
