@@ -1,7 +1,7 @@
 import "server-only";
 import { body, clip, compileCard, humanizeKey, resolveLocale, SHORT, title } from "../ui-schema/compile";
 import { languageOf, type Translations } from "../ui-schema/messages";
-import type { UiNodeInput, UiSchema, UiStatus } from "../ui-schema/schema";
+import { isoDateTimeSchema, MAX_CHILDREN, type UiNodeInput, type UiSchema, type UiStatus } from "../ui-schema/schema";
 import { findAction } from "../tools/project-cli/actions";
 import type { ApprovalRow, ApprovalStatus } from "./repository";
 
@@ -78,6 +78,10 @@ const STATUS: Record<ApprovalStatus, { badge: UiStatus | "neutral"; card: UiStat
   superseded: { badge: "warning", card: "warning" },
 };
 
+// The fields shown, so the card's own nodes (title, badge, description, reason, expiry) still fit
+// beside one node per instant.
+const MAX_FIELDS = MAX_CHILDREN - 10;
+
 /** Who the card is drawn for: its language (the card compiler's, English by default) and the moment. */
 export type CardOptions = { locale?: string; now?: Date };
 
@@ -133,13 +137,18 @@ function approvalCardOf(view: ApprovalView, requested: string | undefined): UiSc
   const [module = "", method = ""] = view.action.split(".");
   const described = findAction(module, method)?.input.description;
   const status = STATUS[view.status];
-  const input = view.input && typeof view.input === "object" && !Array.isArray(view.input) ? Object.entries(view.input) : [];
+  const fields = view.input && typeof view.input === "object" && !Array.isArray(view.input) ? Object.entries(view.input).slice(0, MAX_FIELDS) : [];
+  // An instant in the input shows as the card's other times do, not as the ISO text the model wrote.
+  const isInstant = (v: unknown) => isoDateTimeSchema.safeParse(v).success;
+  const input = fields.filter(([, v]) => !isInstant(v));
+  const instants = fields.filter(([, v]) => isInstant(v));
   const nodes: UiNodeInput[] = [
     title(w.title(view.action)),
     { type: "badge", label: w.badge[view.status], status: status.badge },
   ];
   if (described) nodes.push(body(described));
-  if (input.length > 0) nodes.push({ type: "key_value", items: input.slice(0, 100).map(([k, v]) => ({ label: clip(humanizeKey(k), SHORT), value: clip(display(v, w), 4_000) })) });
+  if (input.length > 0) nodes.push({ type: "key_value", items: input.map(([k, v]) => ({ label: clip(humanizeKey(k), SHORT), value: clip(display(v, w), 4_000) })) });
+  for (const [k, v] of instants) nodes.push({ type: "datetime", value: v as string, format: "datetime", label: clip(humanizeKey(k), SHORT) });
   if (view.reason) nodes.push(body(w.reason(view.reason)));
   if (view.status === "pending") nodes.push({ type: "datetime", value: view.expiresAt, format: "datetime", label: w.expires });
   return compileCard({ kind: "approval", locale, status: status.card, meta: { toolId: clip(view.toolCallId, SHORT) }, children: nodes });
