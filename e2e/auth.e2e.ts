@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { e2eAdmin } from "../playwright.config";
 import { AdminConsolePage } from "./pages/admin-console-page";
+import { withDatabase } from "./pages/database";
 import { expectNoSeriousAxeFindings } from "./pages/axe";
 import { SignInPage } from "./pages/sign-in-page";
 
@@ -169,6 +170,72 @@ test("a one-time password from the admin: the user must choose a new one first; 
   await fine.context().close();
   await page.reload();
   await expect(row.getByTestId("user-status")).toHaveText("active");
+});
+
+test("a user changes their own password in settings: each refusal says why; their other browsers are signed out; the new password signs in, the old one does not", async ({ page, browser }) => {
+  await adminConsole(page);
+  const user = { email: `changer-${randomUUID().slice(0, 8)}@e2e.dispatch`, password: "first-password" };
+  await new AdminConsolePage(page).trpcMutation("users.create", { ...user, role: "user" });
+  const elsewhere = await userSignsIn(browser, user.email, user.password);
+  await expect(elsewhere.getByTestId("signed-in-as")).toHaveText(user.email);
+  const mine = await userSignsIn(browser, user.email, user.password);
+  await expect(mine.getByTestId("signed-in-as")).toHaveText(user.email);
+  await mine.goto("/chat/settings");
+  const section = mine.getByTestId("password-section");
+  await expect(section.getByRole("heading", { name: "Password" })).toBeVisible();
+  const change = async (current: string, password: string, confirm = password) => {
+    await section.getByLabel("Current password").fill(current);
+    await section.getByLabel("New password", { exact: true }).fill(password);
+    await section.getByLabel("New password again").fill(confirm);
+    await section.getByRole("button", { name: "Change password" }).click();
+  };
+  const refusal = section.getByTestId("password-error");
+  await change("not-my-password", "second-password");
+  await expect(refusal).toHaveText("Your current password is not right.");
+  await change(user.password, "second-password", "second-passw0rd");
+  await expect(refusal).toHaveText("The two passwords differ: type the same new password twice.");
+  await change(user.password, "short");
+  await expect(refusal).toHaveText("Your new password must be at least 8 characters.");
+  await change(user.password, user.password);
+  await expect(refusal).toHaveText("Choose a password other than your current one.");
+  await expectNoSeriousAxeFindings(mine, "/chat/settings (a password refused)");
+  await change(user.password, "second-password");
+  await expect(section.getByTestId("password-changed")).toContainText("Password changed.");
+  await expect(refusal).toHaveCount(0);
+  // This browser stays signed in; the other one is signed out.
+  await mine.goto("/chat/settings");
+  await expect(mine.getByTestId("password-section")).toBeVisible();
+  await elsewhere.reload();
+  await expect(elsewhere).toHaveURL(/\/sign-in/);
+  await elsewhere.context().close();
+  // Audited: each check of the current password, refused or not, is a row.
+  const checks = await withDatabase(async (db) => (await db.query<{ succeeded: boolean }>(`select succeeded from auth_attempts where kind = 'password_change' and account = $1 order by created_at`, [user.email])).rows);
+  expect(checks.map((c) => c.succeeded)).toEqual([false, true, true]);
+
+  await mine.getByRole("button", { name: "Sign out" }).filter({ visible: true }).first().click();
+  await expect(mine).toHaveURL(/\/sign-in/);
+  const old = new SignInPage(mine);
+  await old.signIn(user.email, user.password);
+  await expect(old.error()).toHaveText("Wrong email or password.");
+  await old.signIn(user.email, "second-password");
+  await expect(mine.getByTestId("signed-in-as")).toHaveText(user.email);
+  await mine.context().close();
+});
+
+test("zh-CN: a refused password change is said in Chinese", async ({ browser }) => {
+  const context = await browser.newContext({ locale: "zh-CN" });
+  const page = await context.newPage();
+  const signIn = new SignInPage(page);
+  await signIn.goto("/chat/settings");
+  await signIn.signIn(e2eAdmin.email, e2eAdmin.password);
+  const section = page.getByTestId("password-section");
+  await expect(section.getByRole("heading", { name: "密码" })).toBeVisible();
+  await section.getByLabel("当前密码").fill(e2eAdmin.password);
+  await section.getByLabel("新密码", { exact: true }).fill("another-password");
+  await section.getByLabel("再次输入新密码").fill("another-passw0rd");
+  await section.getByRole("button", { name: "修改密码" }).click();
+  await expect(section.getByTestId("password-error")).toHaveText("两次输入的密码不一致，请输入相同的新密码。");
+  await context.close();
 });
 
 test("zh-CN: the sign-in page and the console speak Chinese", async ({ browser }) => {

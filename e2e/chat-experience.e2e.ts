@@ -43,6 +43,28 @@ async function expectNoSeriousAxeFindings(page: Page): Promise<void> {
   expect(serious).toEqual([]);
 }
 
+/**
+ * Chinese is drawn with real glyphs, not boxes: two different characters come out differently,
+ * and unlike a character no font has (CI's image needs a CJK font for this, see .ci/run).
+ */
+async function expectCjkGlyphs(page: Page): Promise<void> {
+  const drawn = await page.evaluate(() => {
+    const family = getComputedStyle(document.body).fontFamily;
+    const draw = (text: string) => {
+      const canvas = document.createElement("canvas");
+      canvas.width = 48;
+      canvas.height = 48;
+      const g = canvas.getContext("2d")!;
+      g.font = `32px ${family}`;
+      g.fillText(text, 4, 38);
+      return canvas.toDataURL();
+    };
+    return { zhong: draw("中"), wen: draw("文"), missing: draw("\uE000") };
+  });
+  expect(drawn.zhong).not.toBe(drawn.wen);
+  expect(drawn.zhong).not.toBe(drawn.missing);
+}
+
 for (const [name, size] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
   test(`a pasted long link wraps in the composer and never widens the page (${name})`, async ({ page }) => {
     await page.setViewportSize(size);
@@ -173,7 +195,15 @@ test("zh-CN: the chat speaks the browser's language, and settings switch languag
   await chat.send("Schedule a call with Ana on Friday at 10 for 30 minutes");
   const card = chat.view().getByTestId("approval-card").last();
   await expect(card).toHaveAttribute("data-status", "pending");
-  await expect(card.getByRole("group", { name: /^是否批准 .+？$/ })).toBeVisible();
+  // The card and its choices, both named by the question.
+  await expect(card.getByRole("group", { name: /^是否批准 .+？$/ })).toHaveCount(2);
+  // The card itself speaks Chinese, its expiry a 24-hour time like every other card's, not a raw timestamp.
+  await expect(card.getByTestId("ui-node-badge")).toHaveText("等待你的批准");
+  const expiry = card.getByTestId("ui-node-datetime").filter({ hasText: "到期时间" });
+  await expect(expiry).toHaveText(/\d{2}:\d{2}/);
+  // No instant on the card is the raw ISO text (the event's start included).
+  await expect(card.getByTestId("ui-schema-card")).not.toContainText(/\d{4}-\d{2}-\d{2}T\d{2}/);
+  await expectCjkGlyphs(page);
   await expect(card.getByRole("button", { name: "修改" })).toBeVisible();
   await expect(card.getByRole("button", { name: "拒绝" })).toBeVisible();
   await chat.waitForIdle();
@@ -183,6 +213,10 @@ test("zh-CN: the chat speaks the browser's language, and settings switch languag
   await page.keyboard.press("Enter");
   await expect(chat.lastAssistant()).toContainText("Done:");
   await chat.waitForIdle();
+  await expect(chat.cards().filter({ hasText: "日程已创建" })).toBeVisible();
+  // After a reload, from history: the same words.
+  await page.reload();
+  await expect(chat.view().getByTestId("history-day").getByTestId("ui-schema-card").filter({ hasText: "日程已创建" })).toBeVisible();
 
   // The settings' approval policy and usage sections, in Chinese, with numbers and days in it.
   await page.goto("/chat/settings");

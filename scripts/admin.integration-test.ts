@@ -89,6 +89,16 @@ describe("npm run admin", () => {
     const unknown = await admin("user:reset-password", "--email", "nobody@test.dispatch");
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain("No user with email nobody@test.dispatch");
+
+    // Deactivated (the email alone is enough), the user cannot sign in; reactivated, they can.
+    const off = await admin("user:deactivate", email);
+    expect(off.status).toBe(0);
+    expect(off.stdout).toContain(`Deactivated ${email}`);
+    expect(await signInOverHttp(email, oneTime)).toBeNull();
+    const on = await admin("user:reactivate", "--email", email);
+    expect(on.status).toBe(0);
+    expect(on.stdout).toContain(`Reactivated ${email}`);
+    expect(await signInOverHttp(email, oneTime)).not.toBeNull();
   });
 
   it("exits on its own with the embedded database too, and leaves no PostgreSQL running", { timeout: 180_000 }, async () => {

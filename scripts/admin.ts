@@ -10,6 +10,10 @@ Commands:
   user:create   --email E --password P [--name N] [--admin]
   user:reset-password --email E             sets a one-time password, printed as the last line;
                                             the user chooses their own at their next sign-in
+  user:deactivate --email E                 the user can no longer sign in or use their API keys;
+                                            refused for the last active admin
+  user:reactivate --email E                 restores their sign-in and API keys
+                                            (the three user: commands also take the email alone)
   apikey:create --email E [--name N]        prints the new key as the last line
   apikey:list   --email E
   apikey:revoke --id ID
@@ -32,8 +36,9 @@ async function main(): Promise<void> {
     console.log(usage);
     return;
   }
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args: rest,
+    allowPositionals: true,
     options: {
       email: { type: "string" },
       password: { type: "string" },
@@ -49,6 +54,9 @@ async function main(): Promise<void> {
     },
     strict: true,
   });
+  // `user:deactivate someone@example.com` reads as it should: the user commands take the email alone too.
+  if (positionals.length > (command.startsWith("user:") && values.email === undefined ? 1 : 0)) fail(`Unexpected argument: ${positionals.join(" ")}\n\n${usage}`);
+  values.email ??= command.startsWith("user:") ? positionals[0] : undefined;
   const need = (key: "email" | "password" | "id" | "url" | "secret" | "runner"): string => values[key] ?? fail(`${command} needs --${key}\n\n${usage}`);
   const json = (key: "config" | "policy"): Record<string, unknown> | undefined => {
     if (values[key] === undefined) return undefined;
@@ -60,7 +68,7 @@ async function main(): Promise<void> {
   };
 
   // Validate the command before opening the database, so a typo answers at once.
-  const commands = ["user:create", "user:reset-password", "apikey:create", "apikey:list", "apikey:revoke", "runner:register", "runner:refresh", "runner:list", "binding:create", "binding:delete"];
+  const commands = ["user:create", "user:reset-password", "user:deactivate", "user:reactivate", "apikey:create", "apikey:list", "apikey:revoke", "runner:register", "runner:refresh", "runner:list", "binding:create", "binding:delete"];
   if (!commands.includes(command)) fail(`Unknown command: ${command}\n\n${usage}`);
 
   const db = await prepareDatabase();
@@ -86,6 +94,11 @@ async function main(): Promise<void> {
         const { user, oneTimePassword } = await resetUserPasswordByEmail({ email: need("email") });
         console.log(`Set a one-time password for ${user.email}; they choose their own at their next sign-in. It is shown only once:`);
         console.log(oneTimePassword);
+      } else if (command === "user:deactivate" || command === "user:reactivate") {
+        const { setUserActiveByEmail } = await import("../server/services/users");
+        const active = command === "user:reactivate";
+        const user = await setUserActiveByEmail({ email: need("email"), active });
+        console.log(active ? `Reactivated ${user.email}: they can sign in and use their API keys again` : `Deactivated ${user.email}: they can no longer sign in or use their API keys; their threads and runs stay`);
       } else if (command === "apikey:create") {
         const { createApiKeyForEmail } = await import("../server/services/api-keys");
         const { key, record } = await createApiKeyForEmail({ email: need("email"), name: values.name });

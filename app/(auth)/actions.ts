@@ -1,11 +1,13 @@
 "use server";
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { AuthError, CredentialsSignin } from "next-auth";
 import { signIn, signOut } from "@/server/auth/auth";
 import { ACCOUNT_DEACTIVATED } from "@/server/auth/credentials";
 import { getSignedInUser } from "@/server/auth/session";
 import { isDatabaseUnavailable } from "@/server/errors";
-import { chooseOwnPassword, type NewPasswordProblem } from "@/server/services/users";
+import { clientAddress } from "@/server/limits/attempts";
+import { changeOwnPassword, chooseOwnPassword, type NewPasswordProblem, type PasswordChangeProblem } from "@/server/services/users";
 
 // Errors travel as codes: the forms say them in the user's language (components/i18n).
 export type SignInProblem = "missing" | "wrong" | "deactivated" | "unavailable" | { tooManySeconds: string };
@@ -52,5 +54,30 @@ export async function choosePasswordAction(_prev: ChoosePasswordState, form: For
   if (!result.ok) return { problem: result.problem };
   // The change voided every session, this one too: a fresh one under the new password.
   await signIn("credentials", { email: result.email, password, redirectTo: "/" });
+  return { problem: null };
+}
+
+export type ChangePasswordState = { problem: PasswordChangeProblem | null };
+
+const SETTINGS_PATH = "/chat/settings";
+
+/**
+ * The chat settings' password change: on success this browser is signed in again with the new
+ * password (the change voided this session too) and sent back to the settings, which say it is
+ * done; the user's other sessions are signed out.
+ */
+export async function changePasswordAction(_prev: ChangePasswordState, form: FormData): Promise<ChangePasswordState> {
+  const user = await getSignedInUser();
+  if (!user || user.mustChangePassword) redirect("/sign-in");
+  const password = String(form.get("password") ?? "");
+  const result = await changeOwnPassword({
+    userId: user.principal.userId,
+    current: String(form.get("current") ?? ""),
+    password,
+    confirm: String(form.get("confirm") ?? ""),
+    address: clientAddress(await headers()),
+  });
+  if (!result.ok) return { problem: result.problem };
+  await signIn("credentials", { email: result.email, password, redirectTo: `${SETTINGS_PATH}?password=changed` });
   return { problem: null };
 }

@@ -3,7 +3,7 @@ import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
 import { BindingSkills } from "./binding-skills";
-import { useDictionary } from "../i18n/use-dictionary";
+import { useDictionary, useRequestErrorText } from "../i18n/use-dictionary";
 import { useConsoleDates } from "./format";
 import { JsonBlock } from "./json-block";
 import styles from "./admin.module.css";
@@ -24,6 +24,7 @@ function parseJsonObject(text: string, label: string): Record<string, unknown> |
 }
 
 function CreateBindingForm({ runnerIds, onDone }: { runnerIds: string[]; onDone: () => void }) {
+  const errorText = useRequestErrorText();
   const trpc = useTRPC();
   const t = useDictionary().console.runners;
   const [runnerId, setRunnerId] = useState("");
@@ -125,9 +126,9 @@ function CreateBindingForm({ runnerIds, onDone }: { runnerIds: string[]; onDone:
           {bind.isPending ? t.binding : t.createBinding}
         </button>
       </div>
-      {(problem ?? bind.error?.message) && (
+      {(problem ?? bind.error) && (
         <p role="alert" className="error-text">
-          {problem ?? bind.error?.message}
+          {problem ?? errorText(bind.error)}
         </p>
       )}
     </form>

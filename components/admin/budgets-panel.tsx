@@ -2,19 +2,20 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { useDictionary } from "../i18n/use-dictionary";
-import { useConsoleDates } from "./format";
+import { useDictionary, useRequestErrorText } from "../i18n/use-dictionary";
+import { useConsoleCount, useConsoleDates } from "./format";
 import styles from "./admin.module.css";
 
 type Subject = "default" | "user" | "api_key";
 const SUBJECTS: Subject[] = ["default", "user", "api_key"];
 
 const numberOrNull = (text: string) => (text.trim() === "" ? null : Number(text));
-const shown = (n: number | null) => (n === null ? "—" : n.toLocaleString());
 
 /** Budgets per user, per API key and the default: tokens per day, runs per minute, concurrent runs. */
 export function BudgetsPanel() {
+  const errorText = useRequestErrorText();
   const dates = useConsoleDates();
+  const shown = useConsoleCount();
   const t = useDictionary().console.usage;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -106,7 +107,7 @@ export function BudgetsPanel() {
           </button>
           {save.error && (
             <p role="alert" className="error-text">
-              {save.error.message}
+              {errorText(save.error)}
             </p>
           )}
         </div>

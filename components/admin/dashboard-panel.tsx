@@ -3,7 +3,7 @@ import { useState } from "react";
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { useDictionary } from "../i18n/use-dictionary";
+import { useDictionary, useRequestErrorText } from "../i18n/use-dictionary";
 import { formatDuration, formatPercent } from "./format";
 import { RunsPerHourChart } from "./runs-per-hour-chart";
 import styles from "./admin.module.css";
@@ -25,6 +25,7 @@ function Tile({ label, value, note, testId }: { label: string; value: string; no
 }
 
 export function DashboardPanel() {
+  const errorText = useRequestErrorText();
   const trpc = useTRPC();
   const [span, setSpan] = useState<DashboardWindow>("24h");
   const dashboard = useQuery(trpc.adminDashboard.get.queryOptions({ window: span }));
@@ -46,7 +47,7 @@ export function DashboardPanel() {
         </div>
       </div>
       {dashboard.isPending ? <p className="muted">{c.loading}</p> : null}
-      {dashboard.error ? <p className="error-text">{dashboard.error.message}</p> : null}
+      {dashboard.error ? <p className="error-text">{errorText(dashboard.error)}</p> : null}
       {d ? (
         <>
           <div className={styles.tiles}>

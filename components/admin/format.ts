@@ -1,6 +1,6 @@
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/trpc/root";
-import { formatDateTime as formatLocalDateTime } from "../i18n/format";
+import { formatDateTime as formatLocalDateTime, formatNumber } from "../i18n/format";
 import { useI18n } from "../i18n/use-dictionary";
 
 // Shared display helpers for the console. Times show in the user's time zone (the one chosen in
@@ -21,6 +21,12 @@ export function useConsoleDates() {
       return `${clock}.${String(d.getMilliseconds()).padStart(3, "0")}`;
     },
   };
+}
+
+/** Counts in the viewer's language; "—" for one nobody reported. */
+export function useConsoleCount(): (n: number | null | undefined) => string {
+  const { locale } = useI18n();
+  return (n) => (n === null || n === undefined ? "—" : formatNumber(n, locale));
 }
 
 export function formatDuration(ms: number | null | undefined): string {

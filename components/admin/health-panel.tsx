@@ -1,9 +1,10 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { useDictionary } from "../i18n/use-dictionary";
+import { useDictionary, useRequestErrorText } from "../i18n/use-dictionary";
 
 export function HealthPanel() {
+  const errorText = useRequestErrorText();
   const trpc = useTRPC();
   const health = useQuery(trpc.health.get.queryOptions());
   const t = useDictionary().console.health;
@@ -13,7 +14,7 @@ export function HealthPanel() {
         {t.title}
       </h2>
       {health.isPending ? <p className="muted">{t.checking}</p> : null}
-      {health.error ? <p className="error-text">{health.error.message}</p> : null}
+      {health.error ? <p className="error-text">{errorText(health.error)}</p> : null}
       {health.data ? (
         <p data-testid="health-status">
           {t.database}{" "}

@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { useDictionary } from "../i18n/use-dictionary";
+import { useDictionary, useRequestErrorText } from "../i18n/use-dictionary";
 import { useConsoleDates } from "./format";
 import { KnowledgeDocuments } from "./knowledge-documents";
 import { KnowledgeSearch } from "./knowledge-search";
@@ -11,6 +11,7 @@ import styles from "./admin.module.css";
 
 /** One knowledge base: its facts, document upload, documents, and a test search. */
 export function KnowledgeBaseDetail({ id }: { id: string }) {
+  const errorText = useRequestErrorText();
   const dates = useConsoleDates();
   const t = useDictionary().console.knowledge;
   const trpc = useTRPC();
@@ -25,7 +26,7 @@ export function KnowledgeBaseDetail({ id }: { id: string }) {
       <>
         <h1 className={styles.title}>{t.base}</h1>
         <p role="alert" className="error-text">
-          {kb.error.message}
+          {errorText(kb.error)}
         </p>
         <Link href="/admin/knowledge">{t.allBases}</Link>
       </>

@@ -3,12 +3,13 @@ import Link from "next/link";
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { useDictionary } from "../i18n/use-dictionary";
+import { useDictionary, useRequestErrorText } from "../i18n/use-dictionary";
 import { useConsoleDates } from "./format";
 import styles from "./admin.module.css";
 
 /** Knowledge bases: create, list with counts, delete (after a confirmation). */
 export function KnowledgeBasesPanel() {
+  const errorText = useRequestErrorText();
   const dates = useConsoleDates();
   const c = useDictionary();
   const t = c.console.knowledge;
@@ -80,13 +81,13 @@ export function KnowledgeBasesPanel() {
       </form>
       {create.error ? (
         <p role="alert" className="error-text">
-          {create.error.message}
+          {errorText(create.error)}
         </p>
       ) : null}
-      {bases.error ? <p className="error-text">{bases.error.message}</p> : null}
+      {bases.error ? <p className="error-text">{errorText(bases.error)}</p> : null}
       {remove.error ? (
         <p role="alert" className="error-text">
-          {remove.error.message}
+          {errorText(remove.error)}
         </p>
       ) : null}
       <div className="table-wrap" tabIndex={0}>

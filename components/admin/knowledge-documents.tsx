@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { useDictionary } from "../i18n/use-dictionary";
+import { useDictionary, useRequestErrorText } from "../i18n/use-dictionary";
 import { useConsoleDates } from "./format";
 import styles from "./admin.module.css";
 
@@ -13,6 +13,7 @@ function formatBytes(n: number): string {
 
 /** The knowledge base's documents with their chunk counts; delete one at a time. */
 export function KnowledgeDocuments({ kbId, onChanged }: { kbId: string; onChanged: () => void }) {
+  const errorText = useRequestErrorText();
   const dates = useConsoleDates();
   const c = useDictionary().console;
   const t = c.knowledge;
@@ -25,10 +26,10 @@ export function KnowledgeDocuments({ kbId, onChanged }: { kbId: string; onChange
       <h2 id="kb-docs-title" className={styles.sectionTitle}>
         {t.docsTitle}
       </h2>
-      {documents.error ? <p className="error-text">{documents.error.message}</p> : null}
+      {documents.error ? <p className="error-text">{errorText(documents.error)}</p> : null}
       {remove.error ? (
         <p role="alert" className="error-text">
-          {remove.error.message}
+          {errorText(remove.error)}
         </p>
       ) : null}
       <div className="table-wrap" tabIndex={0}>

@@ -2,7 +2,7 @@
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { useDictionary } from "../i18n/use-dictionary";
+import { useDictionary, useRequestErrorText } from "../i18n/use-dictionary";
 import styles from "./admin.module.css";
 
 type Documents = { id: string; title: string }[];
@@ -10,6 +10,7 @@ type Search = { query: string; topK: number; documentId: string };
 
 /** Runs the same retrieval a runner gets, and shows the ranked chunks. */
 export function KnowledgeSearch({ kbId, documents }: { kbId: string; documents: Documents }) {
+  const errorText = useRequestErrorText();
   const trpc = useTRPC();
   const t = useDictionary().console.knowledge;
   const [form, setForm] = useState<Search>({ query: "", topK: 5, documentId: "" });
@@ -82,7 +83,7 @@ export function KnowledgeSearch({ kbId, documents }: { kbId: string; documents: 
       </form>
       {search.error ? (
         <p role="alert" className="error-text">
-          {search.error.message}
+          {errorText(search.error)}
         </p>
       ) : null}
       {entries && entries.length === 0 ? (

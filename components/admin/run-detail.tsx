@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { useDictionary } from "../i18n/use-dictionary";
+import { useDictionary, useRequestErrorText } from "../i18n/use-dictionary";
 import { useConsoleDates, formatDuration, statusPillClass, type AdminOutputs } from "./format";
 import { RunConversation } from "./run-conversation";
 import { RunTimeline } from "./run-timeline";
@@ -152,6 +152,7 @@ function RunLatency({ detail }: { detail: RunDetail }) {
 }
 
 export function RunDetailView({ id }: { id: string }) {
+  const errorText = useRequestErrorText();
   const trpc = useTRPC();
   const detail = useQuery(trpc.adminRuns.get.queryOptions({ id }));
   const t = useDictionary().console.run;
@@ -159,7 +160,7 @@ export function RunDetailView({ id }: { id: string }) {
   if (detail.error) {
     return (
       <p role="alert" className="error-text" data-testid="run-error-state">
-        {detail.error.message}
+        {errorText(detail.error)}
       </p>
     );
   }

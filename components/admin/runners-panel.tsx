@@ -2,7 +2,7 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { useDictionary } from "../i18n/use-dictionary";
+import { useDictionary, useRequestErrorText } from "../i18n/use-dictionary";
 import { useConsoleDates, type AdminOutputs } from "./format";
 import { JsonBlock } from "./json-block";
 import styles from "./admin.module.css";
@@ -14,6 +14,7 @@ function healthClass(status: string): string {
 }
 
 function RegisterForm({ onDone }: { onDone: () => void }) {
+  const errorText = useRequestErrorText();
   const trpc = useTRPC();
   const t = useDictionary().console.runners;
   const [url, setUrl] = useState("");
@@ -49,7 +50,7 @@ function RegisterForm({ onDone }: { onDone: () => void }) {
       </button>
       {register.error && (
         <p role="alert" className="error-text" style={{ flexBasis: "100%" }}>
-          {register.error.message}
+          {errorText(register.error)}
         </p>
       )}
       {register.data && register.data.warnings.length > 0 && (
@@ -126,6 +127,7 @@ function RunnerList({ runners }: { runners: Overview["runners"] }) {
 }
 
 export function RunnersPanel() {
+  const errorText = useRequestErrorText();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const overview = useQuery(trpc.runners.overview.queryOptions());
@@ -141,7 +143,7 @@ export function RunnersPanel() {
       <RegisterForm onDone={invalidate} />
       {overview.error && (
         <p role="alert" className="error-text">
-          {overview.error.message}
+          {errorText(overview.error)}
         </p>
       )}
       {data && (

@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import type { RunFilters } from "@/server/services/admin-runs";
 import { useTRPC } from "../trpc-provider";
-import { useDictionary } from "../i18n/use-dictionary";
+import { useDictionary, useRequestErrorText } from "../i18n/use-dictionary";
 import { useConsoleDates, formatDuration, statusPillClass } from "./format";
 import { RUN_STATUSES, runFiltersToSearch } from "./run-filters";
 import styles from "./admin.module.css";
@@ -60,6 +60,7 @@ function fromDraft(d: Draft): RunFilters {
 }
 
 export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
+  const errorText = useRequestErrorText();
   const dates = useConsoleDates();
   const c = useDictionary().console;
   const t = c.runs;
@@ -174,7 +175,7 @@ export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
       <section className="card" aria-label={t.list}>
         {runs.error ? (
           <p role="alert" className="error-text">
-            {runs.error.message}
+            {errorText(runs.error)}
           </p>
         ) : null}
         <div className="table-wrap" tabIndex={0}>

@@ -5,7 +5,7 @@ import { UiSchemaView } from "../ui-schema/ui-schema-view";
 import { useTRPC } from "../trpc-provider";
 import { useConsoleDates, formatDuration, statusPillClass, type AdminOutputs } from "./format";
 import { JsonBlock } from "./json-block";
-import { useDictionary } from "../i18n/use-dictionary";
+import { useDictionary, useRequestErrorText } from "../i18n/use-dictionary";
 import styles from "./admin.module.css";
 
 type ThreadDetail = AdminOutputs["adminThreads"]["get"];
@@ -61,6 +61,7 @@ function ThreadRuns({ detail }: { detail: ThreadDetail }) {
 }
 
 function ThreadMessages({ threadId, count }: { threadId: string; count: number }) {
+  const errorText = useRequestErrorText();
   const dates = useConsoleDates();
   const trpc = useTRPC();
   const messages = useInfiniteQuery(
@@ -79,7 +80,7 @@ function ThreadMessages({ threadId, count }: { threadId: string; count: number }
       </h2>
       {messages.error ? (
         <p role="alert" className="error-text">
-          {messages.error.message}
+          {errorText(messages.error)}
         </p>
       ) : null}
       {rows.map((m) => (
@@ -106,6 +107,7 @@ function ThreadMessages({ threadId, count }: { threadId: string; count: number }
 }
 
 export function ThreadDetailView({ id }: { id: string }) {
+  const errorText = useRequestErrorText();
   const dates = useConsoleDates();
   const trpc = useTRPC();
   const detail = useQuery(trpc.adminThreads.get.queryOptions({ id }));
@@ -114,7 +116,7 @@ export function ThreadDetailView({ id }: { id: string }) {
   if (detail.error) {
     return (
       <p role="alert" className="error-text">
-        {detail.error.message}
+        {errorText(detail.error)}
       </p>
     );
   }

@@ -4,11 +4,12 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { useDictionary } from "../i18n/use-dictionary";
+import { useDictionary, useRequestErrorText } from "../i18n/use-dictionary";
 import { useConsoleDates } from "./format";
 import styles from "./admin.module.css";
 
 export function ThreadsTable({ initialUserEmail }: { initialUserEmail: string }) {
+  const errorText = useRequestErrorText();
   const dates = useConsoleDates();
   const c = useDictionary().console;
   const t = c.threads;
@@ -52,7 +53,7 @@ export function ThreadsTable({ initialUserEmail }: { initialUserEmail: string })
       </form>
       {threads.error ? (
         <p role="alert" className="error-text">
-          {threads.error.message}
+          {errorText(threads.error)}
         </p>
       ) : null}
       <div className="table-wrap" tabIndex={0}>

@@ -2,8 +2,8 @@
 import { useMemo, useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { useDictionary } from "../i18n/use-dictionary";
-import { formatDuration, type AdminOutputs } from "./format";
+import { useDictionary, useRequestErrorText } from "../i18n/use-dictionary";
+import { formatDuration, useConsoleCount, type AdminOutputs } from "./format";
 import styles from "./admin.module.css";
 
 type LedgerRow = AdminOutputs["usage"]["report"][number];
@@ -54,14 +54,13 @@ function totalsBy(rows: LedgerRow[], by: GroupBy): Totals[] {
   return by === "day" ? list.sort((a, b) => a.key.localeCompare(b.key)) : list.sort((a, b) => (b.totalTokens ?? 0) - (a.totalTokens ?? 0));
 }
 
-const count = (n: number | null) => (n === null ? "—" : n.toLocaleString());
-
 /** Tokens per day as SVG bars; the summary is the accessible name. */
 function TokensPerDayChart({ days }: { days: Totals[] }) {
   const t = useDictionary().console.usage;
+  const count = useConsoleCount();
   const max = Math.max(1, ...days.map((d) => d.totalTokens ?? 0));
   const width = Math.max(1, days.length) * 24;
-  const summary = t.chartSummary(days.reduce((n, d) => n + (d.totalTokens ?? 0), 0).toLocaleString(), days.length);
+  const summary = t.chartSummary(count(days.reduce((n, d) => n + (d.totalTokens ?? 0), 0)), days.length);
   return (
     <figure style={{ margin: 0 }} data-testid="usage-chart">
       <svg className={styles.chart} viewBox={`0 0 ${width} 100`} preserveAspectRatio="none" role="img" aria-label={summary}>
@@ -70,7 +69,7 @@ function TokensPerDayChart({ days }: { days: Totals[] }) {
           const h = ((d.totalTokens ?? 0) / max) * 96;
           return (
             <g key={d.key} data-testid="usage-bar" data-tokens={d.totalTokens ?? 0}>
-              <title>{`${d.key}: ${count(d.totalTokens)} tokens, ${d.runs} runs`}</title>
+              <title>{t.chartBar(d.key, count(d.totalTokens), count(d.runs))}</title>
               <rect className={styles.chartBar} x={i * 24 + 2} y={100 - h} width={20} height={h} />
             </g>
           );
@@ -83,6 +82,8 @@ function TokensPerDayChart({ days }: { days: Totals[] }) {
 
 /** The usage ledger for a range of days: tiles, tokens per day, a table by user, key, model or day, and CSV export. */
 export function UsagePanel() {
+  const errorText = useRequestErrorText();
+  const count = useConsoleCount();
   const t = useDictionary().console.usage;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -107,7 +108,7 @@ export function UsagePanel() {
       a.click();
       URL.revokeObjectURL(url);
     } catch (err) {
-      setExportError(err instanceof Error ? err.message : "Export failed");
+      setExportError(errorText(err));
     }
   }
 
@@ -136,7 +137,7 @@ export function UsagePanel() {
       </form>
       {report.error && (
         <p role="alert" className="error-text">
-          {report.error.message}
+          {errorText(report.error)}
         </p>
       )}
       {exportError && (
@@ -154,12 +155,12 @@ export function UsagePanel() {
         </div>
         <div className={styles.tile}>
           <div className={styles.tileLabel}>{t.runs}</div>
-          <div className={styles.tileValue}>{(all?.runs ?? 0).toLocaleString()}</div>
+          <div className={styles.tileValue}>{count(all?.runs ?? 0)}</div>
           <div className={styles.tileNote}>{t.failed(all?.failedRuns ?? 0)}</div>
         </div>
         <div className={styles.tile}>
           <div className={styles.tileLabel}>{t.toolCalls}</div>
-          <div className={styles.tileValue}>{(all?.toolCalls ?? 0).toLocaleString()}</div>
+          <div className={styles.tileValue}>{count(all?.toolCalls ?? 0)}</div>
         </div>
       </div>
       <TokensPerDayChart days={days} />

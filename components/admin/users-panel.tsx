@@ -2,7 +2,7 @@
 import { useState } from "react";
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { useDictionary } from "../i18n/use-dictionary";
+import { useDictionary, useRequestErrorText } from "../i18n/use-dictionary";
 import { CopyButton } from "../chat/copy-button";
 import { useConsoleDates } from "./format";
 import { ConfirmButton } from "./confirm-button";
@@ -11,6 +11,7 @@ import { ConfirmButton } from "./confirm-button";
 const PASSWORD_MIN_LENGTH = 8;
 
 export function UsersPanel({ currentUserId }: { currentUserId: string }) {
+  const errorText = useRequestErrorText();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const c = useDictionary().console;
@@ -91,7 +92,7 @@ export function UsersPanel({ currentUserId }: { currentUserId: string }) {
       </form>
       {create.error ? (
         <p role="alert" className="error-text">
-          {create.error.message}
+          {errorText(create.error)}
         </p>
       ) : null}
       {actionError ? (
@@ -108,7 +109,7 @@ export function UsersPanel({ currentUserId }: { currentUserId: string }) {
           </button>
         </p>
       ) : null}
-      {users.error ? <p className="error-text">{users.error.message}</p> : null}
+      {users.error ? <p className="error-text">{errorText(users.error)}</p> : null}
       <div className="table-wrap" tabIndex={0}>
         <table className="data" data-testid="users-table">
           <thead>

@@ -3,7 +3,8 @@
 import { useId, useState } from "react";
 import { useRouter } from "next/navigation";
 import { UiSchemaView } from "@/components/ui-schema/ui-schema-view";
-import { useDictionary } from "@/components/i18n/use-dictionary";
+import { useDictionary, useRequestErrorText } from "@/components/i18n/use-dictionary";
+import { RequestError } from "@/components/i18n/request-error";
 import { useMessageActions } from "./message-actions";
 import styles from "./approval-card.module.css";
 
@@ -32,13 +33,14 @@ async function sendDecision(id: string, body: { approve: boolean; reason?: strin
     body: JSON.stringify(body),
   });
   const answer = (await res.json().catch(() => ({}))) as Answer;
-  if (!res.ok) throw new Error(answer.error?.message ?? notRecorded(res.status));
+  if (!res.ok) throw new RequestError(res.status, answer.error?.message ?? notRecorded(res.status));
   return answer;
 }
 
 export function ApprovalCard({ approval, uiSchema }: { approval: ApprovalInfo; uiSchema: unknown }) {
   const t = useDictionary().approvals;
   const common = useDictionary().common;
+  const errorText = useRequestErrorText();
   const router = useRouter();
   const chat = useMessageActions();
   const ids = useId();
@@ -64,7 +66,7 @@ export function ApprovalCard({ approval, uiSchema }: { approval: ApprovalInfo; u
       const followed = chat ? await chat.decide(post) : (await post(), false);
       if (!followed) router.refresh();
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorText(err));
     } finally {
       setBusy(false);
     }

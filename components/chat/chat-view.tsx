@@ -33,11 +33,11 @@ type Props = {
 };
 
 export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessageAt, lastQuestion, activeRunId, children }: Props) {
-  const { t, timeZone, chosenTimeZone } = useI18n();
+  const { t, locale, timeZone, chosenTimeZone } = useI18n();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const refreshThreads = useCallback(() => void queryClient.invalidateQueries({ queryKey: trpc.threads.list.pathKey() }), [queryClient, trpc]);
-  const { turns, busy, send, stop, retry, decide } = useChatRuns({ threadId, timeZone: chosenTimeZone, activeRunId, onRunStarted: refreshThreads, onRunEnded: refreshThreads });
+  const { turns, busy, send, stop, retry, decide } = useChatRuns({ threadId, timeZone: chosenTimeZone, locale, activeRunId, onRunStarted: refreshThreads, onRunEnded: refreshThreads });
   const scroller = useRef<HTMLDivElement>(null);
   const sticky = useRef(true);
   const [today] = useState(() => localDay(new Date(), timeZone));

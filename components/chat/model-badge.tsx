@@ -22,7 +22,9 @@ export function ModelBadge() {
     return () => abort.abort();
   }, []);
   if (!model) return null;
-  const offlineNote = model.offline && !/offline/i.test(model.label) ? ` (${t.chat.offline})` : "";
+  // The built-in demo model is named in the page's language; a configured model by its own label.
+  const demo = model.provider === "demo";
+  const offlineNote = model.offline && !demo && !/offline/i.test(model.label) ? ` (${t.chat.offline})` : "";
   return (
     <span
       className={`chat-model-badge${model.offline ? " chat-model-badge-offline" : ""}`}
@@ -33,7 +35,7 @@ export function ModelBadge() {
       <span className="chat-model-dot" aria-hidden="true" />
       <span className="chat-model-label">
         <span className="sr-only">{t.chat.model}: </span>
-        {model.label}
+        {demo ? t.chat.demoModel : model.label}
         {offlineNote}
       </span>
     </span>

@@ -9,7 +9,7 @@ import { useDictionary } from "@/components/i18n/use-dictionary";
 // a choice the server no longer offers is dropped, so the run takes the default.
 
 const STORAGE_KEY = "dispatch.chat.model";
-const listSchema = z.object({ data: z.array(z.object({ id: z.string(), label: z.string(), default: z.boolean() })) });
+const listSchema = z.object({ data: z.array(z.object({ id: z.string(), label: z.string(), offline: z.boolean().default(false), default: z.boolean() })) });
 type ModelEntry = z.infer<typeof listSchema>["data"][number];
 
 const listeners = new Set<() => void>();
@@ -69,7 +69,7 @@ export function ModelPicker() {
       <select value={value} title={t.modelTitle} onChange={(e) => choose(e.target.value === fallback.id ? null : e.target.value)}>
         {models.map((m) => (
           <option key={m.id} value={m.id}>
-            {m.label}
+            {m.offline ? t.demoModel : m.label}
           </option>
         ))}
       </select>

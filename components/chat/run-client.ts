@@ -54,6 +54,8 @@ export async function startRun(opts: {
   abortController: AbortController;
   /** The zone chosen in settings; the browser's own when none. */
   timeZone: string | null;
+  /** The page's language: the run's cards are written in it. */
+  locale: string;
   onEvent: OnEvent;
 }): Promise<RunOutcome> {
   const agent = new HttpAgent({ url: RUNS_URL, threadId: opts.threadId });
@@ -62,7 +64,7 @@ export async function startRun(opts: {
   // The agent reads "tomorrow" and "at 10" in the user's own time zone.
   // The model picker's choice, when the server offers several models.
   const model = selectedModel();
-  const forwardedProps = { timeZone: opts.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone, ...(model ? { model } : {}) };
+  const forwardedProps = { timeZone: opts.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone, locale: opts.locale, ...(model ? { model } : {}) };
   await agent.runAgent({ runId: opts.runId, abortController: opts.abortController, forwardedProps }, trackingSubscriber(opts.onEvent, seen));
   return seen;
 }

@@ -41,7 +41,7 @@ export type SendInput = { text: string; images: LiveImage[] };
  * The runs started (or rejoined) on this page: send, stop, retry and reconnect. Only one
  * run is open at a time, as the server allows one per thread.
  */
-export function useChatRuns(opts: { threadId: string; timeZone: string | null; activeRunId: string | null; onRunStarted: () => void; onRunEnded: () => void }) {
+export function useChatRuns(opts: { threadId: string; timeZone: string | null; locale: string; activeRunId: string | null; onRunStarted: () => void; onRunEnded: () => void }) {
   const { threadId } = opts;
   const [turns, dispatch] = useReducer(reducer, []);
   const [deciding, setDeciding] = useState(0);
@@ -94,7 +94,7 @@ export function useChatRuns(opts: { threadId: string; timeZone: string | null; a
       let outcome: RunOutcome | null = null;
       let error: unknown = null;
       try {
-        outcome = await startRun({ threadId, runId, message: userMessage(messageId, input.text, input.images), abortController: p.abort, timeZone: callbacks.current.timeZone, onEvent: (e) => handleEvent(p, e) });
+        outcome = await startRun({ threadId, runId, message: userMessage(messageId, input.text, input.images), abortController: p.abort, timeZone: callbacks.current.timeZone, locale: callbacks.current.locale, onEvent: (e) => handleEvent(p, e) });
       } catch (err) {
         error = err;
       }

@@ -287,6 +287,7 @@ export const consoleEn = {
   usage: {
     title: "Token usage",
     chartSummary: (tokens: string, days: number) => `${tokens} tokens over ${days} days with runs`,
+    chartBar: (day: string, tokens: string, runs: string) => `${day}: ${tokens} tokens, ${runs} runs`,
     from: "From",
     to: "To",
     groupBy: "Group by",

@@ -288,6 +288,7 @@ export const consoleZhCN: Dictionary["console"] = {
   usage: {
     title: "Token 用量",
     chartSummary: (tokens: string, days: number) => `${days} 天内共 ${tokens} 个 Token`,
+    chartBar: (day: string, tokens: string, runs: string) => `${day}：${tokens} 个 Token，${runs} 次运行`,
     from: "从",
     to: "到",
     groupBy: "分组方式",

@@ -3,7 +3,7 @@
 import { useId, useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc-provider";
-import { useDictionary } from "@/components/i18n/use-dictionary";
+import { useDictionary, useRequestErrorText } from "@/components/i18n/use-dictionary";
 
 // The chat settings' approvals section: which of the assistant's changes wait for the user's
 // approval (docs/approvals.md). Takes no props; the settings page renders it as it is. Each
@@ -19,6 +19,7 @@ type Policy = (typeof CHOICES)[number]["value"];
 
 export function ApprovalPolicySection() {
   const t = useDictionary().settings.approvals;
+  const errorText = useRequestErrorText();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const name = useId();
@@ -66,7 +67,7 @@ export function ApprovalPolicySection() {
       ) : null}
       {current.isError || save.isError ? (
         <p className="chat-run-error" role="alert">
-          {(save.error ?? current.error)?.message ?? t.failed}
+          {t.failed}: {errorText(save.error ?? current.error)}
         </p>
       ) : null}
     </section>

@@ -3,15 +3,16 @@
 import Link from "next/link";
 import { useDictionary } from "@/components/i18n/use-dictionary";
 import { ApprovalPolicySection } from "./approval-policy-section";
+import { PasswordSection } from "./password-section";
 import { PreferencesSection } from "./preferences-section";
 import { SkillsSection } from "./skills-section";
 import { UsageSection } from "./usage-section";
 
 // The user's settings: one section per line, each a self-contained component with its own
-// heading, data and saving.
+// heading, data and saving; the password section takes the server's rule for a password.
 const SECTIONS: React.ComponentType[] = [PreferencesSection, ApprovalPolicySection, SkillsSection, UsageSection];
 
-export function SettingsPage() {
+export function SettingsPage({ password }: { password: { min: number; max: number; changed: boolean } }) {
   const t = useDictionary();
   return (
     <div className="chat-scroll">
@@ -23,6 +24,7 @@ export function SettingsPage() {
         {SECTIONS.map((Section, i) => (
           <Section key={i} />
         ))}
+        <PasswordSection min={password.min} max={password.max} changed={password.changed} />
       </div>
     </div>
   );

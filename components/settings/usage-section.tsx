@@ -1,7 +1,7 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc-provider";
-import { useI18n } from "@/components/i18n/use-dictionary";
+import { useI18n, useRequestErrorText } from "@/components/i18n/use-dictionary";
 import { dayName, formatNumber } from "@/components/i18n/format";
 import type { Locale } from "@/components/i18n/locales";
 import type { Dictionary } from "@/components/i18n/dictionaries";
@@ -30,6 +30,7 @@ function Budget({ label, used, max, left, unit, testId, t, locale }: { label: st
 /** The signed-in user's own usage (the last two weeks) and what is left of their budgets, for the chat's settings.
  * Budgets count UTC days, so the table's days are named in UTC too ("Today" is the budget's day). */
 export function UsageSection() {
+  const errorText = useRequestErrorText();
   const { t: dictionary, locale } = useI18n();
   const t = dictionary.settings.usage;
   const shown = (value: number | null) => (value === null ? "—" : formatNumber(value, locale));
@@ -41,7 +42,7 @@ export function UsageSection() {
       <h2 id="usage-section-title">{t.title}</h2>
       {mine.error && (
         <p role="alert" className="error-text">
-          {mine.error.message}
+          {errorText(mine.error)}
         </p>
       )}
       {data && (

@@ -7,6 +7,7 @@ import { approvalInterrupt } from "../approvals/interrupt";
 import { claimApprovalsForRun, findApprovalsClaimedBy, type ClaimedApproval } from "../approvals/repository";
 import { carryApprovals, type ResolvedApproval } from "../approvals/resolve";
 import { AppError } from "../errors";
+import { requestedLocale } from "../lib/locale";
 import { resolveTimeZone } from "../lib/time";
 import { logger } from "../logger";
 import { MODEL_MAX_RETRIES } from "../models/constants";
@@ -158,6 +159,8 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
     prefetch: CONTEXT_PREFETCH,
     async run({ run, input, generation, signal, emit, prefetched, resume, reportUsage }: RunnerInput): Promise<RunnerResult> {
       const timeZone = resolveTimeZone(input);
+      // The cards this run draws speak the language its client asked for (the web chat's choice).
+      const locale = requestedLocale(input);
       const now = deps.now();
       const { projectCli } = deps;
       const context = await deps.loadContext({ run, input, prefetched, resumed: resume !== undefined });
@@ -166,14 +169,16 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
       const { model, info, streamer } = deps.model({ now: deps.now, timeZone, modelId: generation.model });
       const serverToolNames = new Set([projectCli.name]);
       const translator = new AgUiEventTranslator(emit, serverToolNames, { model: info.id, usedToolCallIds: resume ? usedToolCallIds(resume) : [] });
-      const gate = deps.approvalGate({ id: run.id, threadId: run.threadId, userId: run.userId, apiKeyHash: run.apiKeyHash });
+      const gate = deps.approvalGate({ id: run.id, threadId: run.threadId, userId: run.userId, apiKeyHash: run.apiKeyHash, locale });
       const runCall = ({ toolCallId, args }: { toolCallId: string; args: unknown }) =>
-        runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, args, signal, timeZone, visibleSkills: skills });
+        runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, args, signal, timeZone, locale, visibleSkills: skills });
       const answered = resume ? answeredToolCallIds(resume) : new Set<string>();
       // An approved call keeps the run it was made in, so it is done once whichever run carries it
       // (and however often: a run taken over carries again what it had not answered yet).
-      const carried = await carryApprovals((context.approvals ?? []).filter((a) => !answered.has(a.toolCallId)), ({ toolCallId, callRunId, args }) =>
-        runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, callRunId, args, signal, timeZone, visibleSkills: skills }),
+      const carried = await carryApprovals(
+        (context.approvals ?? []).filter((a) => !answered.has(a.toolCallId)),
+        ({ toolCallId, callRunId, args }) => runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, callRunId, args, signal, timeZone, locale, visibleSkills: skills }),
+        locale,
       );
       for (const c of carried) emitCarried(emit, c);
       const clientResults = clientToolResults(input, openClientToolCalls(context.toolEvents, serverToolNames));
@@ -199,6 +204,7 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
             userId: run.userId,
             runId: run.id,
             timeZone,
+            locale,
             signal,
             clientTools: input.tools,
             visibleSkills: skills,
@@ -239,7 +245,7 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
         const parent = translator.parentOfWireCall(row.toolCallId);
         return parent ? [[row.toolCallId, parent] as const] : [];
       }));
-      return { usage, model: info.id, interrupts: gate.requested.map(approvalInterrupt), closingMessages: gate.pendingCards(parents) };
+      return { usage, model: info.id, interrupts: gate.requested.map((row) => approvalInterrupt(row, locale)), closingMessages: gate.pendingCards(parents) };
     },
   };
 }

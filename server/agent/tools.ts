@@ -22,6 +22,8 @@ export type ProjectCliRequest = {
   timeZone?: string;
   /** The skills whose documents the run shows (never what it may call). */
   visibleSkills?: readonly string[];
+  /** The language of the call's card. */
+  locale?: string;
 };
 
 /** project_cli as the loop uses it; the real one is server/tools/project-cli/tool.ts. */
@@ -58,6 +60,7 @@ export function buildAgentTools(opts: {
   userId: string;
   runId: string;
   timeZone: string;
+  locale?: string;
   signal: AbortSignal;
   clientTools: readonly ClientTool[];
   visibleSkills?: readonly string[];
@@ -66,7 +69,7 @@ export function buildAgentTools(opts: {
   /** The id the client saw for a call (the event translator may suffix a provider's reused id). */
   wireId?: (toolCallId: string) => string;
 }): ToolSet {
-  const { projectCli, userId, runId, timeZone, signal, approvals, visibleSkills } = opts;
+  const { projectCli, userId, runId, timeZone, locale, signal, approvals, visibleSkills } = opts;
   const wireId = opts.wireId ?? ((id: string) => id);
   const tools: ToolSet = {};
   for (const client of opts.clientTools) {
@@ -85,7 +88,7 @@ export function buildAgentTools(opts: {
     execute: async (args, { toolCallId }): Promise<ToolOutcome | typeof LEFT_OPEN> => {
       const id = wireId(toolCallId);
       if (approvals && (await approvals.check({ toolCallId: id, args }))) return LEFT_OPEN;
-      return runProjectCliCall(projectCli, { userId, runId, toolCallId: id, args, signal, timeZone, visibleSkills });
+      return runProjectCliCall(projectCli, { userId, runId, toolCallId: id, args, signal, timeZone, locale, visibleSkills });
     },
     toModelOutput: ({ output }) => ({ type: "text", value: (output as ToolOutcome).toolResponseText }),
   });

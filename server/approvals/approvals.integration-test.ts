@@ -4,7 +4,7 @@ import { getPool } from "@/server/db";
 import { createTestUser } from "@/test/helpers";
 import { startExtraServer, type ExtraServer } from "@/test/extra-server";
 import { runProjectCli } from "@/server/tools/project-cli/tool";
-import { postRun, runInput, waitForRunEnd } from "@/test/runs";
+import { getJson, postRun, runInput, waitForRunEnd } from "@/test/runs";
 import { decide, events, fact, history, interruptedRun, ofType, rememberTurn, showTurn } from "./test-support";
 
 // Approvals over real HTTP on the seed door (POST /api/v1/agent/runs) and its companion
@@ -43,6 +43,18 @@ describe("approvals on the seed endpoint and its companion", () => {
     // Back after a reload: /history has the pending card and what can be done with it.
     const pending = (await history(owner.apiKey, threadId)).messages.find((m) => m.approval);
     expect(pending).toMatchObject({ role: "tool", uiSchema: { status: "pending" }, approval: { id: interrupt.id, status: "pending", actions: ["approve", "edit", "deny"] } });
+    // Its words follow the reader's language (English unless asked), and its expiry is an instant
+    // the renderer formats in the viewer's zone, not text with a raw timestamp.
+    const expiry = { type: "datetime", value: pending!.approval!.expiresAt, format: "datetime" };
+    expect(JSON.stringify(pending!.uiSchema)).toContain("Waiting for your approval");
+    expect(JSON.stringify(pending!.uiSchema)).toContain(JSON.stringify({ ...expiry, label: "Expires" }).slice(1, -1));
+    const zh = (await history(owner.apiKey, threadId, "zh-CN")).messages.find((m) => m.approval)!;
+    expect(zh.uiSchema).toMatchObject({ locale: "zh-CN", status: "pending" });
+    expect(JSON.stringify(zh.uiSchema)).toContain("等待你的批准");
+    expect(JSON.stringify(zh.uiSchema)).toContain(JSON.stringify({ ...expiry, label: "到期时间" }).slice(1, -1));
+    const badLocale = await getJson(owner.apiKey, `/api/v1/agent/history?threadId=${threadId}&locale=${encodeURIComponent("not a tag!")}`);
+    expect(badLocale.status).toBe(400);
+    expect(await badLocale.text()).toContain("locale must be a language tag");
 
     // Someone else's request does not exist for them.
     const refused = await decide(stranger.apiKey, interrupt.id, { approve: true });
@@ -87,8 +99,11 @@ describe("approvals on the seed endpoint and its companion", () => {
   });
 
   it("denied with a reason, the model is told why; edits are checked by the action's schema and run as changed; an admin decides on the owner's behalf", async () => {
-    const denied = await interruptedRun(owner.apiKey, rememberTurn(key()));
+    // Asked in Chinese: the interrupt's card is, and so is the card of the continuation that reports the refusal.
+    const denied = await interruptedRun(owner.apiKey, rememberTurn(key()), { forwardedProps: { locale: "zh-CN" } });
+    expect(JSON.stringify(denied.interrupt.metadata)).toContain("等待你的批准");
     const told = await events(await decide(owner.apiKey, denied.interrupt.id, { approve: false, reason: "not today" }, { stream: true }));
+    expect(JSON.stringify(ofType(told, "TOOL_CALL_RESULT")[0]!.metadata)).toContain("原因：not today");
     const text = ofType(told, "TEXT_MESSAGE_CONTENT").map((e) => e.delta).join("");
     expect(text).toContain("NOT_APPROVED");
     expect(text).toContain("not today");

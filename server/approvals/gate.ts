@@ -12,7 +12,8 @@ import { freezeRunPolicy, insertApproval, placeholderMessageId, type ApprovalRow
 // pending card in the call's place until a later run resolves it (resolve.ts). Calls the gate lets
 // through, and calls that are not valid (the tool answers those itself), run as before.
 
-export type ApprovalGateRun = { id: string; threadId: string; userId: string; apiKeyHash?: string | null };
+/** The run the gate stands in; `locale` is the language of its pending cards. */
+export type ApprovalGateRun = { id: string; threadId: string; userId: string; apiKeyHash?: string | null; locale?: string };
 
 /** The thread's pending card for an approval, written with the run's end. */
 export type PendingCardMessage = { role: "tool"; messageId: string; content: string; metadata: Record<string, unknown> };
@@ -68,13 +69,13 @@ export function createApprovalGate(run: ApprovalGateRun, now: () => Date = () =>
       return row;
     },
     pendingCards(parents) {
-      return requested.map((row) => pendingCardMessage(row, parents.get(row.toolCallId)));
+      return requested.map((row) => pendingCardMessage(row, parents.get(row.toolCallId), run.locale));
     },
   };
 }
 
 /** The card a thread keeps in a call's place while its approval is pending. */
-export function pendingCardMessage(row: ApprovalRow, parentMessageId?: string): PendingCardMessage {
+export function pendingCardMessage(row: ApprovalRow, parentMessageId?: string, locale?: string): PendingCardMessage {
   return {
     role: "tool",
     messageId: placeholderMessageId(row.id),
@@ -85,7 +86,7 @@ export function pendingCardMessage(row: ApprovalRow, parentMessageId?: string): 
       tool_call_id: row.toolCallId,
       tool_name: PROJECT_CLI_TOOL_NAME,
       tool_call_args: { module: row.action.split(".")[0], method: row.action.split(".")[1], input: row.input },
-      ui_schema: approvalCard(row),
+      ui_schema: approvalCard(row, { locale }),
       approval: approvalView(row),
       ...(parentMessageId ? { parent_message_id: parentMessageId } : {}),
     },

@@ -25,7 +25,8 @@ export const APPROVAL_RESPONSE_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-export function approvalInterrupt(row: ApprovalRow): Interrupt {
+/** The interrupt of a request, its card in `locale` (the run's language). */
+export function approvalInterrupt(row: ApprovalRow, locale?: string): Interrupt {
   return {
     id: row.id,
     reason: APPROVAL_INTERRUPT_REASON,
@@ -33,6 +34,6 @@ export function approvalInterrupt(row: ApprovalRow): Interrupt {
     toolCallId: row.toolCallId,
     responseSchema: APPROVAL_RESPONSE_SCHEMA as unknown as Record<string, unknown>,
     expiresAt: row.expiresAt.toISOString(),
-    metadata: { ui_schema: approvalCard(row), approval: approvalView(row) },
+    metadata: { ui_schema: approvalCard(row, { locale }), approval: approvalView(row) },
   };
 }

@@ -1,6 +1,7 @@
 import "server-only";
-import { body, caption, clip, compileCard, humanizeKey, SHORT, title } from "../ui-schema/compile";
-import type { UiNodeInput, UiSchema, UiStatus } from "../ui-schema/schema";
+import { body, clip, compileCard, humanizeKey, resolveLocale, SHORT, title } from "../ui-schema/compile";
+import { languageOf, type Translations } from "../ui-schema/messages";
+import { isoDateTimeSchema, MAX_CHILDREN, type UiNodeInput, type UiSchema, type UiStatus } from "../ui-schema/schema";
 import { findAction } from "../tools/project-cli/actions";
 import type { ApprovalRow, ApprovalStatus } from "./repository";
 
@@ -26,18 +27,68 @@ export type ApprovalView = {
   reason: string | null;
 };
 
-const BADGE: Record<ApprovalStatus, { label: string; status: UiStatus | "neutral"; card: UiStatus }> = {
-  pending: { label: "Waiting for your approval", status: "pending", card: "pending" },
-  approved: { label: "Approved", status: "success", card: "success" },
-  denied: { label: "Denied: not done", status: "warning", card: "warning" },
-  expired: { label: "Expired: not done", status: "warning", card: "warning" },
-  superseded: { label: "Not approved: a new message came first", status: "warning", card: "warning" },
+type Words = {
+  badge: Record<ApprovalStatus, string>;
+  title: (action: string) => string;
+  reason: (reason: string) => string;
+  expires: string;
+  cleared: string;
+  empty: string;
+  none: string;
 };
 
-function display(value: unknown): string {
-  if (value === null) return "(cleared)";
-  if (typeof value === "string") return value.trim() ? value : "(empty)";
-  if (Array.isArray(value)) return value.length ? value.map(display).join(", ") : "(none)";
+const words: Translations<Words> = {
+  en: {
+    badge: {
+      pending: "Waiting for your approval",
+      approved: "Approved",
+      denied: "Denied: not done",
+      expired: "Expired: not done",
+      superseded: "Not approved: a new message came first",
+    },
+    title: (action) => `Approve ${action}?`,
+    reason: (reason) => `Reason: ${reason}`,
+    expires: "Expires",
+    cleared: "(cleared)",
+    empty: "(empty)",
+    none: "(none)",
+  },
+  zh: {
+    badge: {
+      pending: "等待你的批准",
+      approved: "已批准",
+      denied: "已拒绝：未执行",
+      expired: "已过期：未执行",
+      superseded: "未批准：有新消息先到",
+    },
+    title: (action) => `是否批准 ${action}？`,
+    reason: (reason) => `原因：${reason}`,
+    expires: "到期时间",
+    cleared: "（已清空）",
+    empty: "（空）",
+    none: "（无）",
+  },
+};
+
+const STATUS: Record<ApprovalStatus, { badge: UiStatus | "neutral"; card: UiStatus }> = {
+  pending: { badge: "pending", card: "pending" },
+  approved: { badge: "success", card: "success" },
+  denied: { badge: "warning", card: "warning" },
+  expired: { badge: "warning", card: "warning" },
+  superseded: { badge: "warning", card: "warning" },
+};
+
+// The fields shown, so the card's own nodes (title, badge, description, reason, expiry) still fit
+// beside one node per instant.
+const MAX_FIELDS = MAX_CHILDREN - 10;
+
+/** Who the card is drawn for: its language (the card compiler's, English by default) and the moment. */
+export type CardOptions = { locale?: string; now?: Date };
+
+function display(value: unknown, w: Words): string {
+  if (value === null) return w.cleared;
+  if (typeof value === "string") return value.trim() ? value : w.empty;
+  if (Array.isArray(value)) return value.length ? value.map((v) => display(v, w)).join(", ") : w.none;
   return JSON.stringify(value) ?? String(value);
 }
 
@@ -62,8 +113,8 @@ export function approvalView(row: ApprovalRow, now = new Date()): ApprovalView {
 }
 
 /** The card of an approval request in its current state. */
-export function approvalCard(row: ApprovalRow, now = new Date()): UiSchema {
-  return approvalCardOf(approvalView(row, now));
+export function approvalCard(row: ApprovalRow, opts: CardOptions = {}): UiSchema {
+  return approvalCardOf(approvalView(row, opts.now), opts.locale);
 }
 
 /** The id of the approval a thread's pending message stands for (its `metadata.approval`), or null. */
@@ -73,23 +124,32 @@ export function storedApprovalId(raw: unknown): string | null {
 }
 
 /** An approval with its card, as /history shows it: from its row, so its current state. */
-export function approvalWithCard(row: ApprovalRow, now = new Date()): { view: ApprovalView; uiSchema: UiSchema } {
-  const view = approvalView(row, now);
-  return { view, uiSchema: approvalCardOf(view) };
+export function approvalWithCard(row: ApprovalRow, opts: CardOptions = {}): { view: ApprovalView; uiSchema: UiSchema } {
+  const view = approvalView(row, opts.now);
+  return { view, uiSchema: approvalCardOf(view, opts.locale) };
 }
 
-function approvalCardOf(view: ApprovalView): UiSchema {
+// Its words follow the card compiler's languages; the expiry is a datetime node, so the renderer
+// shows it like every other card's times: 24-hour, in the viewer's zone and language.
+function approvalCardOf(view: ApprovalView, requested: string | undefined): UiSchema {
+  const locale = resolveLocale(requested);
+  const w = words[languageOf(locale)];
   const [module = "", method = ""] = view.action.split(".");
   const described = findAction(module, method)?.input.description;
-  const badge = BADGE[view.status];
-  const input = view.input && typeof view.input === "object" && !Array.isArray(view.input) ? Object.entries(view.input) : [];
+  const status = STATUS[view.status];
+  const fields = view.input && typeof view.input === "object" && !Array.isArray(view.input) ? Object.entries(view.input).slice(0, MAX_FIELDS) : [];
+  // An instant in the input shows as the card's other times do, not as the ISO text the model wrote.
+  const isInstant = (v: unknown) => isoDateTimeSchema.safeParse(v).success;
+  const input = fields.filter(([, v]) => !isInstant(v));
+  const instants = fields.filter(([, v]) => isInstant(v));
   const nodes: UiNodeInput[] = [
-    title(`Approve ${view.action}?`),
-    { type: "badge", label: badge.label, status: badge.status },
+    title(w.title(view.action)),
+    { type: "badge", label: w.badge[view.status], status: status.badge },
   ];
   if (described) nodes.push(body(described));
-  if (input.length > 0) nodes.push({ type: "key_value", items: input.slice(0, 100).map(([k, v]) => ({ label: clip(humanizeKey(k), SHORT), value: clip(display(v), 4_000) })) });
-  if (view.reason) nodes.push(body(`Reason: ${view.reason}`));
-  if (view.status === "pending") nodes.push(caption(`Expires ${view.expiresAt}`));
-  return compileCard({ kind: "approval", locale: "en", status: badge.card, meta: { toolId: clip(view.toolCallId, SHORT) }, children: nodes });
+  if (input.length > 0) nodes.push({ type: "key_value", items: input.map(([k, v]) => ({ label: clip(humanizeKey(k), SHORT), value: clip(display(v, w), 4_000) })) });
+  for (const [k, v] of instants) nodes.push({ type: "datetime", value: v as string, format: "datetime", label: clip(humanizeKey(k), SHORT) });
+  if (view.reason) nodes.push(body(w.reason(view.reason)));
+  if (view.status === "pending") nodes.push({ type: "datetime", value: view.expiresAt, format: "datetime", label: w.expires });
+  return compileCard({ kind: "approval", locale, status: status.card, meta: { toolId: clip(view.toolCallId, SHORT) }, children: nodes });
 }

@@ -45,13 +45,15 @@ const notDoneText = (row: NotDone) => {
 export async function carryApprovals(
   rows: readonly ClaimedApproval[],
   execute: (call: { toolCallId: string; callRunId: string; args: ResolvedApproval["args"] }) => Promise<ApprovalCallResult>,
+  /** The language of the cards of requests that were not approved. */
+  locale?: string,
 ): Promise<ResolvedApproval[]> {
   const resolved: ResolvedApproval[] = [];
   for (const row of rows) {
     const [module = "", method = ""] = row.action.split(".");
     const args = { module, method, input: row.status === "approved" ? (row.editedInput ?? row.input) : row.input };
     const result: ApprovalCallResult =
-      row.status === "approved" ? await execute({ toolCallId: row.toolCallId, callRunId: row.runId, args }) : { toolResponseText: notDoneText(row), uiSchema: approvalCard(row), output: null };
+      row.status === "approved" ? await execute({ toolCallId: row.toolCallId, callRunId: row.runId, args }) : { toolResponseText: notDoneText(row), uiSchema: approvalCard(row, { locale }), output: null };
     resolved.push({ row, toolCallId: row.toolCallId, toolName: PROJECT_CLI_TOOL_NAME, args, result });
   }
   return resolved;

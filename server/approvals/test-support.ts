@@ -44,9 +44,9 @@ export function decide(apiKey: string, id: string, decision: Record<string, unkn
   });
 }
 
-export async function history(apiKey: string, threadId: string) {
-  return (await (await getJson(apiKey, `/api/v1/agent/history?threadId=${threadId}`)).json()) as {
-    messages: { id: string; role: string; content: string; uiSchema?: { status: string } | null; approval?: { id: string; status: string; actions: string[] } }[];
+export async function history(apiKey: string, threadId: string, locale?: string) {
+  return (await (await getJson(apiKey, `/api/v1/agent/history?threadId=${threadId}${locale ? `&locale=${locale}` : ""}`)).json()) as {
+    messages: { id: string; role: string; content: string; uiSchema?: { status: string; locale: string } | null; approval?: { id: string; status: string; actions: string[]; expiresAt: string } }[];
   };
 }
 

@@ -34,10 +34,32 @@ function wait(failures: number, free: number, secondsSinceLast: number | null): 
 }
 
 /** Seconds this sign-in must wait (0: it may try), by the account's failures and the address's. */
-export async function signInWait({ email, address }: { email: string; address: string | null }): Promise<number> {
+export function signInWait({ email, address }: { email: string; address: string | null }): Promise<number> {
+  return accountWait("sign_in", { email, address });
+}
+
+/**
+ * Seconds a signed-in user's password change must wait after wrong current passwords: the same
+ * back-off as sign-in, counted apart, so a stolen session cannot guess the password faster there.
+ */
+export function passwordChangeWait({ email, address }: { email: string; address: string | null }): Promise<number> {
+  return accountWait("password_change", { email, address });
+}
+
+/** A password change's check of the current password: audited, and counted by the back-off. */
+export async function recordPasswordChange({ email, address, succeeded }: { email: string; address: string | null; succeeded: boolean }): Promise<void> {
+  await insertAttempt({ kind: "password_change", account: email, address, succeeded });
+}
+
+/** An admin (or the admin CLI) replaced a user's password with a one-time one: audited beside the changes. */
+export async function recordPasswordReset({ email }: { email: string }): Promise<void> {
+  await insertAttempt({ kind: "password_reset", account: email, address: null, succeeded: true });
+}
+
+async function accountWait(kind: "sign_in" | "password_change", { email, address }: { email: string; address: string | null }): Promise<number> {
   const [byAccount, byAddress] = await Promise.all([
-    countRecentFailures({ kind: "sign_in", account: email, windowSeconds: WINDOW_SECONDS }),
-    address ? countRecentFailures({ kind: "sign_in", address, windowSeconds: WINDOW_SECONDS }) : null,
+    countRecentFailures({ kind, account: email, windowSeconds: WINDOW_SECONDS }),
+    address ? countRecentFailures({ kind, address, windowSeconds: WINDOW_SECONDS }) : null,
   ]);
   return Math.max(
     wait(byAccount.failures, FREE_PER_ACCOUNT, byAccount.secondsSinceLast),

@@ -1,11 +1,12 @@
 import "server-only";
 import { getPool } from "../db";
 
-// Credential attempts (sign-in passwords, API keys, runner secrets): every failure, and each
-// successful sign-in, one row. The rows are the audit of who guessed what from where, and what
-// the back-off counts (server/limits/attempts.ts).
+// Credential attempts (sign-in passwords, API keys, runner secrets, a user's current password when
+// changing it): every failure, and each successful sign-in or change, one row; and each password an
+// admin reset. The rows are the audit of who guessed what from where, and what the back-off counts
+// (server/limits/attempts.ts).
 
-export type AttemptKind = "sign_in" | "api_key" | "runner_secret";
+export type AttemptKind = "sign_in" | "api_key" | "runner_secret" | "password_change" | "password_reset";
 
 export async function insertAttempt({ kind, account, address, succeeded }: { kind: AttemptKind; account: string | null; address: string | null; succeeded: boolean }): Promise<void> {
   await getPool().query(`insert into auth_attempts (id, kind, account, address, succeeded, created_at) values (gen_random_uuid(), $1, $2, $3, $4, now())`, [kind, account, address, succeeded]);

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { findModel, currentModelInfo } from "../models/catalog";
 import type { GenerationParams } from "../runs/types";
 import { activeTraceId } from "../telemetry/tracing";
+import { requestedLocale } from "../lib/locale";
 import { resolveTimeZone } from "../lib/time";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { AgentRunContext } from "../protocols/runner/context";
@@ -80,17 +81,7 @@ async function bootstrapTail(opts: { threadId: string; beforeSeq: number; maxEve
 
 /** The locale the client asked for (AG-UI's forwardedProps.locale, a BCP 47 tag), else the host's. */
 function requestLocale(input: RunAgentInput): string {
-  const props = input.forwardedProps;
-  const asked = props && typeof props === "object" ? (props as { locale?: unknown }).locale : undefined;
-  if (typeof asked === "string") {
-    try {
-      const [canonical] = Intl.getCanonicalLocales(asked);
-      if (canonical) return canonical;
-    } catch {
-      // Not a language tag: the host's locale stands.
-    }
-  }
-  return DEFAULT_LOCALE;
+  return requestedLocale(input) ?? DEFAULT_LOCALE;
 }
 
 const hashOf = (value: unknown) => `sha256:${createHash("sha256").update(JSON.stringify(value)).digest("hex")}`;

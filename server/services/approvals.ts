@@ -8,7 +8,7 @@ import { findApproval, findApprovalsOfRun, findUserApprovalPolicy, listApprovals
 import { AppError } from "../errors";
 import { invalidInput } from "../errors";
 import type { ResumeEntry, RunAgentInput } from "../protocols/ag-ui/run-input";
-import { findRunByClientId, type RunRow } from "../repositories/runs";
+import { findRunByClientId, findRunInput, type RunRow } from "../repositories/runs";
 import type { UiSchema } from "../ui-schema/schema";
 import { startRun, type KeepAlive } from "./runs";
 
@@ -22,7 +22,15 @@ export type DecisionAnswer = { approval: ApprovalView & { uiSchema: UiSchema }; 
 /** The runId of the run that continues from an interrupted run. */
 const continuationRunId = (interruptedRunId: string) => `resume-${interruptedRunId}`;
 
-function continuationInput(row: ApprovalRow, siblings: ApprovalRow[]): RunAgentInput {
+// The continuation reads times in the zone the interrupted run did, and draws its cards in that
+// run's language: the person who asked is the one reading the outcome.
+async function readerProps(runId: string): Promise<Record<string, string>> {
+  const props = ((await findRunInput({ id: runId }))?.input as { forwardedProps?: unknown } | undefined)?.forwardedProps;
+  const { timeZone, locale } = props && typeof props === "object" ? (props as { timeZone?: unknown; locale?: unknown }) : {};
+  return { ...(typeof timeZone === "string" ? { timeZone } : {}), ...(typeof locale === "string" ? { locale } : {}) };
+}
+
+async function continuationInput(row: ApprovalRow, siblings: ApprovalRow[]): Promise<RunAgentInput> {
   return {
     threadId: row.threadId,
     runId: continuationRunId(row.runId),
@@ -30,6 +38,7 @@ function continuationInput(row: ApprovalRow, siblings: ApprovalRow[]): RunAgentI
     messages: [],
     tools: [],
     context: [],
+    forwardedProps: await readerProps(row.runId),
     resume: siblings.map((s) => ({ interruptId: s.id, status: s.status === "approved" ? "resolved" : "cancelled" })),
   };
 }
@@ -44,7 +53,7 @@ async function continueAfter(row: ApprovalRow, opts: { via?: "session" | "api_ke
   if (siblings.some((s) => currentStatus(s) === "pending")) return null;
   if (siblings.every((s) => s.resolvedRunId !== null)) return findRunByClientId({ userId: row.userId, runId: continuationRunId(row.runId) });
   try {
-    const { run } = await startRun({ userId: row.userId, input: continuationInput(row, siblings), protocol: "ag-ui", requestOrigin: opts.requestOrigin, via: opts.via, keepAlive: opts.keepAlive });
+    const { run } = await startRun({ userId: row.userId, input: await continuationInput(row, siblings), protocol: "ag-ui", requestOrigin: opts.requestOrigin, via: opts.via, keepAlive: opts.keepAlive });
     return run;
   } catch (err) {
     if (err instanceof AppError && err.code === "CONFLICT" && err.details?.activeRunId) return null;

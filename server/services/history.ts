@@ -15,16 +15,16 @@ import type { ClaimedApiKey } from "../auth/session";
  * database renders every other message when it is written (messages.history_json, from
  * prisma/sql/functions/dispatch_history_json.sql); both follow historyMessageSchema.
  */
-function toHistoryMessage(m: HistoryRow, approvals: ReadonlyMap<string, ApprovalRow>): HistoryMessage {
+function toHistoryMessage(m: HistoryRow, approvals: ReadonlyMap<string, ApprovalRow>, locale: string | undefined): HistoryMessage {
   if (m.role === "user") return { id: m.messageId, seq: m.seq, content: m.content, timestamp: m.timestamp, role: "user", url: null, attachments: [] };
   // A call waiting for approval: its approval card and what can be done with it, as they stand now (server/approvals).
   const approval = m.role === "tool" ? approvals.get(storedApprovalId(m.approval) ?? "") : undefined;
   if (approval) {
-    const { view, uiSchema } = approvalWithCard(approval);
+    const { view, uiSchema } = approvalWithCard(approval, { locale });
     return { id: m.messageId, seq: m.seq, content: m.content, timestamp: m.timestamp, role: "tool", uiSchema, approval: view };
   }
   // Compiled with the function TOOL_CALL_RESULT used, so the card is byte-identical to the live one.
-  const uiSchema = m.role === "tool" ? compileToolUiSchema(m.toolOutput) : null;
+  const uiSchema = m.role === "tool" ? compileToolUiSchema(m.toolOutput, locale) : null;
   return { id: m.messageId, seq: m.seq, content: m.content, timestamp: m.timestamp, role: m.role, uiSchema };
 }
 
@@ -45,13 +45,13 @@ async function signAttachments(rows: HistoryRow[], messages: HistoryMessage[], r
 }
 
 /** Each chunk's text with the messages the server renders put in place of their placeholders. */
-async function chunkTexts(chunks: HistoryChunk[], requestOrigin?: string): Promise<string[]> {
+async function chunkTexts(chunks: HistoryChunk[], opts: { requestOrigin?: string; locale?: string }): Promise<string[]> {
   const rows = chunks.flatMap((c) => c.rows);
   if (rows.length === 0) return chunks.map((c) => c.json);
   const approvalIds = rows.flatMap((r) => (r.role === "tool" ? [storedApprovalId(r.approval)].filter((id): id is string => id !== null) : []));
   const approvals = new Map(approvalIds.length > 0 ? (await findApprovals({ ids: approvalIds })).map((a) => [a.id, a]) : []);
-  const messages = rows.map((row) => toHistoryMessage(row, approvals));
-  await signAttachments(rows, messages, requestOrigin);
+  const messages = rows.map((row) => toHistoryMessage(row, approvals, opts.locale));
+  await signAttachments(rows, messages, opts.requestOrigin);
   let next = 0;
   const texts = chunks.map((c) => (c.rows.length === 0 ? c.json : c.json.replaceAll(HISTORY_PLACEHOLDER, () => JSON.stringify(messages[next++]))));
   if (next !== messages.length) throw new Error(`A history page had ${messages.length} messages for the server to render and ${next} places for them`);
@@ -68,6 +68,18 @@ export function parseHistoryDate(raw: string | null): Date | null {
   return date;
 }
 
+/** The `locale` a reader of /history asks its cards in: a BCP 47 tag (e.g. zh-CN), or absent for English. */
+export function parseHistoryLocale(raw: string | null): string | undefined {
+  if (raw === null || raw === "") return undefined;
+  try {
+    const [canonical] = Intl.getCanonicalLocales(raw);
+    if (canonical) return canonical;
+  } catch {
+    // Reported below.
+  }
+  throw new AppError("BAD_REQUEST", "locale must be a language tag such as en or zh-CN", { field: "locale" });
+}
+
 type HistoryDayOptions = {
   userId: string;
   threadId: string | null;
@@ -76,6 +88,8 @@ type HistoryDayOptions = {
   requestOrigin?: string;
   /** The API key `userId` was taken from without a database read (see withCaller), not checked yet. */
   claimedKey?: ClaimedApiKey;
+  /** The language of the cards (BCP 47, the reader's); English when absent. */
+  locale?: string;
 };
 
 /** The page's header and its messages as JSON texts, each a comma-separated run of messages. */
@@ -90,7 +104,7 @@ async function readHistoryDay(opts: HistoryDayOptions): Promise<{ header: Omit<H
   }
   return {
     header: { scope: "history_day", threadId: found.thread, day: found.day, hasMore: found.hasMore },
-    texts: await chunkTexts(found.chunks, opts.requestOrigin),
+    texts: await chunkTexts(found.chunks, opts),
   };
 }
 

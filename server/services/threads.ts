@@ -85,14 +85,14 @@ export type ThreadView = {
  * What the chat page shows for a thread: the newest day of history and the run in progress.
  * A thread id nobody has used yet is an empty new chat; someone else's thread is not found.
  */
-export async function getThreadView(opts: { userId: string; threadId: string }): Promise<ThreadView> {
+export async function getThreadView(opts: { userId: string; threadId: string; locale?: string }): Promise<ThreadView> {
   const thread = await findThreadForUser({ id: opts.threadId, userId: opts.userId });
   if (!thread) {
     if (await threadIdTaken({ id: opts.threadId })) throw new AppError("NOT_FOUND", `Thread ${opts.threadId} not found`);
     return { thread: null, history: { scope: "history_day", threadId: opts.threadId, day: null, hasMore: false, messages: [] }, activeRun: null };
   }
   const [history, active] = await Promise.all([
-    getHistoryDay({ userId: opts.userId, threadId: thread.id, before: null }),
+    getHistoryDay({ userId: opts.userId, threadId: thread.id, before: null, locale: opts.locale }),
     activeRunOf(thread.id, opts.userId),
   ]);
   if (!active) return { thread: { id: thread.id, title: thread.title }, history, activeRun: null };

@@ -4,7 +4,8 @@ import { createTestUser } from "@/test/helpers";
 import { startExtraServer, type ExtraServer } from "@/test/extra-server";
 import { signInOverHttp } from "@/test/http-session";
 import { startOwnedDatabase, type OwnedDatabase } from "@/test/owned-database";
-import { setUserRole } from "./users";
+import { getPool } from "@/server/db";
+import { changeOwnPassword, setUserRole } from "./users";
 
 describe("setUserRole", () => {
   it("refuses an admin removing their own admin role, and leaves it in place", async () => {
@@ -69,3 +70,26 @@ async function pg(url: string, text: string, values: unknown[]) {
     await client.end();
   }
 }
+
+describe("changeOwnPassword", () => {
+  const change = (userId: string, current: string, password = "a-new-password") => changeOwnPassword({ userId, current, password, confirm: password, address: null });
+
+  it("holds back guessing the current password as sign-in does: after the free failures even the right one waits", async () => {
+    const user = await createTestUser();
+    for (let i = 0; i < 5; i++) expect(await change(user.id, `wrong-${i}`)).toEqual({ ok: false, problem: "wrong_current" });
+    const held = await change(user.id, user.password);
+    expect(held).toMatchObject({ ok: false, problem: { tooManySeconds: expect.any(Number) } });
+    expect((held as { problem: { tooManySeconds: number } }).problem.tooManySeconds).toBeGreaterThan(0);
+  });
+
+  it("changes the password and ends the user's sessions; a deactivated user cannot", async () => {
+    const user = await createTestUser();
+    const { rows: before } = await getPool().query<{ v: number }>(`select session_version as v from users where id = $1`, [user.id]);
+    expect(await change(user.id, user.password)).toEqual({ ok: true, email: user.email });
+    const { rows: after } = await getPool().query<{ v: number }>(`select session_version as v from users where id = $1`, [user.id]);
+    expect(after[0]!.v).toBe(before[0]!.v + 1);
+    expect(await change(user.id, user.password)).toEqual({ ok: false, problem: "wrong_current" });
+    await getPool().query(`update users set disabled_at = now() where id = $1`, [user.id]);
+    await expect(change(user.id, "a-new-password", "a-third-password")).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+  });
+});

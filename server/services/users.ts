@@ -5,6 +5,8 @@ import { emailSchema } from "../auth/credentials";
 import { generateOneTimePassword, hashPassword, verifyPassword } from "../auth/password";
 import { countUsers, findUserByEmail, findUserWithPasswordById, insertUser, listUsersPage, updateUserDisabled, updateUserPassword, updateUserRole } from "../repositories/users";
 import type { UserRole } from "../generated/prisma/enums";
+import { passwordChangeWait, recordPasswordChange, recordPasswordReset } from "../limits/attempts";
+import { logger } from "../logger";
 
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 200;
@@ -70,15 +72,26 @@ export async function resetUserPassword({ actorId, id }: { actorId: string | nul
   const oneTimePassword = generateOneTimePassword();
   const user = await updateUserPassword({ id, passwordHash: await hashPassword(oneTimePassword), mustChange: true });
   if (!user) throw new AppError("NOT_FOUND", "User not found");
+  await recordPasswordReset({ email: user.email });
+  logger.info({ userId: user.id, actorId }, "password reset to a one-time password");
   return { user: { id: user.id, email: user.email }, oneTimePassword };
+}
+
+async function userIdByEmail(email: string): Promise<string> {
+  const parsed = emailSchema.safeParse(email);
+  const user = parsed.success ? await findUserByEmail({ email: parsed.data }) : null;
+  if (!user) throw new AppError("NOT_FOUND", `No user with email ${email}`);
+  return user.id;
+}
+
+/** `npm run admin -- user:deactivate` / `user:reactivate`: the console's rules (never the last active admin), found by email. */
+export async function setUserActiveByEmail({ email, active }: { email: string; active: boolean }) {
+  return setUserActive({ actorId: null, id: await userIdByEmail(email), active });
 }
 
 /** `npm run admin -- user:reset-password`: the same reset, found by email. */
 export async function resetUserPasswordByEmail({ email }: { email: string }) {
-  const parsed = emailSchema.safeParse(email);
-  const user = parsed.success ? await findUserByEmail({ email: parsed.data }) : null;
-  if (!user) throw new AppError("NOT_FOUND", `No user with email ${email}`);
-  return resetUserPassword({ actorId: null, id: user.id });
+  return resetUserPassword({ actorId: null, id: await userIdByEmail(email) });
 }
 
 /** Why a new password was not taken: the page says it in the user's language. */
@@ -98,4 +111,30 @@ export async function chooseOwnPassword({ userId, password, confirm }: { userId:
   if (current.passwordHash && (await verifyPassword(password, current.passwordHash))) return { ok: false, problem: "same_as_one_time" };
   await updateUserPassword({ id: userId, passwordHash: await hashPassword(password), mustChange: false });
   return { ok: true, email: current.email };
+}
+
+/** Why a signed-in user's password change was refused: the settings page says it in their language. */
+export type PasswordChangeProblem = "wrong_current" | "too_short" | "too_long" | "mismatch" | "same_as_current" | { tooManySeconds: number };
+
+/**
+ * A signed-in user changes their own password (the chat's settings): the current one must be
+ * right, with the sign-in's back-off against guessing and every check audited
+ * (`auth_attempts`). Every session of the user ends, this one included: the caller signs in again.
+ */
+export async function changeOwnPassword(opts: { userId: string; current: string; password: string; confirm: string; address: string | null }): Promise<{ ok: true; email: string } | { ok: false; problem: PasswordChangeProblem }> {
+  const { password } = opts;
+  if (password.length < PASSWORD_MIN_LENGTH) return { ok: false, problem: "too_short" };
+  if (password.length > PASSWORD_MAX_LENGTH) return { ok: false, problem: "too_long" };
+  if (password !== opts.confirm) return { ok: false, problem: "mismatch" };
+  const user = await findUserWithPasswordById({ id: opts.userId });
+  if (!user || user.disabledAt || user.mustChangePassword) throw new AppError("UNAUTHORIZED", "Sign in again to change your password");
+  const seconds = await passwordChangeWait({ email: user.email, address: opts.address });
+  if (seconds > 0) return { ok: false, problem: { tooManySeconds: seconds } };
+  const right = user.passwordHash !== null && opts.current.length <= PASSWORD_MAX_LENGTH && (await verifyPassword(opts.current, user.passwordHash));
+  await recordPasswordChange({ email: user.email, address: opts.address, succeeded: right });
+  if (!right) return { ok: false, problem: "wrong_current" };
+  if (password === opts.current) return { ok: false, problem: "same_as_current" };
+  await updateUserPassword({ id: user.id, passwordHash: await hashPassword(password), mustChange: false });
+  logger.info({ userId: user.id }, "password changed by its owner");
+  return { ok: true, email: user.email };
 }

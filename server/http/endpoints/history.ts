@@ -1,11 +1,11 @@
 import "server-only";
 import { AppError } from "../../errors";
 import { UUID_PATTERN } from "../../protocols/ag-ui/run-input-rules";
-import { getHistoryDayJson, parseHistoryDate } from "../../services/history";
+import { getHistoryDayJson, parseHistoryDate, parseHistoryLocale } from "../../services/history";
 import { endpoint } from "../endpoint";
 import { jsonBytesResponse } from "../json";
 
-/** GET /api/v1/agent/history?threadId=&before=YYYY-MM-DD: one day of a thread's messages. */
+/** GET /api/v1/agent/history?threadId=&before=YYYY-MM-DD&locale=: one day of a thread's messages, cards in `locale`. */
 export const historyEndpoint = endpoint({
   method: "GET",
   path: "/api/v1/agent/history",
@@ -15,6 +15,7 @@ export const historyEndpoint = endpoint({
     const threadId = url.searchParams.get("threadId") || null;
     if (threadId && !UUID_PATTERN.test(threadId)) throw new AppError("BAD_REQUEST", "threadId must be a valid UUID", { field: "threadId" });
     const before = parseHistoryDate(url.searchParams.get("before"));
-    return jsonBytesResponse(await getHistoryDayJson({ userId: principal.userId, threadId, before, requestOrigin: origin(), claimedKey }));
+    const locale = parseHistoryLocale(url.searchParams.get("locale"));
+    return jsonBytesResponse(await getHistoryDayJson({ userId: principal.userId, threadId, before, requestOrigin: origin(), claimedKey, locale }));
   },
 });

@@ -145,6 +145,15 @@ describe("the demo model's phrasings", () => {
     expect(text(plan("hello"))).toMatch(/^Hi! I'm Dispatch's offline demo model/);
   });
 
+  it("to someone who wrote in Chinese, says in Chinese that it reads only English requests, with the examples to copy", () => {
+    for (const asked of ["明天我有什么安排？", "你好"]) {
+      const reply = text(plan(asked));
+      expect(reply).toMatch(/^我是 Dispatch 的离线演示模型，只能理解几种固定的英文请求/);
+      expect(reply).toContain("\"What's on my calendar tomorrow?\"");
+      expect(reply).toContain("LLM_BASE_URL");
+    }
+  });
+
   it("answers what it cannot do in one short honest sentence, not as a scheduling request", () => {
     expect(text(plan("Book me a flight to Lisbon on Friday"))).toBe("I can't book flights: this offline demo only works with your calendar, contacts and memory.");
     expect(text(plan("Book a table for two at 8"))).toBe("I can't reserve restaurants: this offline demo only works with your calendar, contacts and memory.");

@@ -5,6 +5,8 @@ import {
   EVENT_KEYS,
   FACT_KEYS,
   HELP_TEXT,
+  HELP_TEXT_ZH,
+  writtenInChinese,
   bestContacts,
   dayLabel,
   eventLine,
@@ -185,6 +187,7 @@ export function planDemoTurn(opts: { userText: string; images?: number; turn: re
     case "unsupported":
       return say(`I can't ${intent.what}: this offline demo only works with your calendar, contacts and memory.`);
     case "unknown":
-      return say(opts.images ? imageReply(opts.images) : HELP_TEXT);
+      if (opts.images) return say(imageReply(opts.images));
+      return say(writtenInChinese(opts.userText) ? HELP_TEXT_ZH : HELP_TEXT);
   }
 }

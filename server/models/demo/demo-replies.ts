@@ -128,6 +128,29 @@ LLM_MODEL=llama3.1
 \`\`\`
 Then restart Dispatch.`;
 
+/**
+ * The help for someone who wrote in Chinese: the demo reads only English phrasings, so it says so
+ * in Chinese and offers the English examples to copy (a real model answers in any language).
+ */
+export const HELP_TEXT_ZH = `我是 Dispatch 的离线演示模型，只能理解几种固定的英文请求。可以试试复制下面的例子：
+- "What's on my calendar tomorrow?" 或 "What's on my calendar this week?"（查看日程）
+- "Schedule a call with Ana on Friday at 10 for 30 minutes"（安排通话）
+- "Find Ana's email"（查找联系人）
+- "Remember that I prefer mornings" 和 "What do you remember about me?"（记忆）
+
+如需用中文自由对话，请连接真实模型：为任意 OpenAI 兼容的服务（vLLM、Ollama、LM Studio 等）设置 LLM_BASE_URL、LLM_API_KEY 和 LLM_MODEL，或为 OpenAI 设置 OPENAI_API_KEY。例如使用 Ollama：
+\`\`\`bash
+LLM_BASE_URL=http://localhost:11434/v1
+LLM_API_KEY=ollama
+LLM_MODEL=llama3.1
+\`\`\`
+然后重启 Dispatch。`;
+
+/** True when the text has Chinese characters: the demo then answers what it cannot read in Chinese. */
+export function writtenInChinese(text: string): boolean {
+  return /\p{Script=Han}/u.test(text);
+}
+
 export function failureReply(result: { code: string; message: string }): string {
   return `I couldn't complete that: ${result.message.replace(/\.$/, "")}.`;
 }

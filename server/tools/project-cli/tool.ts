@@ -62,6 +62,8 @@ export async function runProjectCli(opts: {
   visibleSkills?: readonly string[];
   signal?: AbortSignal;
   timeZone?: string;
+  /** The language of the call's card (BCP 47); English when absent. */
+  locale?: string;
 }): Promise<{ output: ToolAgentOutput; toolResponseText: string; uiSchema: UiSchema | null }> {
   const started = Date.now();
   const outcome = await execute(opts);
@@ -80,7 +82,7 @@ export async function runProjectCli(opts: {
     },
     "project_cli call",
   );
-  return { output, toolResponseText, uiSchema: compileToolUiSchema(output) };
+  return { output, toolResponseText, uiSchema: compileToolUiSchema(output, opts.locale) };
 }
 
 async function execute(opts: Parameters<typeof runProjectCli>[0]): Promise<CliOutput> {
@@ -124,13 +126,14 @@ async function execute(opts: Parameters<typeof runProjectCli>[0]): Promise<CliOu
 
 /**
  * The tool card for a ToolAgentOutput, fresh from runProjectCli (TOOL_CALL_RESULT) or read
- * back from `metadata.tool_agent_output` (/history): one function, so both are byte-identical.
+ * back from `metadata.tool_agent_output` (/history): one function, so both are byte-identical for
+ * the same `locale` (the reader's language; English when absent).
  * Stored outputs that no longer parse give null instead of failing the page.
  */
-export function compileToolUiSchema(output: ToolAgentOutput | unknown): UiSchema | null {
+export function compileToolUiSchema(output: ToolAgentOutput | unknown, locale?: string): UiSchema | null {
   if (typeof output !== "object" || output === null) return null;
   const { ui_hints: hints, tool_call_id: toolId } = output as { ui_hints?: unknown; tool_call_id?: unknown };
   if (!hints) return null;
   const meta = typeof toolId === "string" && toolId.trim().length > 0 && toolId.length <= 200 ? { toolId } : undefined;
-  return compileStoredUiHints(hints, meta ? { meta } : {});
+  return compileStoredUiHints(hints, { ...(meta ? { meta } : {}), ...(locale ? { locale } : {}) });
 }

@@ -6,6 +6,7 @@ import { getThreadView } from "@/server/services/threads";
 import { ChatView } from "@/components/chat/chat-view";
 import { HistoryDay } from "@/components/chat/history-day";
 import { stoppedAnswersIn } from "@/server/services/stopped-answers";
+import { requestLocale } from "@/components/i18n/request-locale";
 
 export const dynamic = "force-dynamic";
 
@@ -14,7 +15,7 @@ export default async function ThreadPage({ params }: { params: Promise<{ threadI
   if (!UUID_PATTERN.test(threadId)) notFound();
   const principal = await getSessionPrincipal();
   if (!principal) redirect(`/sign-in?callbackUrl=${encodeURIComponent(`/chat/${threadId}`)}`);
-  const view = await getThreadView({ userId: principal.userId, threadId }).catch((err: unknown) => {
+  const view = await getThreadView({ userId: principal.userId, threadId, locale: await requestLocale() }).catch((err: unknown) => {
     if (err instanceof AppError && err.code === "NOT_FOUND") notFound();
     throw err;
   });
