@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CAREFUL_MEMORY_RUNNER_ID, carefulMemoryRunner, startCarefulMemoryRunner } from "@/examples/runners/careful-memory";
 import { FRONTEND_TOOLS_RUNNER_ID, startFrontendToolsRunner } from "@/examples/runners/frontend-tools";
+import { RECALL_RUNNER_ID, startRecallRunner } from "@/examples/runners/recall";
 import { startRunners, type StartedRunner } from "@/examples/runners/start";
 import { defineRunner } from "@/sdk/runner/define-runner";
 import { startExtraServer, type ExtraServer } from "@/test/extra-server";
@@ -11,7 +12,7 @@ import { decide, events, fact, history, ofType, type Event } from "@/server/appr
 import { getPool } from "@/server/db";
 import { StreamObjectSchema, type StreamObject } from "@/server/protocols/agent-api/response";
 import { getRunDetail } from "@/server/services/admin-runs";
-import { bindRunner, registerRunner } from "@/server/services/runners";
+import { bindRunner, registerRunner, runApiCalls } from "@/server/services/runners";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { getJson, postRun, runInput, waitForRunEnd } from "@/test/runs";
 import { collectSse } from "@/test/sse";
@@ -21,19 +22,23 @@ import { collectSse } from "@/test/sse";
 // calls are (events with the card, tool message, /history, the console); a write that waits for
 // a person ends the run with the interrupt every door knows, and the decision's continuation
 // re-invokes the runner, whose retried call runs once; and the client's own tools make the round
-// trip through the runner's result stream with @ag-ui/client's HttpAgent and the Agent API.
+// trip through the runner's result stream with @ag-ui/client's HttpAgent and the Agent API; and a
+// runner ranks what it read with models/rerank.
 
 let memory: StartedRunner;
 let frontend: StartedRunner;
+let recall: StartedRunner;
 beforeAll(async () => {
-  const secrets = [`rt-${randomUUID()}`, `rt-${randomUUID()}`];
+  const secrets = [`rt-${randomUUID()}`, `rt-${randomUUID()}`, `rt-${randomUUID()}`];
   memory = await startCarefulMemoryRunner({ secret: secrets[0]!, hostUrl: baseUrl() });
   frontend = await startFrontendToolsRunner({ secret: secrets[1]! });
+  recall = await startRecallRunner({ secret: secrets[2]!, hostUrl: baseUrl() });
   expect((await registerRunner({ url: memory.url, secret: secrets[0]! })).runnerIds).toEqual([CAREFUL_MEMORY_RUNNER_ID]);
   expect((await registerRunner({ url: frontend.url, secret: secrets[1]! })).runnerIds).toEqual([FRONTEND_TOOLS_RUNNER_ID]);
+  expect((await registerRunner({ url: recall.url, secret: secrets[2]! })).runnerIds).toEqual([RECALL_RUNNER_ID]);
 });
 afterAll(async () => {
-  await Promise.all([memory?.close(), frontend?.close()]);
+  await Promise.all([memory?.close(), frontend?.close(), recall?.close()]);
 });
 
 async function userBoundTo(runnerId: string) {
@@ -91,6 +96,34 @@ describe("project_cli through tools/call is a first-class call of the runner's r
     const detail = await getRunDetail({ id: await runRowId(body.runId) });
     expect(detail.toolCalls).toEqual([
       expect.objectContaining({ toolCallId: start.toolCallId, toolName: "project_cli", status: "success", argsSource: "events", uiSource: "ui_hints", output: expect.objectContaining({ status: "success" }) }),
+    ]);
+  });
+});
+
+describe("a runner ranking with models/rerank", () => {
+  it("reads the user's facts, has the host rank them against the question, and answers best first", async () => {
+    const user = await userBoundTo(RECALL_RUNNER_ID);
+    // memory.read lists facts by key, so the fact that fits comes last there: first in the answer
+    // only if the host ranked it.
+    const facts = { bike_colour: "red", coffee_order: "flat white", home_city: "Lisbon", train_to_work: "the 8:12 from Lisbon Oriente" };
+    for (const [k, value] of Object.entries(facts)) {
+      await getPool().query(`insert into memory_facts (id, user_id, key, value, updated_at) values (gen_random_uuid(), $1, $2, $3, now())`, [user.id, k, value]);
+    }
+    const body = runInput({ threadId: randomUUID() }, "Which train do I take to work from Lisbon?");
+    const answer = text(await streamed(user.apiKey, body));
+    // No rerank model or embeddings in the test host: full-text relevance ranks, and the fact
+    // with more of the question's words comes before the one with fewer; top_k keeps three.
+    expect(answer.split("\n")).toEqual([
+      "What I remember that fits best (ranked by full text):",
+      "1. train_to_work: the 8:12 from Lisbon Oriente",
+      "2. home_city: Lisbon",
+      "3. bike_colour: red",
+    ]);
+    // Both host calls went through the host API, as the run's audit shows.
+    const { calls } = await runApiCalls({ runId: await runRowId(body.runId), limit: 10 });
+    expect(calls.map((c) => ({ action: c.action, result: c.result }))).toEqual([
+      { action: "tools/call", result: "ok" },
+      { action: "models/rerank", result: "ok" },
     ]);
   });
 });
