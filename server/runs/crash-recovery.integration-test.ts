@@ -15,6 +15,7 @@ import { collectSse, readSse, type SseFrame } from "@/test/sse";
 // connection; one that followed the dead one rejoins with Last-Event-ID. The console shows both
 // executions: the dead instance's, ended by its expired lease, and the one that finished the run.
 let doomed: ExtraServer | undefined;
+const doomedToo: ExtraServer[] = [];
 let user: Awaited<ReturnType<typeof createTestUser>>;
 let admin: ReturnType<typeof createCaller>;
 
@@ -30,8 +31,30 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(() => {
-  doomed?.child.kill("SIGKILL");
+  for (const server of [doomed, ...doomedToo]) server?.child.kill("SIGKILL");
 });
+
+function killed(server: ExtraServer): Promise<void> {
+  server.child.kill("SIGKILL");
+  return new Promise<void>((resolve) => (server.child.exitCode !== null || server.child.signalCode !== null ? resolve() : server.child.once("exit", () => resolve())));
+}
+
+/** Starts a run on `server`, reads its stream until `until` says stop, then kills the server; the frames received. */
+async function runUntilKilled(server: ExtraServer, body: unknown, until: (event: { type: string }) => boolean): Promise<SseFrame[]> {
+  const res = await fetch(`${server.url}/api/v1/agent/runs`, {
+    method: "POST",
+    headers: { ...bearer(user.apiKey), "content-type": "application/json", accept: "text/event-stream" },
+    body: JSON.stringify(body),
+  });
+  expect(res.status).toBe(200);
+  const received: SseFrame[] = [];
+  for await (const frame of readSse(res)) {
+    received.push(frame);
+    if (until(JSON.parse(frame.data) as { type: string })) break;
+  }
+  await killed(server);
+  return received;
+}
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(" ");
 
@@ -105,5 +128,35 @@ describe("a server killed mid-run", () => {
     const next = runInput({ threadId: body.threadId }, "still there?");
     expect((await postRun(user.apiKey, next)).status).toBe(202);
     expect((await waitForRunEnd(user.apiKey, next.runId)).status).toBe("completed");
+  }, 120_000);
+
+  it("takes over a run killed before its first token, and one killed between its tool call and the call's result", async () => {
+    doomedToo.push(...(await Promise.all([startExtraServer(), startExtraServer()])));
+    const [early, midTool] = doomedToo as [ExtraServer, ExtraServer];
+    const beforeToken = runInput({}, paced(400, words(5)));
+    const betweenToolAndResult = runInput({}, `[[tool:calendar.read {"mode":"day","date":"2026-01-02","time_zone":"UTC"}]] ${words(5)}`);
+    // Killed as soon as the run started (its model's first token is 400 ms away), and as soon as
+    // the tool call's arguments ended (the call runs in a child process of the doomed server).
+    const [sawEarly, sawMidTool] = await Promise.all([
+      runUntilKilled(early, beforeToken, (e) => e.type === "RUN_STARTED"),
+      runUntilKilled(midTool, betweenToolAndResult, (e) => e.type === "TOOL_CALL_END"),
+    ]);
+
+    // The fake model answers the first with its words, the second with the tool's result.
+    for (const [body, received, answer] of [[beforeToken, sawEarly, words(5)], [betweenToolAndResult, sawMidTool, 'Tool said: {"module":"calendar","method":"read"']] as const) {
+      expect(await waitForRunEnd(user.apiKey, body.runId, 60_000)).toMatchObject({ status: "completed", error: null });
+      const log = await collectSse(await events(user.apiKey, body.runId));
+      expect(log.slice(0, received.length)).toEqual(received);
+      const all = parse(log);
+      expect(await verify(all)).toHaveLength(all.length);
+      expect(all.filter((e) => e.type === "RUN_STARTED")).toHaveLength(1);
+      expect(all.at(-1)).toMatchObject({ type: "RUN_FINISHED" });
+      expect(all.filter((e) => e.type === "TEXT_MESSAGE_CONTENT").map((e) => e.delta).join("")).toContain(answer);
+    }
+    // The call cut off before its result ran again under its own id, answered once.
+    const mid = parse(await collectSse(await events(user.apiKey, betweenToolAndResult.runId)));
+    const callIds = mid.filter((e) => e.type === "TOOL_CALL_START").map((e) => e.toolCallId);
+    expect(callIds).toHaveLength(1);
+    expect(mid.filter((e) => e.type === "TOOL_CALL_RESULT").map((e) => e.toolCallId)).toEqual(callIds);
   }, 120_000);
 });
