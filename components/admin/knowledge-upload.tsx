@@ -1,7 +1,8 @@
 "use client";
 import { useRef, useState } from "react";
 import { z } from "zod";
-import { useDictionary } from "../i18n/use-dictionary";
+import { RequestError } from "../i18n/request-error";
+import { useDictionary, useRequestErrorText } from "../i18n/use-dictionary";
 import styles from "./admin.module.css";
 
 // Uploads documents to POST /api/v1/admin/knowledge/{kbId}/documents with XMLHttpRequest,
@@ -19,17 +20,23 @@ type Upload = { key: string; name: string; progress: number; status: "waiting" |
 const errorSchema = z.object({ error: z.object({ message: z.string() }) });
 const doneSchema = z.object({ chunkCount: z.number() });
 
-function failureMessage(status: number, body: string): string {
+/** A refused request, said in the page's language by useRequestErrorText (the server's words only where they say what to fix). */
+function refusal(status: number, body: string): RequestError {
   try {
     const parsed = errorSchema.safeParse(JSON.parse(body));
-    if (parsed.success) return parsed.data.error.message;
+    if (parsed.success) return new RequestError(status, parsed.data.error.message);
   } catch {
-    // not JSON: fall through
+    // not JSON: no words of the server's
   }
-  return `Upload failed (HTTP ${status}).`;
+  return new RequestError(status, "");
 }
 
-type Sent = { ok: true; chunks: number } | { ok: false; message: string };
+// An answer the page cannot read is the server's problem, said as such; a request that never got
+// an answer is a connection problem (an error without a status).
+const UNREADABLE = new RequestError(502, "");
+const NO_CONNECTION = new Error("no connection");
+
+type Sent = { ok: true; chunks: number } | { ok: false; error: Error };
 
 async function send(kbId: string, file: File, onProgress: (fraction: number) => void): Promise<Sent> {
   if (file.size <= DIRECT_UPLOAD_MAX_BYTES) return sendDirect(kbId, file, onProgress);
@@ -41,7 +48,7 @@ async function send(kbId: string, file: File, onProgress: (fraction: number) => 
     // 409: no S3 storage, so no body limit in front of the app either.
     if (presign.status === 409) return sendDirect(kbId, file, onProgress);
     const presignText = await presign.text();
-    if (!presign.ok) return { ok: false, message: failureMessage(presign.status, presignText) };
+    if (!presign.ok) return { ok: false, error: refusal(presign.status, presignText) };
     const { key, upload } = presignedSchema.parse(JSON.parse(presignText));
     const put = await new Promise<number>((resolve) => {
       const xhr = new XMLHttpRequest();
@@ -52,15 +59,15 @@ async function send(kbId: string, file: File, onProgress: (fraction: number) => 
       xhr.onerror = () => resolve(0);
       xhr.send(file);
     });
-    if (put < 200 || put >= 300) return { ok: false, message: put === 0 ? "Could not upload: the connection failed." : `Upload failed (HTTP ${put}).` };
+    if (put < 200 || put >= 300) return { ok: false, error: put === 0 ? NO_CONNECTION : new RequestError(put, "") };
     onProgress(1);
     const added = await fetch(`${base}/uploaded`, json({ key, title: file.name, mime_type: mimeType }));
     const addedText = await added.text();
-    if (!added.ok) return { ok: false, message: failureMessage(added.status, addedText) };
+    if (!added.ok) return { ok: false, error: refusal(added.status, addedText) };
     const parsed = doneSchema.safeParse(JSON.parse(addedText));
-    return parsed.success ? { ok: true, chunks: parsed.data.chunkCount } : { ok: false, message: "The server's answer to the upload was not understood." };
+    return parsed.success ? { ok: true, chunks: parsed.data.chunkCount } : { ok: false, error: UNREADABLE };
   } catch {
-    return { ok: false, message: "Could not upload: the connection failed." };
+    return { ok: false, error: NO_CONNECTION };
   }
 }
 
@@ -72,7 +79,7 @@ function sendDirect(kbId: string, file: File, onProgress: (fraction: number) => 
       if (e.lengthComputable) onProgress(e.loaded / e.total);
     };
     xhr.onload = () => {
-      if (xhr.status < 200 || xhr.status >= 300) return resolve({ ok: false, message: failureMessage(xhr.status, xhr.responseText) });
+      if (xhr.status < 200 || xhr.status >= 300) return resolve({ ok: false, error: refusal(xhr.status, xhr.responseText) });
       let body: unknown = null;
       try {
         body = JSON.parse(xhr.responseText);
@@ -80,9 +87,9 @@ function sendDirect(kbId: string, file: File, onProgress: (fraction: number) => 
         // reported below
       }
       const parsed = doneSchema.safeParse(body);
-      resolve(parsed.success ? { ok: true, chunks: parsed.data.chunkCount } : { ok: false, message: "The server's answer to the upload was not understood." });
+      resolve(parsed.success ? { ok: true, chunks: parsed.data.chunkCount } : { ok: false, error: UNREADABLE });
     };
-    xhr.onerror = () => resolve({ ok: false, message: "Could not upload: the connection failed." });
+    xhr.onerror = () => resolve({ ok: false, error: NO_CONNECTION });
     const form = new FormData();
     form.append("file", file, file.name);
     xhr.send(form);
@@ -91,6 +98,7 @@ function sendDirect(kbId: string, file: File, onProgress: (fraction: number) => 
 
 export function KnowledgeUpload({ kbId, onUploaded }: { kbId: string; onUploaded: () => void }) {
   const t = useDictionary().console.knowledge;
+  const errorText = useRequestErrorText();
   const [uploads, setUploads] = useState<Upload[]>([]);
   const input = useRef<HTMLInputElement>(null);
   const busy = uploads.some((u) => u.status === "waiting" || u.status === "uploading" || u.status === "indexing");
@@ -113,7 +121,7 @@ export function KnowledgeUpload({ kbId, onUploaded }: { kbId: string; onUploaded
       if (result.ok) {
         update(item.key, { status: "done", progress: 1, message: t.indexed(result.chunks) });
         onUploaded();
-      } else update(item.key, { status: "failed", message: result.message });
+      } else update(item.key, { status: "failed", message: errorText(result.error) });
     }
   };
 
