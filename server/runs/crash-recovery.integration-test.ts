@@ -39,8 +39,8 @@ function killed(server: ExtraServer): Promise<void> {
   return new Promise<void>((resolve) => (server.child.exitCode !== null || server.child.signalCode !== null ? resolve() : server.child.once("exit", () => resolve())));
 }
 
-/** Starts a run on `server`, reads its stream until `until` says stop, then kills the server; the frames received. */
-async function runUntilKilled(server: ExtraServer, body: unknown, until: (event: { type: string }) => boolean): Promise<SseFrame[]> {
+/** Starts a run on `server` and reads its stream until `until` says stop; the frames received. */
+async function streamUntil(server: ExtraServer, body: unknown, until: (event: { type: string }, received: number) => boolean): Promise<SseFrame[]> {
   const res = await fetch(`${server.url}/api/v1/agent/runs`, {
     method: "POST",
     headers: { ...bearer(user.apiKey), "content-type": "application/json", accept: "text/event-stream" },
@@ -50,9 +50,8 @@ async function runUntilKilled(server: ExtraServer, body: unknown, until: (event:
   const received: SseFrame[] = [];
   for await (const frame of readSse(res)) {
     received.push(frame);
-    if (until(JSON.parse(frame.data) as { type: string })) break;
+    if (until(JSON.parse(frame.data) as { type: string }, received.length)) break;
   }
-  await killed(server);
   return received;
 }
 
@@ -71,21 +70,10 @@ describe("a server killed mid-run", () => {
   it("loses no event a client received; another instance takes the run over and completes it", async () => {
     const text = words(120);
     const body = runInput({}, paced(40, text));
-    const res = await fetch(`${doomed!.url}/api/v1/agent/runs`, {
-      method: "POST",
-      headers: { ...bearer(user.apiKey), "content-type": "application/json", accept: "text/event-stream" },
-      body: JSON.stringify(body),
-    });
-    expect(res.status).toBe(200);
-    const received: SseFrame[] = [];
-    for await (const frame of readSse(res)) {
-      received.push(frame);
-      if (received.length === 12) break;
-    }
+    const received = await streamUntil(doomed!, body, (_, count) => count === 12);
     // A second client follows the run from the instance that survives.
     const follower = collectSse(await events(user.apiKey, body.runId));
-    doomed!.child.kill("SIGKILL");
-    await new Promise<void>((resolve) => (doomed!.child.exitCode !== null || doomed!.child.signalCode !== null ? resolve() : doomed!.child.once("exit", () => resolve())));
+    await killed(doomed!);
 
     const end = await waitForRunEnd(user.apiKey, body.runId, 60_000);
     expect(end).toMatchObject({ status: "completed", error: null });
@@ -137,10 +125,12 @@ describe("a server killed mid-run", () => {
     const betweenToolAndResult = runInput({}, `[[tool:calendar.read {"mode":"day","date":"2026-01-02","time_zone":"UTC"}]] ${words(5)}`);
     // Killed as soon as the run started (its model's first token is 400 ms away), and as soon as
     // the tool call's arguments ended (the call runs in a child process of the doomed server).
-    const [sawEarly, sawMidTool] = await Promise.all([
-      runUntilKilled(early, beforeToken, (e) => e.type === "RUN_STARTED"),
-      runUntilKilled(midTool, betweenToolAndResult, (e) => e.type === "TOOL_CALL_END"),
-    ]);
+    const cut = async (server: ExtraServer, body: unknown, at: string) => {
+      const received = await streamUntil(server, body, (e) => e.type === at);
+      await killed(server);
+      return received;
+    };
+    const [sawEarly, sawMidTool] = await Promise.all([cut(early, beforeToken, "RUN_STARTED"), cut(midTool, betweenToolAndResult, "TOOL_CALL_END")]);
 
     // The fake model answers the first with its words, the second with the tool's result.
     for (const [body, received, answer] of [[beforeToken, sawEarly, words(5)], [betweenToolAndResult, sawMidTool, 'Tool said: {"module":"calendar","method":"read"']] as const) {
