@@ -42,16 +42,23 @@ let waiters: (() => void)[] = [];
 let inFlight: Promise<void> | null = null;
 let retryDelayMs = 0;
 
-// A write starts at most every GATHER_MS while events trickle in (models streaming at their own
-// pace across many runs), so one commit carries every run's recent events: a commit (WAL flush,
-// NOTIFY) per handful of events was most of PostgreSQL's work per paced run. Subscribers on this
-// instance read events from memory, unaffected; whoever waits for durability (flushEvents), and
-// a queue this long, start the write at once.
-const GATHER_MS = 10;
+// A write starts at most every gather window while events trickle in (models streaming at their
+// own pace across many runs), so one commit carries every run's recent events: a commit (WAL
+// flush, NOTIFY) per handful of events was most of PostgreSQL's work per paced run. Each commit
+// writes a row per run that had events, so the window widens with the rows the last write held:
+// a few streaming runs get their tokens every GATHER_MIN_MS, a few hundred every GATHER_MAX_MS
+// (still smooth to read), in half as many rows. Subscribers on this instance read events from
+// memory, unaffected; whoever waits for durability (flushEvents), an execution's first event and a
+// queue this long start the write at once, or right after the write in flight.
+const GATHER_MIN_MS = 10;
+const GATHER_MAX_MS = 50;
+const GATHER_MS_PER_ROW = 1;
 const WRITE_NOW_AT = 2_000;
+let gatherMs = GATHER_MIN_MS;
 let lastWriteAt = Number.NEGATIVE_INFINITY;
 let timer: NodeJS.Timeout | null = null;
 let immediate = false;
+let urgentQueued = false;
 
 function fire(): void {
   timer = null;
@@ -61,8 +68,9 @@ function fire(): void {
 
 /** Starts the next write when due: after a failed write's back-off, else the gathering window. */
 function schedule(urgent = false): void {
+  if (urgent) urgentQueued = true;
   if (inFlight || immediate) return; // drain schedules again when the write in flight ends
-  const gather = urgent || queue.length >= WRITE_NOW_AT ? 0 : lastWriteAt + GATHER_MS - performance.now();
+  const gather = urgentQueued || queue.length >= WRITE_NOW_AT ? 0 : lastWriteAt + gatherMs - performance.now();
   const wait = retryDelayMs > 0 ? retryDelayMs : gather;
   if (wait > 0) {
     timer ??= setTimeout(fire, wait);
@@ -79,6 +87,8 @@ async function drain(): Promise<void> {
   const rows = unwritten.concat(toRows(queue));
   const done = waiters;
   lastWriteAt = performance.now();
+  gatherMs = Math.min(GATHER_MAX_MS, Math.max(GATHER_MIN_MS, rows.length * GATHER_MS_PER_ROW));
+  urgentQueued = false;
   queue = [];
   unwritten = [];
   waiters = [];
@@ -112,6 +122,7 @@ async function drain(): Promise<void> {
       logger.error({ err, rows: rows.length, retryInMs: retryDelayMs }, "could not persist run events; retrying");
       unwritten = rows.concat(unwritten);
       waiters = done.concat(waiters);
+      if (done.length > 0) urgentQueued = true;
     },
   );
   await inFlight;
