@@ -2,7 +2,7 @@ import "server-only";
 import { RUN_EVENTS_CHANNEL } from "./run-events";
 import { getPool } from "../db";
 import type { RunStatus, TokenUsage } from "../runs/types";
-import { NO_API_KEY } from "./usage";
+import { LEDGER_SLOT_SQL, NO_API_KEY } from "./usage";
 import { endOpenAttemptSql, type AttemptEnd } from "./run-attempts";
 
 // What a run writes into its thread, in as few round trips as the run allows: the messages
@@ -53,15 +53,15 @@ const tokens = (field: string) => `(closed.usage->>'${field}')::bigint`;
 const addUnlessUnknown = (column: string) => `${column} = case when excluded.${column} is null then d.${column} else coalesce(d.${column}, 0) + excluded.${column} end`;
 const TOKEN_COLUMNS = ["input_tokens", "output_tokens", "total_tokens", "cached_input_tokens", "reasoning_tokens"];
 const ADD_TO_LEDGER = `
-  ledger as (insert into usage_daily as d (day, user_id, api_key_id, runner, model, runs, failed_runs, runs_without_usage,
+  ledger as (insert into usage_daily as d (day, user_id, api_key_id, runner, model, slot, runs, failed_runs, runs_without_usage,
       ${TOKEN_COLUMNS.join(", ")}, tool_calls, duration_ms)
-    select (now() at time zone 'UTC')::date, closed.user_id, coalesce(closed.api_key_id, '${NO_API_KEY}'), closed.runner, coalesce(closed.model, ''),
+    select (now() at time zone 'UTC')::date, closed.user_id, coalesce(closed.api_key_id, '${NO_API_KEY}'), closed.runner, coalesce(closed.model, ''), ${LEDGER_SLOT_SQL},
       1, (closed.status = 'failed')::int,
       (coalesce(closed.usage->>'inputTokens', closed.usage->>'outputTokens', closed.usage->>'totalTokens') is null)::int,
       ${tokens("inputTokens")}, ${tokens("outputTokens")}, ${tokens("totalTokens")}, ${tokens("cachedInputTokens")}, ${tokens("reasoningTokens")},
       coalesce(closed.tool_calls, 0), greatest(0, round(extract(epoch from closed.took) * 1000))::bigint
     from closed
-    on conflict (day, user_id, api_key_id, runner, model) do update set runs = d.runs + 1, failed_runs = d.failed_runs + excluded.failed_runs,
+    on conflict (day, user_id, api_key_id, runner, model, slot) do update set runs = d.runs + 1, failed_runs = d.failed_runs + excluded.failed_runs,
       runs_without_usage = d.runs_without_usage + excluded.runs_without_usage, ${TOKEN_COLUMNS.map(addUnlessUnknown).join(", ")},
       tool_calls = d.tool_calls + excluded.tool_calls, duration_ms = d.duration_ms + excluded.duration_ms)`;
 

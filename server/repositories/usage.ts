@@ -9,6 +9,12 @@ import type { BudgetRefusal, DefaultBudgets } from "./runs";
 /** The ledger's api_key_id for runs started without an API key (a primary key cannot hold NULL). */
 export const NO_API_KEY = "00000000-0000-0000-0000-000000000000";
 
+/**
+ * The slot of usage_daily a statement adds to: its connection's, so concurrent run ends (each on a
+ * connection of its own) add to different rows instead of waiting on each other's commits.
+ */
+export const LEDGER_SLOT_SQL = "(pg_backend_pid() % 8)::smallint";
+
 export type LedgerRow = {
   day: string;
   userId: string;
@@ -36,11 +42,18 @@ export async function findLedgerRows({ from, to, userId }: { from: string; to: s
     `select to_char(d.day, 'YYYY-MM-DD') as day, d.user_id as "userId", u.email as "userEmail",
        nullif(d.api_key_id, '${NO_API_KEY}') as "apiKeyId", k.name as "apiKeyName", k.prefix as "apiKeyPrefix",
        d.runner, nullif(d.model, '') as model, d.runs, d.failed_runs as "failedRuns", d.runs_without_usage as "runsWithoutUsage",
-       d.input_tokens::float8 as "inputTokens", d.output_tokens::float8 as "outputTokens", d.total_tokens::float8 as "totalTokens",
-       d.cached_input_tokens::float8 as "cachedInputTokens", d.reasoning_tokens::float8 as "reasoningTokens",
-       d.tool_calls as "toolCalls", d.duration_ms::float8 as "durationMs"
-     from usage_daily d join users u on u.id = d.user_id left join api_keys k on k.id = d.api_key_id
-     where d.day between $1::date and $2::date and ($3::uuid is null or d.user_id = $3)
+       d.input_tokens as "inputTokens", d.output_tokens as "outputTokens", d.total_tokens as "totalTokens",
+       d.cached_input_tokens as "cachedInputTokens", d.reasoning_tokens as "reasoningTokens",
+       d.tool_calls as "toolCalls", d.duration_ms as "durationMs"
+     from (select day, user_id, api_key_id, runner, model, sum(runs)::int as runs, sum(failed_runs)::int as failed_runs,
+             sum(runs_without_usage)::int as runs_without_usage, sum(input_tokens)::float8 as input_tokens,
+             sum(output_tokens)::float8 as output_tokens, sum(total_tokens)::float8 as total_tokens,
+             sum(cached_input_tokens)::float8 as cached_input_tokens, sum(reasoning_tokens)::float8 as reasoning_tokens,
+             sum(tool_calls)::int as tool_calls, sum(duration_ms)::float8 as duration_ms
+           from usage_daily
+           where day between $1::date and $2::date and ($3::uuid is null or user_id = $3)
+           group by day, user_id, api_key_id, runner, model) d
+       join users u on u.id = d.user_id left join api_keys k on k.id = d.api_key_id
      order by d.day desc, u.email, d.runner, d.model
      limit 10000`,
     [from, to, userId ?? null],

@@ -1,7 +1,7 @@
 import "server-only";
 import { getPool } from "../db";
 import type { TokenUsage } from "../runs/types";
-import { NO_API_KEY } from "../repositories/usage";
+import { LEDGER_SLOT_SQL, NO_API_KEY } from "../repositories/usage";
 
 // The summary kept per conversation for runners whose context policy is summary_tail
 // (summary.ts), and the ledger line its model call costs.
@@ -37,10 +37,10 @@ export async function saveConversationSummary(opts: {
          on conflict (thread_id) do update set summary = excluded.summary, covers_seq = excluded.covers_seq, message_count = excluded.message_count,
            model = excluded.model, input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, refreshed_at = now()
          returning thread_id)
-     insert into usage_daily as d (day, user_id, api_key_id, runner, model, input_tokens, output_tokens, total_tokens)
-     select (now() at time zone 'UTC')::date, r.user_id, coalesce(r.api_key_id, '${NO_API_KEY}'), r.runner, $6::text, $7::bigint, $8::bigint, $9::bigint
+     insert into usage_daily as d (day, user_id, api_key_id, runner, model, slot, input_tokens, output_tokens, total_tokens)
+     select (now() at time zone 'UTC')::date, r.user_id, coalesce(r.api_key_id, '${NO_API_KEY}'), r.runner, $6::text, ${LEDGER_SLOT_SQL}, $7::bigint, $8::bigint, $9::bigint
      from runs r, saved where r.id = $2::uuid and coalesce($7::bigint, $8::bigint, $9::bigint) is not null
-     on conflict (day, user_id, api_key_id, runner, model) do update set
+     on conflict (day, user_id, api_key_id, runner, model, slot) do update set
        input_tokens = coalesce(d.input_tokens, 0) + coalesce(excluded.input_tokens, 0),
        output_tokens = coalesce(d.output_tokens, 0) + coalesce(excluded.output_tokens, 0),
        total_tokens = coalesce(d.total_tokens, 0) + coalesce(excluded.total_tokens, 0)`,

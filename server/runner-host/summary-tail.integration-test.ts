@@ -50,7 +50,7 @@ async function turn(apiKey: string, threadId: string, text: string): Promise<Age
 
 async function summaryCost(userId: string) {
   const { rows } = await getPool().query<{ runs: number; total: number }>(
-    `select runs, total_tokens::int as total from usage_daily where user_id = $1 and runner = $2 and model = $3`,
+    `select sum(runs)::int as runs, sum(total_tokens)::int as total from usage_daily where user_id = $1 and runner = $2 and model = $3 group by day, api_key_id`,
     [userId, RUNNER_ID, inject("llmModel")],
   );
   return rows[0] ?? null;

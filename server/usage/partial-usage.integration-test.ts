@@ -41,7 +41,9 @@ async function failedRun(apiKey: string, text: string) {
 
 async function ledger(userId: string) {
   const { rows } = await getPool().query<{ runs: number; failed_runs: number; runs_without_usage: number; input_tokens: number; output_tokens: number; total_tokens: number }>(
-    `select runs, failed_runs, runs_without_usage, input_tokens::int, output_tokens::int, total_tokens::int from usage_daily where user_id = $1`,
+    `select sum(runs)::int as runs, sum(failed_runs)::int as failed_runs, sum(runs_without_usage)::int as runs_without_usage, sum(input_tokens)::int as input_tokens,
+       sum(output_tokens)::int as output_tokens, sum(total_tokens)::int as total_tokens
+     from usage_daily where user_id = $1 group by day, api_key_id, runner, model`,
     [userId],
   );
   return rows;

@@ -97,6 +97,21 @@ describe("usage on the wire and in the ledger", () => {
   });
 });
 
+describe("the ledger under concurrent run ends", () => {
+  it("adds every run of one key that ends at the same time to its one line", async () => {
+    const user = await createTestUser();
+    const inputs = Array.from({ length: 8 }, (_, i) => runInput({}, `at once ${i}`));
+    for (const res of await Promise.all(inputs.map((input) => postRun(user.apiKey, input)))) expect(res.status).toBe(202);
+    const ends = await Promise.all(inputs.map((input) => waitForRunEnd(user.apiKey, input.runId)));
+    expect(ends.map((e) => e.status)).toEqual(inputs.map(() => "completed"));
+    const tokens = ends.map((e) => (e.usage as { totalTokens: number }).totalTokens);
+    const rows = await findLedgerRows({ from: today(), to: today(), userId: user.id });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ runs: inputs.length, failedRuns: 0, totalTokens: tokens.reduce((a, b) => a + b, 0) });
+    expect((await myUsage({ userId: user.id })).today.tokensToday).toBe(rows[0]!.totalTokens);
+  });
+});
+
 describe("budgets", () => {
   it("refuse a run over the daily token budget with 429 on every protocol, writing nothing; a repeated runId is still the same task", async () => {
     const user = await createTestUser();
