@@ -29,6 +29,7 @@ function insertSql(rows: number): string {
     const p = i * COLUMNS;
     values.push(`($${p + 1}::uuid, $${p + 2}::int, $${p + 3}::int, $${p + 4}, $${p + 5}, $${p + 6}::timestamptz, $${p + 7}::int)`);
   }
+  const notices = `$${rows * COLUMNS + 1}::text[]`;
   // A run closed meanwhile (by recovery on another instance, after missed heartbeats) takes no
   // more events: its log ends with the terminal event that closed it. Nor does a run another
   // instance took over (its attempt moved on): the new executor writes after what it read. Such
@@ -43,6 +44,8 @@ ins as (
 )
 select null as closed, pg_notify('${RUN_EVENTS_CHANNEL}', run_id::text || ':' || max(last_seq))::text as notified from ins group by run_id
 union all
+select null, pg_notify('${RUN_EVENTS_CHANNEL}', n)::text from unnest(${notices}) as n
+union all
 select distinct v.run_id::text, null from v
 where not exists (select 1 from runs r where r.id = v.run_id and r.status in ('queued', 'running') and r.attempt = v.attempt)`;
 }
@@ -53,11 +56,17 @@ const NAMED_UP_TO = 16;
 /**
  * Writes the batches of open runs in one statement that also notifies other instances; a batch
  * whose (run, first seq) is already stored is skipped, so a retried write never duplicates.
- * Returns the runs whose batches were refused because the run is closed (or gone).
+ * `notices` (`<runs.id>:<last seq>`) are sent with it: events other statements made durable (a
+ * run's closing events). Returns the runs whose batches were refused because the run is closed (or gone).
  */
-export async function insertEventBatches(rows: EventBatchInsert[]): Promise<{ closedRunIds: string[] }> {
+export async function insertEventBatches(rows: EventBatchInsert[], notices: string[] = []): Promise<{ closedRunIds: string[] }> {
+  if (rows.length === 0) {
+    await getPool().query({ name: "dispatch-run-events-notices", text: `select pg_notify('${RUN_EVENTS_CHANNEL}', n) from unnest($1::text[]) as n`, values: [notices] });
+    return { closedRunIds: [] };
+  }
   const values: unknown[] = [];
   for (const r of rows) values.push(r.runId, r.firstSeq, r.lastSeq, r.types.join(" "), r.events.join("\n"), new Date(r.at).toISOString(), r.attempt);
+  values.push(notices);
   const text = insertSql(rows.length);
   const { rows: answer } = await getPool().query<{ closed: string | null }>(
     rows.length <= NAMED_UP_TO ? { name: `dispatch-run-events-${rows.length}`, text, values } : { text, values },

@@ -86,6 +86,7 @@ export async function finishRun({
   closing,
   attempt,
   attemptEnd = "finished",
+  notify = true,
 }: {
   threadId: string;
   runId: string;
@@ -96,6 +97,12 @@ export async function finishRun({
   attempt?: number;
   /** Why the run's open execution ends with it: `finished` (its executor closed it), `deadline`, or `lease_expired` (closed after its executor stopped reporting). */
   attemptEnd?: AttemptEnd;
+  /**
+   * Whether this statement notifies other instances of the closing events. PostgreSQL serializes
+   * the commits of every transaction that notifies (a database-wide lock held through the commit),
+   * so an executor leaves it to its event log's next write (server/runs/event-log.ts announce).
+   */
+  notify?: boolean;
 }): Promise<{ closed: boolean }> {
   const { rows } = await getPool().query<{ closed: boolean }>({
     name: "dispatch-finish-run-with-events",
@@ -111,7 +118,7 @@ export async function finishRun({
        returning run_id, last_seq)
      select true as closed from closed
      union all
-     select pg_notify('${RUN_EVENTS_CHANNEL}', run_id::text || ':' || last_seq)::text is null from ev`,
+     select pg_notify('${RUN_EVENTS_CHANNEL}', run_id::text || ':' || last_seq)::text is null from ev where $16::boolean`,
     values: [
       threadId,
       runId,
@@ -128,6 +135,7 @@ export async function finishRun({
       end.toolCalls ?? null,
       attempt ?? null,
       attemptEnd,
+      notify,
     ],
   });
   return { closed: rows.some((r) => r.closed) };

@@ -34,6 +34,8 @@ function toRows(pending: Pending[]): Row[] {
 }
 
 let queue: Pending[] = [];
+// `<runs.id>:<last seq>` of events other statements made durable, sent with the next write.
+let notices: string[] = [];
 let durableListener: (runId: string, lastSeq: number) => void = () => {};
 let closedListener: (runId: string) => void = () => {};
 // Rows whose write failed, retried as they were (their first_seq makes the retry idempotent).
@@ -83,8 +85,10 @@ function schedule(urgent = false): void {
 }
 
 async function drain(): Promise<void> {
-  if (inFlight || (queue.length === 0 && unwritten.length === 0)) return;
+  if (inFlight || (queue.length === 0 && unwritten.length === 0 && notices.length === 0)) return;
   const rows = unwritten.concat(toRows(queue));
+  const sent = notices;
+  notices = [];
   const done = waiters;
   lastWriteAt = performance.now();
   gatherMs = Math.min(GATHER_MAX_MS, Math.max(GATHER_MIN_MS, rows.length * GATHER_MS_PER_ROW));
@@ -93,7 +97,7 @@ async function drain(): Promise<void> {
   unwritten = [];
   waiters = [];
   const writeStarted = performance.now();
-  inFlight = insertEventBatches(rows).then(
+  inFlight = insertEventBatches(rows, sent).then(
     ({ closedRunIds }) => {
       metrics.eventLogWrite.observe((performance.now() - writeStarted) / 1000);
       retryDelayMs = 0;
@@ -121,13 +125,14 @@ async function drain(): Promise<void> {
       retryDelayMs = Math.min(5_000, Math.max(50, retryDelayMs * 2));
       logger.error({ err, rows: rows.length, retryInMs: retryDelayMs }, "could not persist run events; retrying");
       unwritten = rows.concat(unwritten);
+      notices = sent.concat(notices);
       waiters = done.concat(waiters);
       if (done.length > 0) urgentQueued = true;
     },
   );
   await inFlight;
   inFlight = null;
-  if (queue.length > 0 || unwritten.length > 0) schedule(waiters.length > 0);
+  if (queue.length > 0 || unwritten.length > 0 || notices.length > 0) schedule(waiters.length > 0);
 }
 
 /** Tells `listener` after each group commit which events of a run it made durable (rows in order, per run). */
@@ -146,6 +151,16 @@ export function persistEvent(runId: string, rec: EventRecord, attempt: number, f
   // Followers see an event once it is durable: an execution's first event does not wait for the
   // gathering window, so a client's time to first event is one commit, not a window and a commit.
   schedule(first);
+}
+
+/**
+ * Tells other instances, with the next write, that a run's log is durable up to `lastSeq`: for
+ * events another statement wrote (the statement that closes a run), which then need not notify
+ * itself and so does not queue its commit behind every other notifying commit.
+ */
+export function announceDurable(runId: string, lastSeq: number): void {
+  notices.push(`${runId}:${lastSeq}`);
+  schedule();
 }
 
 /** Drops a run's events that are not written yet (never published to anyone): its executor gave up on the database. */

@@ -14,7 +14,7 @@ import { INSTANCE_ID } from "../lib/instance-id";
 import { withRunUsage } from "../usage/token-usage";
 import { meterRun } from "../telemetry/run-meter";
 import { dbSpan } from "../telemetry/tracing";
-import { discardUnwrittenEvents, flushEvents, onRunClosedElsewhere } from "./event-log";
+import { announceDurable, discardUnwrittenEvents, flushEvents, onRunClosedElsewhere } from "./event-log";
 import { requestContinuation } from "./continuation";
 import { handOffAt } from "./function-limits";
 import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
@@ -364,10 +364,14 @@ async function execute(
         closing: { firstSeq: records[0]!.seq, types: records.map((r) => r.type), events: records.map((r) => r.json) },
         attempt,
         attemptEnd: controller.signal.reason === "deadline" ? "deadline" : "finished",
+        notify: false,
       })));
     }));
     // Closed elsewhere meanwhile: the log ends with that close, so these closing events go to nobody.
-    if (closedHere) live.publish(live.lastSeq);
+    if (closedHere) {
+      live.publish(live.lastSeq);
+      announceDurable(run.id, live.lastSeq);
+    }
   } catch (err) {
     discardUnwrittenEvents(run.id);
     logger.error({ err, runId: run.id }, "could not close a run: the database did not take its end in time; recovery will close it");
