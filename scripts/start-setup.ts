@@ -8,10 +8,10 @@ import { closeAppDb, ensureFirstAdmin, log, prepareDatabase, resolveAuthSecret }
 import { displayUrl, listenAddress } from "./lib/listen-address";
 
 /** What goes over the IPC channel between scripts/start.mjs and this process. */
-export type SetupMessage =
+type SetupMessage =
   | { kind: "postmaster"; how: PostmasterCommand }
   | { kind: "ready"; databaseUrl: string; authSecret: string; port: number; hostname?: string };
-export type ParentMessage = { kind: "postmaster"; error?: string };
+type ParentMessage = { kind: "postmaster"; error?: string };
 
 const USAGE = "usage: npm start -- [--hostname 127.0.0.1] [--port 3000]";
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
