@@ -42,7 +42,7 @@ export default defineConfig({
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
   webServer: {
-    command: "node --conditions=react-server --import tsx scripts/serve.ts start",
+    command: "node scripts/start.mjs",
     url: `${baseURL}/api/health`,
     timeout: 120_000,
     reuseExistingServer: false,

@@ -1,18 +1,23 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { baseUrl } from "@/test/helpers";
-import { freePort } from "./lib/embedded-postgres";
+import pg from "pg";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { baseUrl, bearer } from "@/test/helpers";
+import { alive, descendants } from "@/test/process-tree";
+import { paced, runInput } from "@/test/runs";
+import { readSse } from "@/test/sse";
+import { freePort, startEmbeddedPostgres } from "./lib/embedded-postgres";
 
-// `npm start` as a user or a service manager runs it: npm, then scripts/serve.ts, the server and
-// the embedded PostgreSQL under it. A stop signal goes to npm's pid only, as systemd, Docker or a
+// `npm start` as a user or a service manager runs it: npm, then one server process, with the
+// embedded PostgreSQL as its child. A stop signal goes to npm's pid only, as systemd, Docker or a
 // supervisor send it.
 
 const root = path.resolve(import.meta.dirname, "..");
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "dispatch-npm-start-"));
+const postmasterPidFile = path.join(dataDir, "pg", "postmaster.pid");
 const running = new Set<ChildProcess>();
 afterAll(async () => {
   // Only after a failed test: stop what it left, the way under test.
@@ -25,48 +30,17 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Every live process under `pid` (Linux /proc), with its command line. */
-function descendants(pid: number): { pid: number; command: string }[] {
-  const parentOf = new Map<number, number>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // The command name is in parentheses and may hold spaces: the fields after it are fixed.
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const found: number[] = [];
-  const walk = (parent: number) => {
-    for (const [child, ppid] of parentOf) {
-      if (ppid !== parent || found.includes(child)) continue;
-      found.push(child);
-      walk(child);
-    }
-  };
-  walk(pid);
-  return found.filter(alive).map((p) => ({ pid: p, command: commandOf(p) }));
-}
-
-function commandOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-  } catch {
-    return "";
-  }
-}
-
-/** Alive: exists and is not a zombie waiting for its parent. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
+const env = (): NodeJS.ProcessEnv => ({
+  ...process.env,
+  DATABASE_URL: "",
+  AUTH_SECRET: "",
+  DATA_DIR: dataDir,
+  LLM_BASE_URL: inject("llmBaseUrl"),
+  LLM_API_KEY: inject("llmApiKey"),
+  LLM_MODEL: inject("llmModel"),
+  LOG_LEVEL: "info",
+  npm_config_update_notifier: "false",
+});
 
 const accepts = (host: string, port: number) =>
   new Promise<boolean>((resolve) => {
@@ -94,50 +68,97 @@ async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs:
 
 type Started = { npm: ChildProcess; port: number; pgPort: number; output: () => string; exited: Promise<number | null> };
 
-async function npmStart(hostname: string): Promise<Started> {
-  const [port, pgPort] = [await freePort(), await freePort()];
+async function launch(hostname: string, port?: number): Promise<Started> {
+  port ??= await freePort();
+  const pgPort = await freePort();
   let output = "";
   const npm = spawn("npm", ["start"], {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      ...process.env,
-      DATABASE_URL: "",
-      AUTH_SECRET: "",
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      EMBEDDED_PG_PORT: String(pgPort),
-      HOSTNAME: hostname,
-      LOG_LEVEL: "info",
-      npm_config_update_notifier: "false",
-    },
+    env: { ...env(), PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), HOSTNAME: hostname },
   });
   running.add(npm);
   npm.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   npm.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => npm.once("exit", (code) => resolve(code)));
-  await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/api/health`)).status === 200, `npm start healthy (output: ${output})`, 120_000);
   return { npm, port, pgPort, output: () => output, exited };
 }
 
-/** Sends `signal` to npm alone and checks that everything under it ended and let go of its ports. */
-async function stopsCleanly({ npm, port, pgPort, exited }: Started, signal: NodeJS.Signals): Promise<void> {
-  const tree = descendants(npm.pid!);
-  expect(tree.some((p) => p.command.includes("start-server.mjs"))).toBe(true);
-  expect(tree.some((p) => /\bpostgres\b/.test(p.command))).toBe(true);
+async function npmStart(hostname: string): Promise<Started> {
+  const started = await launch(hostname);
+  let gone = false;
+  void started.exited.then(() => (gone = true));
+  await waitUntil(
+    async () => {
+      if (gone) throw new Error(`npm start exited: ${started.output()}`);
+      return (await fetch(`http://127.0.0.1:${started.port}/api/health`)).status === 200;
+    },
+    `npm start healthy (output: ${started.output()})`,
+    120_000,
+  ).catch((err: Error) => {
+    throw new Error(err.message.includes("exited") ? err.message : `${err.message}\n${started.output()}`);
+  });
+  return started;
+}
 
+/** The tree under npm: the server, a plain node process (no tsx, no set-up left), whose child is PostgreSQL. */
+function shapeOf({ npm }: Started) {
+  const tree = descendants(npm.pid!);
+  const children = tree.filter((p) => p.ppid === npm.pid);
+  expect(children.map((p) => p.command)).toEqual([expect.stringMatching(/^\S*node scripts\/start\.mjs$/)]);
+  expect(tree.filter((p) => /tsx|esbuild|start-setup/.test(p.command))).toEqual([]);
+  const postmasterPid = Number(readFileSync(postmasterPidFile, "utf8").split("\n")[0]);
+  expect(tree.find((p) => p.pid === postmasterPid)?.ppid).toBe(children[0]!.pid);
+  return { server: children[0]!.pid, postmaster: postmasterPid };
+}
+
+/** Sends `signal` to npm alone and checks that everything under it ended and let go of its ports. */
+async function stopsCleanly({ npm, port, pgPort, exited, output }: Started, signal: NodeJS.Signals): Promise<void> {
+  const tree = descendants(npm.pid!);
   npm.kill(signal);
   const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 30_000))]);
   expect(code).toBe(0);
   expect(tree.filter((p) => alive(p.pid))).toEqual([]);
   expect(await portFree(port)).toBe(true);
   expect(await portFree(pgPort)).toBe(true);
+  // The server closed its connections before its database stopped.
+  expect(output()).not.toContain("connection lost");
+}
+
+async function apiKeyFor(email: string): Promise<string> {
+  const admin = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/admin.ts", "apikey:create", "--email", email], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+    env: env(),
+  });
+  let out = "";
+  admin.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  expect(await new Promise((resolve) => admin.once("exit", resolve))).toBe(0);
+  return out.trim().split("\n").at(-1)!;
+}
+
+/** How each execution of the run ended, read from the cluster once `npm start` has stopped it. */
+async function attemptsOf(runId: string): Promise<(string | null)[]> {
+  const db = await startEmbeddedPostgres({ dataDir, port: await freePort() });
+  const client = new pg.Client({ connectionString: db.url });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ end_reason: string | null }>(
+      "select a.end_reason from run_attempts a join runs r on r.id = a.run_id where r.run_id = $1 order by a.attempt",
+      [runId],
+    );
+    return rows.map((r) => r.end_reason);
+  } finally {
+    await client.end();
+    await db.stop();
+  }
 }
 
 describe("npm start", { timeout: 240_000 }, () => {
-  it("listens only where HOSTNAME says, keeps the first admin's password out of its output, and stops on SIGTERM to npm", async () => {
+  it("is npm and one server that owns PostgreSQL, listens only where HOSTNAME says, keeps the password out of its output, and on SIGTERM to npm hands its run back before the database stops", async () => {
     baseUrl(); // needs a production build
     const started = await npmStart("127.0.0.1");
+    shapeOf(started);
     // Every 127/8 address reaches this machine; a server bound to 127.0.0.1 alone refuses the others.
     expect(await accepts("127.0.0.2", started.port)).toBe(false);
 
@@ -147,13 +168,52 @@ describe("npm start", { timeout: 240_000 }, () => {
     expect(started.output()).toContain(credentials);
     expect(started.output()).not.toContain(password);
 
+    // A run streaming when the stop comes.
+    const body = runInput({}, paced(100, Array.from({ length: 100 }, (_, i) => `w${i}`).join(" ")));
+    const res = await fetch(`http://127.0.0.1:${started.port}/api/v1/agent/runs`, {
+      method: "POST",
+      headers: { ...bearer(await apiKeyFor("admin@dispatch.local")), "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    const frames = readSse(res);
+    for (let seen = 0; seen < 4; seen++) await frames.next();
+    const rest = (async () => {
+      for await (const frame of frames) void frame;
+    })().catch(() => undefined);
+
     await stopsCleanly(started, "SIGTERM");
+    await rest;
+    // Written by the stopping server: the database was still up.
+    expect(await attemptsOf(body.runId)).toEqual(["handed_off"]);
   });
 
-  it("takes a HOSTNAME that is only this machine's name (as Docker sets it) for no choice, and stops on SIGINT to npm", async () => {
-    const started = await npmStart(os.hostname());
-    expect(await accepts("127.0.0.2", started.port)).toBe(true);
-    expect(started.output()).toContain(`HOSTNAME is this machine's name (${os.hostname()})`);
-    await stopsCleanly(started, "SIGINT");
+  it("takes a HOSTNAME that is this machine's name for no choice; after a SIGKILL, the next start stops the PostgreSQL left running, stops its own when the server cannot listen, and stops on SIGINT", async () => {
+    const killed = await npmStart(os.hostname());
+    expect(await accepts("127.0.0.2", killed.port)).toBe(true);
+    expect(killed.output()).toContain(`HOSTNAME is this machine's name (${os.hostname()})`);
+    const { server, postmaster } = shapeOf(killed);
+    process.kill(server, "SIGKILL");
+    expect(await killed.exited).not.toBe(0);
+    expect(alive(postmaster)).toBe(true);
+
+    const taken = net.createServer();
+    const busyPort = await freePort();
+    await new Promise<void>((resolve) => taken.listen(busyPort, "127.0.0.1", resolve));
+    try {
+      const failed = await launch("127.0.0.1", busyPort);
+      expect(await failed.exited).toBe(1);
+      expect(failed.output()).toContain("its last server left running");
+      expect(failed.output()).toContain(`The server could not listen on port ${busyPort}`);
+      expect(alive(postmaster)).toBe(false);
+      expect(existsSync(postmasterPidFile)).toBe(false);
+      expect(await portFree(failed.pgPort)).toBe(true);
+    } finally {
+      taken.close();
+    }
+
+    const again = await npmStart("127.0.0.1");
+    shapeOf(again);
+    await stopsCleanly(again, "SIGINT");
   });
 });

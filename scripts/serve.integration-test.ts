@@ -21,7 +21,7 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_00
 
 describe("start-up with a database that is down", () => {
   it("exits non-zero with a message naming DATABASE_URL and no password", () => {
-    const r = spawnSync(process.execPath, [path.join(root, "node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "scripts/serve.ts", "start"], {
+    const r = spawnSync(process.execPath, ["scripts/start.mjs"], {
       cwd: root,
       encoding: "utf8",
       timeout: 60_000,

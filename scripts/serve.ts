@@ -1,52 +1,21 @@
-// `npm run dev` / `npm start` [-- --hostname H] [--port P]: zero-config start. Opens the database
+// `npm run dev` [-- --hostname H] [--port P]: zero-config development start. Opens the database
 // (embedded PostgreSQL under .data/ unless DATABASE_URL is set), migrates, seeds the first admin,
-// then runs the server; on SIGINT, SIGTERM or SIGHUP it stops the server (which drains, bounded),
-// then the embedded database, then exits. package.json starts it with `exec`: npm forwards the
-// signal a supervisor sends it to its script's shell, and `sh -c` (dash) dies without passing it
-// on, which would leave this process and everything it started running.
+// then runs `next dev`; on SIGINT, SIGTERM or SIGHUP it stops `next dev`, then the embedded
+// database, then exits. (`npm start` does the same without a wrapper process: scripts/start.mjs.)
+// package.json starts it with `exec`: npm forwards the signal a supervisor sends it to its
+// script's shell, and `sh -c` (dash) dies without passing it on, which would leave this process and
+// everything it started running.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
-import os, { constants } from "node:os";
-import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
-import { env } from "../server/env";
+import { constants } from "node:os";
 import type { RunningDatabase } from "./lib/embedded-postgres";
 import { closeAppDb, ensureFirstAdmin, log, prepareDatabase, resolveAuthSecret } from "./lib/bootstrap";
+import { displayUrl, listenAddress } from "./lib/listen-address";
 
-const mode = process.argv[2] === "start" ? "start" : "dev";
-const USAGE = `usage: npm ${mode === "start" ? "start" : "run dev"} -- [--hostname 127.0.0.1] [--port 3000]`;
+const USAGE = "usage: npm run dev -- [--hostname 127.0.0.1] [--port 3000]";
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-// The server drains for at most 5 s on its own (scripts/start-server.mjs); past this it is killed.
+// `next dev` stops on SIGTERM; past this it is killed.
 const SERVER_STOP_TIMEOUT_MS = 10_000;
-
-function fail(message: string): never {
-  console.error(`[dispatch] ${message}\n${USAGE}`);
-  process.exit(2);
-}
-
-/** Where to listen: flags first, then HOSTNAME and PORT. No hostname means every interface, as `next start` does. */
-function listenAddress(): { hostname?: string; port: number } {
-  let values: { hostname?: string; port?: string };
-  try {
-    ({ values } = parseArgs({ args: process.argv.slice(3), options: { hostname: { type: "string", short: "H" }, port: { type: "string", short: "p" } } }));
-  } catch (err) {
-    return fail(err instanceof Error ? err.message : String(err));
-  }
-  const port = values.port === undefined ? env.PORT : Number(values.port);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) fail(`The port must be a whole number from 1 to 65535, not ${values.port}.`);
-  if (values.hostname?.trim()) return { hostname: values.hostname.trim(), port };
-  // Docker, and the login profile of some distributions, export HOSTNAME as this machine's own
-  // name: that is not a choice of address, and binding to it would shut out localhost.
-  if (env.HOSTNAME && env.HOSTNAME !== os.hostname()) return { hostname: env.HOSTNAME, port };
-  if (env.HOSTNAME) log(`HOSTNAME is this machine's name (${env.HOSTNAME}), not an address to listen on: listening on every interface (use --hostname to bind to it)`);
-  return { port };
-}
-
-/** The URL to print: the address listened on, or localhost when that is every interface. */
-function displayUrl({ hostname, port }: { hostname?: string; port: number }): string {
-  const host = !hostname || ["0.0.0.0", "::", "[::]"].includes(hostname) ? "localhost" : hostname;
-  return `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`;
-}
 
 let db: RunningDatabase | undefined;
 let server: ChildProcess | undefined;
@@ -67,7 +36,7 @@ function requestStop(signal: NodeJS.Signals): void {
   if (stopSignal) return;
   stopSignal = signal;
   if (!server) return; // still starting: main() stops at its next step
-  // Both servers (ours and `next dev`) stop gracefully on SIGTERM, whatever asked this one to stop.
+  // `next dev` stops gracefully on SIGTERM, whatever asked this one to stop.
   server.kill("SIGTERM");
   setTimeout(() => server?.kill("SIGKILL"), SERVER_STOP_TIMEOUT_MS).unref();
 }
@@ -80,9 +49,9 @@ async function main(): Promise<void> {
     process.removeAllListeners(signal);
     process.on(signal, () => requestStop(signal));
   }
-  const address = listenAddress();
+  const address = listenAddress(process.argv.slice(2), USAGE);
   const baseUrl = displayUrl(address);
-  log(`Starting Dispatch (${mode})…`);
+  log("Starting Dispatch (dev)…");
   try {
     db = await prepareDatabase();
     if (!stopSignal) await ensureFirstAdmin(baseUrl);
@@ -93,14 +62,8 @@ async function main(): Promise<void> {
   }
   if (stopSignal) return exitAfterDatabase(0);
 
-  // Production runs scripts/start-server.mjs (Next, with the protocol streams served beside it);
-  // development runs `next dev`.
   const listen = ["-p", String(address.port), ...(address.hostname ? ["-H", address.hostname] : [])];
-  const command =
-    mode === "start"
-      ? [fileURLToPath(new URL("./start-server.mjs", import.meta.url)), ...listen]
-      : [createRequire(import.meta.url).resolve("next/dist/bin/next"), "dev", ...listen];
-  server = spawn(process.execPath, command, {
+  server = spawn(process.execPath, [createRequire(import.meta.url).resolve("next/dist/bin/next"), "dev", ...listen], {
     stdio: "inherit",
     env: {
       ...process.env,
@@ -108,7 +71,6 @@ async function main(): Promise<void> {
       AUTH_SECRET: resolveAuthSecret(),
       PORT: String(address.port),
       NEXT_TELEMETRY_DISABLED: "1",
-      ...(mode === "start" ? { NODE_ENV: "production" } : {}),
     },
   });
   log(`Dispatch is starting on ${baseUrl}`);

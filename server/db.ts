@@ -48,11 +48,20 @@ export function getPool(): pg.Pool {
   return globalForDb.dispatchPool;
 }
 
-/** Ends the pool if one was opened; the next getPool() opens a new one. */
+/** Ends the pool if one was opened, once its connections are closed; the next getPool() opens a new one. */
 export async function closePool(): Promise<void> {
   const pool = globalForDb.dispatchPool;
   globalForDb.dispatchPool = undefined;
-  await pool?.end();
+  if (!pool) return;
+  // end() resolves when no client is checked out, while the idle ones are still closing: a
+  // database stopped right after (`npm start`'s) would cut them and the pool would report it.
+  let open = pool.totalCount;
+  const closed = new Promise<void>((resolve) => {
+    if (open === 0) resolve();
+    pool.on("remove", () => --open === 0 && resolve());
+  });
+  await pool.end();
+  await closed;
 }
 
 /** Runs `fn` in one transaction on a pooled connection; rolls back on any error. */

@@ -30,15 +30,27 @@ export async function startUp(): Promise<void> {
   startApiCallRetention();
   // Starts the runs that waited their turn on a busy thread; the other instances do too if this one cannot.
   await startQueueWorker().catch((err: unknown) => logger.error({ err }, "the queue worker did not start: this instance starts no queued runs"));
-  // scripts/start-server.mjs calls it when the process is told to stop: it takes no more queued
-  // runs, then its runs go on elsewhere.
+  // The production server (scripts/lib/next-server.mjs) calls this when the process is told to
+  // stop: it takes no more queued runs, then its runs go on elsewhere.
   (globalThis as { [HAND_OFF]?: (withinMs: number) => Promise<number> })[HAND_OFF] = async (withinMs) => {
     await stopQueueWorker();
     return handOffRuns(withinMs);
   };
+  // ...and this once it has drained, before `npm start` stops the embedded database under it.
+  (globalThis as { [CLOSE_DATABASE]?: () => Promise<void> })[CLOSE_DATABASE] = async () => {
+    const [{ stopRecoverySweeper }, { stopListening }, { closeDatabase }] = await Promise.all([
+      import("./runs/recovery"),
+      import("./repositories/notifications"),
+      import("./repositories/database"),
+    ]);
+    stopRecoverySweeper();
+    await stopListening();
+    await closeDatabase();
+  };
 }
 
 const HAND_OFF = Symbol.for("dispatch.handOffRuns");
+const CLOSE_DATABASE = Symbol.for("dispatch.closeDatabase");
 
 function refuseUnworkableConfiguration(): void {
   const problems: string[] = [];
@@ -57,7 +69,7 @@ function refuseUnworkableConfiguration(): void {
   if (problems.length > 0) throw new Error(`Dispatch cannot start: ${problems.join("; ")}. See docs/vercel.md.`);
 }
 
-/** Hands scripts/start-server.mjs the endpoints it serves itself (server/http/endpoints/fast-path.ts). */
+/** Hands the production server (scripts/lib/next-server.mjs) the endpoints it serves itself (server/http/endpoints/fast-path.ts). */
 async function publishNodeRoutes(): Promise<void> {
   const [{ createNodeRouter, publishNodeRouter }, { fastPathRoutes }] = await Promise.all([import("./http/node-routes"), import("./http/endpoints/fast-path")]);
   publishNodeRouter(createNodeRouter(fastPathRoutes()));

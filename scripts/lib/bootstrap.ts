@@ -2,25 +2,28 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { env } from "../../server/env";
-import { checkExternalDatabase, startEmbeddedPostgres, type RunningDatabase } from "./embedded-postgres";
+import { checkExternalDatabase, startEmbeddedPostgres, type PostmasterHost, type RunningDatabase } from "./embedded-postgres";
 import { migrate } from "./migrator";
 
 // Status lines go to stderr, so the admin CLI's stdout carries only what scripts parse (ids, keys).
 export const log = (line: string) => console.error(`[dispatch] ${line}`);
 
-/** The database the app should use: DATABASE_URL when set, else the embedded one under DATA_DIR. */
-export async function openDatabase(): Promise<RunningDatabase> {
+/**
+ * The database the app should use: DATABASE_URL when set, else the embedded one under DATA_DIR
+ * (its postmaster run by `host` when given: see startEmbeddedPostgres).
+ */
+export async function openDatabase(host?: PostmasterHost): Promise<RunningDatabase> {
   if (env.DATABASE_URL) {
     log("Using the database from DATABASE_URL");
     await checkExternalDatabase(env.DATABASE_URL);
     return { url: env.DATABASE_URL, stop: async () => {}, embedded: false };
   }
-  return startEmbeddedPostgres({ dataDir: env.DATA_DIR, port: env.EMBEDDED_PG_PORT, log });
+  return startEmbeddedPostgres({ dataDir: env.DATA_DIR, port: env.EMBEDDED_PG_PORT, log, host });
 }
 
 /** Opens the database, applies pending migrations, and points this process's env at it. */
-export async function prepareDatabase(): Promise<RunningDatabase> {
-  const db = await openDatabase();
+export async function prepareDatabase(host?: PostmasterHost): Promise<RunningDatabase> {
+  const db = await openDatabase(host);
   const { applied } = await migrate({ connectionString: db.url, log });
   log(applied.length ? `Applied ${applied.length} migration(s)` : "Database schema is up to date");
   env.DATABASE_URL = db.url;

