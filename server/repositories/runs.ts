@@ -183,10 +183,14 @@ export async function acceptRunRow({
 }
 
 /** What dispatch_agent_context answers. */
-export type AgentContextJson = { history: (PrefetchedMessage & { seq: number })[]; memory: { key: string; value: string }[] };
+export type AgentContextJson = { history: (PrefetchedMessage & { seq: number })[]; memory: { key: string; value: string }[]; hiddenSkills: string[] | null };
 
 export function toPrefetchedContext(json: AgentContextJson): PrefetchedContext {
-  return { history: json.history.map(({ role, content, metadata, runId }) => ({ role, content, metadata, runId })), memoryFacts: json.memory };
+  return {
+    history: json.history.map(({ role, content, metadata, runId }) => ({ role, content, metadata, runId })),
+    memoryFacts: json.memory,
+    hiddenSkills: json.hiddenSkills ?? [],
+  };
 }
 
 // JSON gives timestamps as ISO strings; RunRow carries Dates like the other queries.

@@ -38,7 +38,7 @@ describe("accepting a run", () => {
     expect(first.created).toBe(true);
     expect(first.run).toMatchObject({ threadId, userId, status: "running" });
     expect(first.run.createdAt).toBeInstanceOf(Date);
-    expect(first.prefetched).toEqual({ history: [], memoryFacts: [] });
+    expect(first.prefetched).toEqual({ history: [], memoryFacts: [], hiddenSkills: [] });
 
     const toolMeta = { run_id: first.run.runId, message_id: "tool-1", tool_name: "project_cli", tool_call_id: "call-1", tool_call_args: { module: "calendar" } };
     await appendRunMessages({
