@@ -65,8 +65,12 @@ async function loadAgentContext({ run, input, prefetched, resumed }: { run: RunH
     answersToolCalls ? findPreviousRunToolEvents({ threadId: run.threadId, runId: run.id }) : Promise.resolve([]),
     images ? findRunUserAttachments({ runId: run.id }) : Promise.resolve([]),
     // A new user message supersedes the requests still waiting; a run without one only carries decided ones.
-    // A run taken over carries those it claimed already.
-    resumed ? findApprovalsClaimedBy({ runId: run.id }) : claimApprovalsForRun({ threadId: run.threadId, runId: run.id, supersede: userMessageParts(input).fromUser }),
+    // A run taken over carries those it claimed already; one whose accept saw none on its thread has none to claim.
+    resumed
+      ? findApprovalsClaimedBy({ runId: run.id })
+      : prefetched?.unresolvedApprovals === false
+        ? Promise.resolve([])
+        : claimApprovalsForRun({ threadId: run.threadId, runId: run.id, supersede: userMessageParts(input).fromUser }),
     resumed ? findRunProgress({ threadId: run.threadId, runId: run.id }) : Promise.resolve([]),
   ]);
   return {

@@ -187,13 +187,14 @@ export async function acceptRunRow({
 }
 
 /** What dispatch_agent_context answers. */
-export type AgentContextJson = { history: (PrefetchedMessage & { seq: number })[]; memory: { key: string; value: string }[]; hiddenSkills: string[] | null };
+export type AgentContextJson = { history: (PrefetchedMessage & { seq: number })[]; memory: { key: string; value: string }[]; hiddenSkills: string[] | null; unresolvedApprovals: boolean };
 
 export function toPrefetchedContext(json: AgentContextJson): PrefetchedContext {
   return {
     history: json.history.map(({ role, content, metadata, runId }) => ({ role, content, metadata, runId })),
     memoryFacts: json.memory,
     hiddenSkills: json.hiddenSkills ?? [],
+    unresolvedApprovals: json.unresolvedApprovals,
   };
 }
 
