@@ -35,7 +35,7 @@
 -- dispatch_start_queued_run starts it. threads.active_run_id keeps naming the run that holds the
 -- turn. The answer is "queued" with the run's place among the thread's waiting runs (1: next).
 -- Returns {"status": "created" | "queued" | "existing" | "not_found" | "busy" | "replan" | "run_id_taken" | "limited",
---          "run": {...}, "busy_run_id": "...", "position": n, "context": {"history": [...], "memory": [...]}}.
+--          "run": {...}, "busy_run_id": "...", "position": n, "context": what dispatch_agent_context answers}.
 CREATE OR REPLACE FUNCTION dispatch_accept_run(
   p_user_id UUID,
   p_thread_id UUID,
