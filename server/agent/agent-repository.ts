@@ -13,8 +13,9 @@ export type AttachmentRef = { bucket: string; path: string; mime_type: string };
 
 /**
  * What a run starts from when the engine did not read it already (Runner.prefetch): the
- * newest `historyLimit` messages of the thread that belong to other runs (oldest first) and
- * the user's newest memory facts (dispatch_agent_context, which accepting the run also uses).
+ * newest `historyLimit` messages of the thread that belong to other runs (oldest first), the
+ * user's newest memory facts and the skills the run does not show (dispatch_agent_context, which
+ * accepting the run also uses): a run taken over or started from the queue reads them here.
  */
 export async function findAgentContext(opts: { threadId: string; runId: string; userId: string } & ContextPrefetch): Promise<PrefetchedContext> {
   const { rows } = await getPool().query<{ context: AgentContextJson }>(`select dispatch_agent_context($1, $2, $3, $4, $5) as context`, [

@@ -20,7 +20,6 @@ import type { PrefetchedContext, RunHandle, Runner, RunnerInput, RunnerResult } 
 import { loadAttachmentBytes } from "../storage/attachment-bytes";
 import { DEFAULT_ALLOWED_MODULES } from "../tools/project-cli/allow-list";
 import { visibleSkills } from "../tools/project-cli/skills";
-import { findHiddenSkills } from "../tools/project-cli/skills-repository";
 import { findAgentContext, findPreviousRunToolEvents, findRunProgress, findRunUserAttachments, type AttachmentRef, type ThreadMessage, type ToolEventRow } from "./agent-repository";
 import { HISTORY_MESSAGE_LIMIT, MAX_AGENT_STEPS, MEMORY_FACT_LIMIT } from "./constants";
 import { buildConversation, clientToolResults, openClientToolCalls, type ToolExchange } from "./conversation";
@@ -54,23 +53,35 @@ export type AgentRunnerDeps = {
   now: () => Date;
 };
 
-// The engine reads these while accepting the run (Runner.prefetch), saving a round trip.
+// The engine reads these while accepting the run (Runner.prefetch), saving a round trip; with them
+// come the skills the run does not show (dispatch_agent_context).
 const CONTEXT_PREFETCH = { historyLimit: HISTORY_MESSAGE_LIMIT, memoryLimit: MEMORY_FACT_LIMIT };
 
 async function loadAgentContext({ run, input, prefetched, resumed }: { run: RunHandle; input: RunAgentInput; prefetched?: PrefetchedContext; resumed?: boolean }): Promise<AgentContext> {
   const answersToolCalls = input.messages.some((m) => m.role === "tool");
   const images = userMessageParts(input).images.length > 0;
-  const [context, toolEvents, attachments, approvals, progress, hiddenSkills] = await Promise.all([
+  const [context, toolEvents, attachments, approvals, progress] = await Promise.all([
     prefetched ?? findAgentContext({ threadId: run.threadId, runId: run.id, userId: run.userId, ...CONTEXT_PREFETCH }),
     answersToolCalls ? findPreviousRunToolEvents({ threadId: run.threadId, runId: run.id }) : Promise.resolve([]),
     images ? findRunUserAttachments({ runId: run.id }) : Promise.resolve([]),
     // A new user message supersedes the requests still waiting; a run without one only carries decided ones.
-    // A run taken over carries those it claimed already.
-    resumed ? findApprovalsClaimedBy({ runId: run.id }) : claimApprovalsForRun({ threadId: run.threadId, runId: run.id, supersede: userMessageParts(input).fromUser }),
+    // A run taken over carries those it claimed already; one whose accept saw none on its thread has none to claim.
+    resumed
+      ? findApprovalsClaimedBy({ runId: run.id })
+      : prefetched?.unresolvedApprovals === false
+        ? Promise.resolve([])
+        : claimApprovalsForRun({ threadId: run.threadId, runId: run.id, supersede: userMessageParts(input).fromUser }),
     resumed ? findRunProgress({ threadId: run.threadId, runId: run.id }) : Promise.resolve([]),
-    findHiddenSkills({ runId: run.id, userId: run.userId }),
   ]);
-  return { history: context.history, memoryFacts: context.memoryFacts, toolEvents, userImages: await loadUserImages(run.id, attachments), approvals, progress, hiddenSkills };
+  return {
+    history: context.history,
+    memoryFacts: context.memoryFacts,
+    toolEvents,
+    userImages: await loadUserImages(run.id, attachments),
+    approvals,
+    progress,
+    hiddenSkills: context.hiddenSkills,
+  };
 }
 
 // The images were checked (ours, the caller's, present) when the run was accepted; the

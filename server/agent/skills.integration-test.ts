@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import { findAgentContext } from "@/server/agent/agent-repository";
+import { getPool } from "@/server/db";
 import { createBinding } from "@/server/runner-host/bindings";
 import { AGENT_RUNNER_ID } from "@/server/runs/runners/builtin-id";
 import { PROJECT_CLI_ACTIONS } from "@/server/tools/project-cli/actions";
@@ -113,6 +115,12 @@ describe("skills and progressive disclosure over HTTP", () => {
     expect(["calendar", "contacts", "memory"].map((s) => cardLine(system, s) !== undefined)).toEqual([false, true, false]);
     expect(results[0]!.data).toEqual({ skills: [{ name: "contacts", card: expect.stringMatching(/^contacts \(read\): /) }] });
     expect(results[1]).toMatchObject({ module: "memory", method: "read", data: { facts: [] } });
+
+    // A run executed without what its accept read (taken over elsewhere, started from the queue)
+    // reads the same hidden skills with the rest of its starting context.
+    const { rows } = await getPool().query<{ id: string }>(`select id from runs where user_id = $1 and run_id = $2`, [other.id, body.runId]);
+    const context = await findAgentContext({ threadId: body.threadId, runId: rows[0]!.id, userId: other.id, historyLimit: 1, memoryLimit: 1 });
+    expect([...context.hiddenSkills].sort()).toEqual(["calendar", "memory"]);
   });
 
   it("decides what runs by the allow-list alone, whatever is visible", async () => {

@@ -102,6 +102,16 @@ describe("multitaskStrategy enqueue", () => {
       "assistant: You said: third question",
     ]);
     expect(await jobsFor([b.id, c.id])).toBe(0);
+
+    // Each run's one execution is on record, written by the statement that made it running (its
+    // accept, or its start when its turn came): started with the run, by an instance, finished.
+    const { rows: attempts } = await getPool().query<{ run_id: string; attempt: number; instance: string; started_at: Date; end_reason: string | null }>(
+      `select run_id, attempt, instance, started_at, end_reason from run_attempts where run_id = any($1) order by started_at`,
+      [[a.id, b.id, c.id]],
+    );
+    expect(attempts.map((r) => [r.run_id, r.attempt, r.end_reason])).toEqual([a, b, c].map((r) => [r.id, 1, "finished"]));
+    expect(attempts.map((r) => r.started_at)).toEqual([a, b, c].map((r) => r.started_at));
+    for (const r of attempts) expect(r.instance).toMatch(/^.+:\d+:[0-9a-f]{6}$/);
   });
 
   it("works for the Agent API too: multitask_strategy enqueue on a busy session answers once its turn came and its run completed", async () => {

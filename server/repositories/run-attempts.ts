@@ -2,25 +2,16 @@ import "server-only";
 import { getPool } from "../db";
 import type { RunAttemptModel } from "../generated/prisma/models";
 
-// The executions of each run (run_attempts): one row written when an execution starts, its end in
-// the statement that closes the run, releases it or takes it over, so an attempt costs one extra
-// statement. Every write is fenced by runs.attempt, like the executor's other writes.
+// The executions of each run (run_attempts): one row written when an execution starts, by the
+// statement that makes the run running for it (dispatch_accept_run, dispatch_start_queued_run, a
+// takeover's claim, markRunStarted), its end in the statement that closes the run, releases it or
+// takes it over, so an attempt costs no statement of its own. Every write is fenced by
+// runs.attempt, like the executor's other writes.
 
 /** Why an execution of a run ended. */
 export type AttemptEnd = "finished" | "handed_off" | "lease_expired" | "deadline" | "closed_elsewhere";
 
 export type RunAttemptRow = Pick<RunAttemptModel, "attempt" | "instance" | "startedAt" | "endedAt"> & { endReason: AttemptEnd | null };
-
-/** Records that `instance` executes attempt `attempt` of the run, unless the run moved on (or the row exists: a takeover's claim wrote it). */
-export async function startRunAttempt({ id, attempt, instance }: { id: string; attempt: number; instance: string }): Promise<void> {
-  await getPool().query({
-    name: "dispatch-start-run-attempt",
-    text: `insert into run_attempts (run_id, attempt, instance, started_at)
-     select id, attempt, $3, now() from runs where id = $1 and attempt = $2 and status in ('queued', 'running')
-     on conflict (run_id, attempt) do nothing`,
-    values: [id, attempt, instance],
-  });
-}
 
 /** Ends this execution's row when nobody ended it yet (a takeover may have: lease_expired). */
 export async function endRunAttempt({ id, attempt, reason }: { id: string; attempt: number; reason: AttemptEnd }): Promise<void> {

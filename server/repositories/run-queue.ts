@@ -23,14 +23,14 @@ export type StartedQueuedRun = {
 };
 
 /**
- * Starts the waiting run `id` (dispatch_start_queued_run): running, its lease on the caller, its
- * messages added to the thread. Null when it waits no more (cancelled, started) or its thread's
- * turn is another run's.
+ * Starts the waiting run `id` (dispatch_start_queued_run): running, its lease and its attempt on
+ * `instance` (the caller), its messages added to the thread. Null when it waits no more
+ * (cancelled, started) or its thread's turn is another run's.
  */
-export async function startQueuedRunRow({ id }: { id: string }): Promise<StartedQueuedRun | null> {
+export async function startQueuedRunRow({ id, instance }: { id: string; instance: string }): Promise<StartedQueuedRun | null> {
   const { rows } = await getPool().query<{ result: ({ status: "started"; run: RunRow } & Omit<StartedQueuedRun, "run">) | { status: "not_its_turn" } | null }>(
-    `select dispatch_start_queued_run($1) as result`,
-    [id],
+    `select dispatch_start_queued_run($1, $2) as result`,
+    [id, instance],
   );
   const result = rows[0]?.result;
   if (!result || result.status !== "started") return null;

@@ -91,6 +91,7 @@ export async function acceptRunRow({
   apiKeyId,
   budgets,
   enqueue = false,
+  executor,
 }: {
   run: NewRun;
   threadTitle: string;
@@ -115,8 +116,10 @@ export async function acceptRunRow({
   budgets: DefaultBudgets;
   /** A busy thread queues the run (answer "queued") instead of refusing it (the enqueue policy). */
   enqueue?: boolean;
+  /** The instance that executes a run `start`ed here: recorded as its first attempt in the same statement. */
+  executor?: string;
 }): Promise<AcceptOutcome> {
-  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`;
+  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`;
   const { rows } = await getPool().query<{
     result: { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string; position?: number; context?: AgentContextJson | null } & Partial<Omit<BudgetRefusal, "retryAfterSeconds">> & {
       retry_after?: number;
@@ -127,7 +130,7 @@ export async function acceptRunRow({
       : {
           // CASE evaluates the (volatile) function only when the key holds.
           name: "dispatch-accept-run-with-key",
-          text: `select case when exists (select 1 from api_keys k join users u on u.id = k.user_id where k.key_hash = $24 and k.user_id = $1 and k.revoked_at is null and u.disabled_at is null)
+          text: `select case when exists (select 1 from api_keys k join users u on u.id = k.user_id where k.key_hash = $25 and k.user_id = $1 and k.revoked_at is null and u.disabled_at is null)
             then ${accept} else '{"status":"key_refused"}'::json end as result`,
         }),
     values: [
@@ -156,6 +159,7 @@ export async function acceptRunRow({
       JSON.stringify(budgets),
       run.generation && Object.keys(run.generation).length > 0 ? JSON.stringify(run.generation) : null,
       enqueue,
+      executor ?? null,
       ...(apiKeyHash === undefined ? [] : [apiKeyHash]),
     ],
   });
@@ -183,10 +187,15 @@ export async function acceptRunRow({
 }
 
 /** What dispatch_agent_context answers. */
-export type AgentContextJson = { history: (PrefetchedMessage & { seq: number })[]; memory: { key: string; value: string }[] };
+export type AgentContextJson = { history: (PrefetchedMessage & { seq: number })[]; memory: { key: string; value: string }[]; hiddenSkills: string[] | null; unresolvedApprovals: boolean };
 
 export function toPrefetchedContext(json: AgentContextJson): PrefetchedContext {
-  return { history: json.history.map(({ role, content, metadata, runId }) => ({ role, content, metadata, runId })), memoryFacts: json.memory };
+  return {
+    history: json.history.map(({ role, content, metadata, runId }) => ({ role, content, metadata, runId })),
+    memoryFacts: json.memory,
+    hiddenSkills: json.hiddenSkills ?? [],
+    unresolvedApprovals: json.unresolvedApprovals,
+  };
 }
 
 // JSON gives timestamps as ISO strings; RunRow carries Dates like the other queries.
@@ -201,8 +210,14 @@ export function toRunRow(json: RunRow): RunRow {
   };
 }
 
-export async function markRunStarted({ id }: { id: string }): Promise<void> {
-  await getPool().query(`update runs set status = 'running', started_at = now(), heartbeat_at = now() where id = $1 and status = 'queued'`, [id]);
+/** A queued run `instance` executes now: running, with its attempt recorded as that instance's. */
+export async function markRunStarted({ id, attempt, instance }: { id: string; attempt: number; instance: string }): Promise<void> {
+  await getPool().query(
+    `with started as (update runs set status = 'running', started_at = now(), heartbeat_at = now() where id = $1 and attempt = $2 and status = 'queued' returning id, attempt)
+     insert into run_attempts (run_id, attempt, instance, started_at) select id, attempt, $3, now() from started
+     on conflict (run_id, attempt) do nothing`,
+    [id, attempt, instance],
+  );
 }
 
 /**

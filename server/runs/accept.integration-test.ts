@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/server/db";
+import { INSTANCE_ID } from "@/server/lib/instance-id";
 import { parseRunAgentInput } from "@/server/protocols/ag-ui/run-input";
 import { appendRunMessages, finishRun } from "@/server/repositories/run-messages";
 import { createTestUser } from "@/test/helpers";
@@ -38,7 +39,13 @@ describe("accepting a run", () => {
     expect(first.created).toBe(true);
     expect(first.run).toMatchObject({ threadId, userId, status: "running" });
     expect(first.run.createdAt).toBeInstanceOf(Date);
-    expect(first.prefetched).toEqual({ history: [], memoryFacts: [] });
+    expect(first.prefetched).toEqual({ history: [], memoryFacts: [], hiddenSkills: [], unresolvedApprovals: false });
+    // Started here, so executed here: its first attempt is this instance's, written by the accept itself.
+    const { rows: attempts } = await getPool().query<{ attempt: number; instance: string; started_at: Date; ended_at: Date | null }>(
+      "select attempt, instance, started_at, ended_at from run_attempts where run_id = $1",
+      [first.run.id],
+    );
+    expect(attempts).toEqual([{ attempt: 1, instance: INSTANCE_ID, started_at: first.run.startedAt, ended_at: null }]);
 
     const toolMeta = { run_id: first.run.runId, message_id: "tool-1", tool_name: "project_cli", tool_call_id: "call-1", tool_call_args: { module: "calendar" } };
     await appendRunMessages({

@@ -2,6 +2,7 @@ import "server-only";
 import { cancelAndWait, cancelRun } from "./cancel";
 import { closeIfAbandoned } from "./recovery";
 import { env } from "../env";
+import { INSTANCE_ID } from "../lib/instance-id";
 import { runDeadline } from "./function-limits";
 import { ApiKeyRefusedError, AppError } from "../errors";
 import { acceptRunRow, findRunByClientId, type RunRow, type RunToolMessage } from "../repositories/runs";
@@ -141,6 +142,8 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], tried: { 
       apiKeyId: opts.apiKeyId,
       budgets: DEFAULT_BUDGETS,
       enqueue: opts.multitaskStrategy === "enqueue",
+      // A run started here executes here: its first attempt is this instance's.
+      executor: opts.start ? INSTANCE_ID : undefined,
     }));
   } catch (err) {
     // Two requests with the same runId raced; the other one won, and it is the same task.

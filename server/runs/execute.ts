@@ -9,7 +9,7 @@ import { serializeEvent } from "../protocols/ag-ui/sse";
 import { listen } from "../repositories/notifications";
 import { appendRunMessages, finishRun, type RunEnd } from "../repositories/run-messages";
 import { heartbeatRuns, markRunStarted, releaseRun } from "../repositories/runs";
-import { endRunAttempt, startRunAttempt } from "../repositories/run-attempts";
+import { endRunAttempt } from "../repositories/run-attempts";
 import { INSTANCE_ID } from "../lib/instance-id";
 import { withRunUsage } from "../usage/token-usage";
 import { meterRun } from "../telemetry/run-meter";
@@ -221,11 +221,6 @@ async function execute(
   const controller = new AbortController();
   executions.set(run.id, { controller, attempt });
   if (handingOff) controller.abort("handed_off" satisfies AbortReason);
-  // The console's record of this execution; not awaited before the runner starts (the claim of a
-  // takeover wrote it already).
-  const attemptRecorded = startRunAttempt({ id: run.id, attempt, instance: INSTANCE_ID }).catch((err: unknown) =>
-    logger.warn({ err, runId: run.id }, "could not record a run's attempt"),
-  );
   const startedAt = Date.now();
   const recorder = new MessageRecorder(run, startedAt);
   const guard = createEventSequenceGuard({ threadId: run.threadId, runId: run.runId });
@@ -278,7 +273,9 @@ async function execute(
       put({ type: EventType.RUN_STARTED, threadId: run.threadId, runId: run.runId, ...(input.parentRunId ? { parentRunId: input.parentRunId } : {}) });
       if (hasState(input.state)) put({ type: EventType.STATE_SNAPSHOT, snapshot: input.state });
     }
-    if (run.status !== "running") await markRunStarted({ id: run.id });
+    // The statement that made the run running for this execution (its accept, its queued start,
+    // a takeover's claim) recorded the attempt; a run handed over still queued is started here.
+    if (run.status !== "running") await markRunStarted({ id: run.id, attempt, instance: INSTANCE_ID });
     result = await meter.within(() =>
       runner.run({
         run,
@@ -303,7 +300,6 @@ async function execute(
     clearTimeout(deadline);
     clearTimeout(invocationEnd);
   }
-  await attemptRecorded;
 
   if (controller.signal.reason === "handed_off") {
     await handBack(run, attempt, recorder);

@@ -84,7 +84,11 @@ export type RunnerInput = {
 /** A runner's starting context, read in the round trip that accepts its run. */
 export type ContextPrefetch = { historyLimit: number; memoryLimit: number };
 export type PrefetchedMessage = { role: string; content: string; metadata: Record<string, unknown>; runId: string | null };
-export type PrefetchedContext = { history: PrefetchedMessage[]; memoryFacts: { key: string; value: string }[] };
+/**
+ * `hiddenSkills`: the project_cli skills whose cards and documents the run does not show (its
+ * user's and its binding's); `unresolvedApprovals`: the thread has approvals no run carried yet.
+ */
+export type PrefetchedContext = { history: PrefetchedMessage[]; memoryFacts: { key: string; value: string }[]; hiddenSkills: string[]; unresolvedApprovals: boolean };
 
 export type RunnerResult = {
   usage?: TokenUsage;

@@ -1,5 +1,6 @@
 import "server-only";
 import { AppError } from "../errors";
+import { INSTANCE_ID } from "../lib/instance-id";
 import { logger } from "../logger";
 import { startQueuedRunRow } from "../repositories/run-queue";
 import { executeRun } from "../runs/execute";
@@ -25,7 +26,7 @@ function attachmentRefs(stored: unknown): AttachmentRef[] {
  * the run ends), or null when the run waits no more (cancelled, already started).
  */
 export async function startQueuedRun(id: string): Promise<Promise<void> | null> {
-  const started = await startQueuedRunRow({ id });
+  const started = await startQueuedRunRow({ id, instance: INSTANCE_ID });
   if (!started) return null;
   const { run } = started;
   const input = started.input as RunAgentInput;

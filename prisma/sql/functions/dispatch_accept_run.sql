@@ -26,6 +26,8 @@
 -- p_limits (the environment's default budgets, see dispatch_run_limits): a new run that would exceed
 -- a budget of the user's or of p_api_key_id's writes nothing and answers that function's "limited".
 -- p_generation: the sampling parameters, kept for an executor that takes the run over.
+-- p_instance: the instance that executes a run started here (p_start), recorded as the run's
+-- first attempt (run_attempts) in this transaction rather than by a statement of its executor.
 -- p_enqueue (the enqueue policy): on a busy thread the run is recorded as "queued" instead of
 -- refused, its messages kept in runs.queued_input rather than added to the thread (they go in when
 -- it starts, after the answer of the run before it), and its graphile-worker job is added parked
@@ -33,7 +35,7 @@
 -- dispatch_start_queued_run starts it. threads.active_run_id keeps naming the run that holds the
 -- turn. The answer is "queued" with the run's place among the thread's waiting runs (1: next).
 -- Returns {"status": "created" | "queued" | "existing" | "not_found" | "busy" | "replan" | "run_id_taken" | "limited",
---          "run": {...}, "busy_run_id": "...", "position": n, "context": {"history": [...], "memory": [...]}}.
+--          "run": {...}, "busy_run_id": "...", "position": n, "context": what dispatch_agent_context answers}.
 CREATE OR REPLACE FUNCTION dispatch_accept_run(
   p_user_id UUID,
   p_thread_id UUID,
@@ -57,7 +59,8 @@ CREATE OR REPLACE FUNCTION dispatch_accept_run(
   p_api_key_id UUID DEFAULT NULL,
   p_limits JSONB DEFAULT NULL,
   p_generation JSONB DEFAULT NULL,
-  p_enqueue BOOLEAN DEFAULT false
+  p_enqueue BOOLEAN DEFAULT false,
+  p_instance TEXT DEFAULT NULL
 ) RETURNS JSON
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -137,6 +140,10 @@ BEGIN
       'message', CASE WHEN p_message_id IS NOT NULL THEN jsonb_build_object('message_id', p_message_id, 'content', p_content, 'metadata', p_message_metadata) END,
       'tool_messages', p_tool_messages) END)
   RETURNING dispatch_run_json(runs) INTO v_run;
+
+  IF p_start AND NOT v_waiting AND p_instance IS NOT NULL THEN
+    INSERT INTO run_attempts (run_id, attempt, instance, started_at) VALUES (v_run_uuid, 1, p_instance, now());
+  END IF;
 
   IF v_waiting THEN
     PERFORM graphile_worker.add_job('dispatch_start_run', json_build_object('id', v_run_uuid), run_at := 'infinity', job_key := v_run_uuid::text);

@@ -3,9 +3,10 @@
 -- client's tool answers, then its user message) are added to the thread now, after the answer
 -- of the run before it. Nothing happens, and NULL is returned, when the run is not waiting any
 -- more (cancelled, started already) or a cancel was asked for (the cancel closes it); "not_its_turn"
--- when the thread's turn is another run's (that run's end passes it on).
+-- when the thread's turn is another run's (that run's end passes it on). p_instance, the caller
+-- that executes it, is recorded as the run's attempt (run_attempts) in the same transaction.
 -- Returns {"status": "started", "run": {...}, "runner", "input", "generation", "attempt", "apiKeyHash", "bindingId"}.
-CREATE OR REPLACE FUNCTION dispatch_start_queued_run(p_run UUID) RETURNS JSON
+CREATE OR REPLACE FUNCTION dispatch_start_queued_run(p_run UUID, p_instance TEXT DEFAULT NULL) RETURNS JSON
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   v_run runs;
@@ -43,6 +44,10 @@ BEGIN
   UPDATE runs SET status = 'running', started_at = now(), heartbeat_at = now(), queued_input = NULL,
       deadline_at = now() + (v_run.deadline_at - v_run.created_at)
     WHERE id = p_run RETURNING dispatch_run_json(runs) INTO v_json;
+  IF p_instance IS NOT NULL THEN
+    INSERT INTO run_attempts (run_id, attempt, instance, started_at) VALUES (p_run, v_run.attempt, p_instance, now())
+      ON CONFLICT (run_id, attempt) DO NOTHING;
+  END IF;
   RETURN json_build_object('status', 'started', 'run', v_json, 'runner', v_run.runner, 'input', v_run.input,
     'generation', v_run.generation, 'attempt', v_run.attempt, 'bindingId', v_run.binding_id,
     'apiKeyHash', (SELECT k.key_hash FROM api_keys k WHERE k.id = v_run.api_key_id),
