@@ -50,9 +50,12 @@ export async function runsPhase(p: { plan: Timing; dispatch: Target; limit: Targ
 /** Dispatch under plain `next start` (every route through Next, as on Vercel) against a bare Next.js route handler. */
 export async function vercelPhase(p: { plan: Timing; dispatch: Target; modelUrl: string; port: number; rows: RunsRow[]; log: (line: string) => void }): Promise<void> {
   const limit = await startNextLimit(p.port, p.modelUrl);
+  const limitTarget: Target = { port: limit.port, tree: limit.tree, path: "/runs", headers: {} };
   try {
+    // Both servers are fresh: their first runs load and compile their routes.
+    for (const t of [limitTarget, p.dispatch]) await measureRuns(t, { concurrency: 5, warmupMs: 0, windowMs: 2_000, pace: "fast" });
     const c: Case = { key: "vercel", label: "C=50, new thread, `next start` (Vercel path) vs bare Next.js route handler", concurrency: 50, threading: "new", pace: "fast", warmupMs: p.plan.warmupMs, windowMs: p.plan.windowMs };
-    p.rows.push(await measureCase(c, p.dispatch, { port: limit.port, tree: limit.tree, path: "/runs", headers: {} }, p.log));
+    p.rows.push(await measureCase(c, p.dispatch, limitTarget, p.log));
   } finally {
     await limit.stop();
   }
