@@ -94,7 +94,7 @@ export function dispatchEnv(e: DispatchEnv, extra: Record<string, string> = {}):
   return { ...npmStartEnv(e), NODE_ENV: "production", DATABASE_URL: e.databaseUrl, AUTH_SECRET: e.authSecret, ...extra };
 }
 
-/** What the README asks of a user who runs `npm start`: the model, where state lives, the log level. */
+/** What the README asks of a user who runs `npm start` (the model, where state lives, the log level), with the follower caps lifted. */
 function npmStartEnv(e: { dataDir: string; modelUrl: string }): Omit<NodeJS.ProcessEnv, "NODE_ENV"> {
   return {
     PATH: process.env.PATH,
@@ -121,13 +121,14 @@ export type DispatchServer = MeasuredServer & { exited: Promise<void> };
 // The server's log lines (stdout) go nowhere unless BENCH_SERVER_LOG names a file to append them to.
 const serverLog = () => (process.env.BENCH_SERVER_LOG ? openSync(process.env.BENCH_SERVER_LOG, "a") : "ignore");
 
-async function waitHealthy(child: ChildProcess, url: string, timeoutMs: number): Promise<void> {
+/** Healthy, and answered by this tree: the port was free when picked, but another program may take it first. */
+async function waitHealthy(child: ChildProcess, tree: Tree, url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`Dispatch exited during start-up (code ${child.exitCode})`);
-    if (Date.now() > deadline) throw new Error(`Dispatch did not become healthy within ${timeoutMs / 1000} s`);
+    if (child.exitCode !== null) throw new Error(`Dispatch exited during start-up (code ${child.exitCode}); is another program listening on ${url}?`);
+    if (Date.now() > deadline) throw new Error(`Dispatch did not become healthy on ${url} within ${timeoutMs / 1000} s`);
     const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
-    if (ok) return;
+    if (ok && tree.listening()) return;
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -145,9 +146,9 @@ export async function startDispatch(
     stdio: ["ignore", serverLog(), "inherit"],
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  await waitHealthy(child, url, 60_000);
-  const roots = e.dbPid ? [child.pid!, e.dbPid] : [child.pid!];
-  return { port, pid: child.pid!, url, stop: stopper(child), exited, tree: processTree(roots, port) };
+  const tree = processTree(e.dbPid ? [child.pid!, e.dbPid] : [child.pid!], port);
+  await waitHealthy(child, tree, url, 60_000);
+  return { port, pid: child.pid!, url, stop: stopper(child), exited, tree };
 }
 
 /** Where `npm start` keeps its state, and the database to use instead of its own when set (BENCH_DATABASE_URL). */
@@ -168,11 +169,11 @@ export async function startNpmStart(preferredPort: number, stack: NpmStack): Pro
   let status = "";
   child.stderr!.on("data", (c: Buffer) => (status = (status + c.toString("utf8")).slice(-6_000)));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const tree = processTree([child.pid!], port);
   // The first start creates the cluster and applies every migration.
-  await waitHealthy(child, url, 180_000).catch((err: unknown) => {
+  await waitHealthy(child, tree, url, 180_000).catch((err: unknown) => {
     throw new Error(`${err instanceof Error ? err.message : String(err)}; npm start said:\n${status.trim()}`);
   });
-  const tree = processTree([child.pid!], port);
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const signal = (target: number, sig: NodeJS.Signals) => {

@@ -102,6 +102,8 @@ export type Tree = {
   usage(): GroupUsage;
   /** PSS, USS and RSS now, per group (reads smaps_rollup of every process: not for tight loops). */
   memory(): GroupMemory;
+  /** Whether a process of this tree listens on the port (another program may hold it meanwhile). */
+  listening(): boolean;
 };
 
 /**
@@ -138,6 +140,10 @@ export function processTree(roots: number[], port: number): Tree {
         out[g] = empty ? { cpuMs: NaN, rssKb: NaN, processes: 0 } : { cpuMs: ps.reduce((n, p) => n + p.cpuMs, 0), rssKb: ps.reduce((n, p) => n + p.rssKb, 0), processes: ps.length };
       }
       return out;
+    },
+    listening() {
+      classify();
+      return serverPid !== null;
     },
     memory() {
       const groups = classify();
