@@ -15,6 +15,8 @@ export type StreamsRow = { kind: "in-flight" | "idle"; dispatch: StreamLevel[]; 
 export type CliFigures = { median: number; p95: number; calls: number };
 export type Report = {
   machine: string;
+  /** How the measured Dispatch was started (npm start, or directly by the bench). */
+  started: string;
   runs: RunsRow[];
   streams: StreamsRow[];
   history: HistoryFigures[];
@@ -92,7 +94,7 @@ function recoveryTable(rows: RecoveryFigures[]): string[] {
 }
 
 export function renderReport(r: Report): string {
-  const lines = [`## Dispatch benchmark (${r.machine})`, ""];
+  const lines = [`## Dispatch benchmark (${r.machine})`, "", `Runs, streams and /history: Dispatch started by ${r.started}. The Vercel path, project_cli and recovery start the server directly on the same database.`, ""];
   if (r.runs.length) {
     lines.push(
       "### AG-UI runs (POST /api/v1/agent/runs, SSE, keep-alive, 200-token answers)",

@@ -75,7 +75,8 @@ async function main(): Promise<void> {
   assertBuilt();
   // --profile needs the server's own node flags: it then runs the server directly, not through npm.
   const direct = Boolean(values.profile) || process.env.BENCH_NEXT_START === "1";
-  log(`${quick ? "quick" : "full"} run of ${[...only].join(", ")} against ${distDir()}/, Dispatch started by ${direct ? "the bench (no npm start)" : "npm start"}`);
+  const started = direct ? `the bench, without npm (${process.env.BENCH_NEXT_START === "1" ? "`next start`" : "scripts/start-server.mjs"})` : "`npm start`";
+  log(`${quick ? "quick" : "full"} run of ${[...only].join(", ")} against ${distDir()}/, Dispatch started by ${started}`);
   const model = await startFakeModel(PORTS.model);
   onCleanup(() => model.stop());
   const stack: NpmStack = { dataDir: path.join(scratchDir(), "data"), modelUrl: `${model.url}/v1`, databaseUrl: await externalDatabase() };
@@ -90,7 +91,7 @@ async function main(): Promise<void> {
   const { databaseUrl, authSecret } = npmStartDatabase(stack);
   const e: DispatchEnv = { databaseUrl, authSecret, dataDir: stack.dataDir, modelUrl: stack.modelUrl, dbPid: null };
   const { userId, apiKey } = await createBenchUser(dispatchEnv(e));
-  const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, runs: [], streams: [], history: [], cli: null, recovery: [] };
+  const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, started, runs: [], streams: [], history: [], cli: null, recovery: [] };
 
   // A phase that fails is reported and skipped; the others still run and print.
   const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T | null> => {
