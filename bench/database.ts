@@ -1,24 +1,28 @@
-// A throwaway PostgreSQL for one benchmark: the embedded cluster in a temp folder (or a
-// fresh database on the server BENCH_DATABASE_URL names), migrated, dropped at the end.
+// The benchmark's PostgreSQL: the embedded cluster `npm start` creates under the scratch
+// DATA_DIR (started by the bench itself for the phases that run the server directly), or a
+// fresh database on the server BENCH_DATABASE_URL names, dropped at the end.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { ensureDatabase, startEmbeddedPostgres } from "../scripts/lib/embedded-postgres";
-import { migrate } from "../scripts/lib/migrator";
 import { onCleanup, runScript } from "./processes";
 
-export type BenchDatabase = { url: string; scratch: string; pid: number | null };
-
-export async function startDatabase(): Promise<BenchDatabase> {
+/** A temp folder removed when the bench ends. */
+export function scratchDir(): string {
   const scratch = mkdtempSync(path.join(os.tmpdir(), "dispatch-bench-"));
+  // As root the embedded PostgreSQL runs as the `postgres` user, which must reach DATA_DIR inside.
+  if (process.getuid?.() === 0) chmodSync(scratch, 0o755);
   onCleanup(async () => rmSync(scratch, { recursive: true, force: true }));
+  return scratch;
+}
+
+/** A fresh, empty database on BENCH_DATABASE_URL's server (`npm start` migrates it), or null. */
+export async function externalDatabase(): Promise<string | null> {
   const external = process.env.BENCH_DATABASE_URL;
-  const cluster = external ? null : await startEmbeddedPostgres({ dataDir: scratch, database: "postgres", persistent: false });
-  if (cluster) onCleanup(() => cluster.stop());
-  const serverUrl = new URL(external ?? cluster!.url);
-  const admin = new URL(serverUrl);
+  if (!external) return null;
+  const admin = new URL(external);
   admin.pathname = "/postgres";
   const name = `dispatch_bench_${randomBytes(4).toString("hex")}`;
   await ensureDatabase(admin.toString(), name);
@@ -28,10 +32,22 @@ export async function startDatabase(): Promise<BenchDatabase> {
     await c.query(`drop database if exists ${name} with (force)`);
     await c.end();
   });
-  const url = new URL(serverUrl);
+  const url = new URL(external);
   url.pathname = `/${name}`;
-  await migrate({ connectionString: url.toString() });
-  return { url: url.toString(), scratch, pid: cluster ? postmasterPid(path.join(scratch, "pg")) : null };
+  return url.toString();
+}
+
+export type BenchDatabase = { url: string; pid: number | null; stop: () => Promise<void> };
+
+/**
+ * The database `npm start` made (already migrated, with the bench user), run by the bench for the
+ * phases that start the server on their own. No `npm start` may be running meanwhile.
+ */
+export async function openDatabase(dataDir: string, external: string | null): Promise<BenchDatabase> {
+  if (external) return { url: external, pid: null, stop: async () => {} };
+  const cluster = await startEmbeddedPostgres({ dataDir, database: "dispatch" });
+  onCleanup(() => cluster.stop());
+  return { url: cluster.url, pid: postmasterPid(path.join(dataDir, "pg")), stop: () => cluster.stop() };
 }
 
 function postmasterPid(clusterDir: string): number | null {

@@ -2,15 +2,14 @@
 // does not share an event loop with the load generator. Every answer is ANSWER_TOKENS
 // tokens. The latest user message picks the pace:
 //   [[bench:fast]]   all tokens at once (zero delay)
-//   [[bench:slow]]   one token every 20 ms
+//   [[bench:slow]]   one token every 20 ms (the first at once, the end 200 × 20 ms = 4.0 s after the request)
 //   [[bench:stall]]  one token, then nothing until POST /bench/release (which drops the
 //                    connection, so the run ends at once with a model error) or the client leaves
 // Usage: node --import tsx bench/fake-model.ts --port N
 import http from "node:http";
 import { parseArgs } from "node:util";
+import { ANSWER_TOKENS, SLOW_TOKEN_MS } from "./answer";
 
-export const ANSWER_TOKENS = 200;
-const SLOW_TOKEN_MS = 20;
 const MODES = ["fast", "slow", "stall"] as const;
 type Mode = (typeof MODES)[number];
 
@@ -50,15 +49,19 @@ function answer(res: http.ServerResponse, mode: Mode): void {
     res.once("close", () => stalled.delete(res));
     return;
   }
+  // Tick k (token k, then the end at tick ANSWER_TOKENS) is due k × SLOW_TOKEN_MS after the
+  // request, whenever the previous one ran: a late timer under load does not push back the rest.
+  const started = performance.now();
   let next = 1;
-  const timer = setInterval(() => {
+  const tick = () => {
     if (res.destroyed || next >= ANSWER_TOKENS) {
-      clearInterval(timer);
       finish(res, next);
       return;
     }
     res.write(TOKENS[next++]);
-  }, SLOW_TOKEN_MS);
+    setTimeout(tick, Math.max(0, started + next * SLOW_TOKEN_MS - performance.now()));
+  };
+  setTimeout(tick, SLOW_TOKEN_MS);
 }
 
 const server = http.createServer((req, res) => {

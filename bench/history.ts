@@ -6,7 +6,8 @@ import pg from "pg";
 import { percentile } from "./load";
 import { watchSteal } from "./processes";
 
-export type HistoryFigures = { messages: number; seedSeconds: number; latest: Timing; randomDay: Timing };
+/** `after`: what the server did before these reads (runs, or idling). */
+export type HistoryFigures = { after: string; messages: number; seedSeconds: number; latest: Timing; randomDay: Timing };
 type Timing = { p50: number; p95: number; pageMessages: number; reads: number; stealPct: number };
 
 const SPAN_DAYS = 3 * 365;

@@ -78,7 +78,15 @@ export async function runLoad(opts: {
   const close = open + opts.windowMs;
   const samples: RunSample[] = [];
   let firstFailure: string | null = null;
-  const edges = [setTimeout(() => opts.onWindow("open"), opts.warmupMs), setTimeout(() => opts.onWindow("close"), opts.warmupMs + opts.windowMs)];
+  // Each edge fires once: from its timer, or after the last run when a busy event loop ran the
+  // workers' end before the timer (the readings would otherwise be missing).
+  const fired = new Set<"open" | "close">();
+  const edge = (e: "open" | "close") => {
+    if (fired.has(e)) return;
+    fired.add(e);
+    opts.onWindow(e);
+  };
+  const edges = [setTimeout(() => edge("open"), opts.warmupMs), setTimeout(() => edge("close"), opts.warmupMs + opts.windowMs)];
 
   const worker = async (w: number) => {
     for (let n = 0; performance.now() < close; n++) {
@@ -90,6 +98,8 @@ export async function runLoad(opts: {
   };
   await Promise.all(Array.from({ length: opts.concurrency }, (_, w) => worker(w)));
   for (const e of edges) clearTimeout(e);
+  edge("open");
+  edge("close");
   agent.destroy();
 
   const good = samples.filter((s) => s.ok);

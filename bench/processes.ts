@@ -1,7 +1,7 @@
 // Child processes of the benchmark and what the kernel says they cost. Every process the
 // harness starts is registered here and stopped on exit, failure or Ctrl-C.
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
@@ -75,67 +75,6 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
     console.error(`\n${sig}: stopping the benchmark's processes`);
     void stopAll().finally(() => process.exit(130));
   });
-}
-
-// /proc accounting. utime+stime are in clock ticks (USER_HZ, 100 on Linux); cutime+cstime
-// hold the children that already exited (project_cli calls), so nothing is counted twice.
-const TICK_MS = 10;
-const PAGE_KB = 4;
-
-type ProcStat = { pid: number; ppid: number; cpuMs: number; rssKb: number };
-
-function readStat(pid: number): ProcStat | null {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name may contain spaces and parentheses: fields start after the last ")".
-    const f = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    return { pid, ppid: Number(f[1]), cpuMs: (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * TICK_MS, rssKb: Number(f[21]) * PAGE_KB };
-  } catch {
-    return null;
-  }
-}
-
-/** The process and all its descendants, as they are now. */
-export function processTree(rootPid: number): ProcStat[] {
-  const all = readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .map((name) => readStat(Number(name)))
-    .filter((s): s is ProcStat => s !== null);
-  const byParent = new Map<number, ProcStat[]>();
-  for (const s of all) byParent.set(s.ppid, [...(byParent.get(s.ppid) ?? []), s]);
-  const root = all.find((s) => s.pid === rootPid);
-  if (!root) return [];
-  const tree = [root];
-  for (let i = 0; i < tree.length; i++) tree.push(...(byParent.get(tree[i]!.pid) ?? []));
-  return tree;
-}
-
-export type TreeUsage = { cpuMs: number; rssKb: number };
-
-/**
- * CPU time used so far and resident memory now, summed over the process tree; NaN (printed as
- * "–") when the process could not be read, rather than a figure that is silently wrong.
- */
-export function treeUsage(rootPid: number): TreeUsage {
-  const tree = processTree(rootPid);
-  if (tree.length === 0) return { cpuMs: NaN, rssKb: NaN };
-  return { cpuMs: tree.reduce((n, s) => n + s.cpuMs, 0), rssKb: tree.reduce((n, s) => n + s.rssKb, 0) };
-}
-
-/** Samples RSS every `everyMs` until stopped; returns the peak seen (NaN if no sample could be read). */
-export function watchPeakRss(rootPid: number, everyMs = 100): () => number {
-  let peak = NaN;
-  const sample = () => {
-    const rss = treeUsage(rootPid).rssKb;
-    if (Number.isFinite(rss) && (Number.isNaN(peak) || rss > peak)) peak = rss;
-  };
-  sample();
-  const timer = setInterval(sample, everyMs);
-  return () => {
-    clearInterval(timer);
-    sample();
-    return peak;
-  };
 }
 
 /**

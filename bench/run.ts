@@ -1,25 +1,25 @@
-// `npm run bench [-- --quick] [-- --only runs,streams,history,cli,recovery] [-- --profile DIR]`
-// Measures the production build (NEXT_DIST_DIR, default .next) against a throwaway
-// PostgreSQL and a local fake model, next to a bare node:http server doing the same
-// protocol work, and prints a markdown report. Loopback only; every process it starts
-// is stopped when it ends, fails or is interrupted.
-import { randomBytes, randomUUID } from "node:crypto";
-import os from "node:os";
+// `npm run bench [-- --quick] [-- --only runs,streams,history,vercel,cli,recovery] [-- --profile DIR]`
+// Measures the production build (NEXT_DIST_DIR, default .next) started as `npm start` starts it
+// (its own embedded PostgreSQL under a scratch DATA_DIR), with a local fake model, next to a
+// bare node:http server doing the same protocol work, and prints a markdown report. Loopback
+// only; every process it starts is stopped when it ends, fails or is interrupted.
 import path from "node:path";
+import os from "node:os";
 import { parseArgs } from "node:util";
-import pg from "pg";
-import { createBenchUser, startDatabase } from "./database";
+import { createBenchUser, externalDatabase, openDatabase, scratchDir } from "./database";
 import { measureHistory, seedHistory, type HistoryFigures } from "./history";
 import { percentile } from "./load";
+import { buildNextLimit } from "./next-limit";
 import { onCleanup, runScript, stopAll } from "./processes";
-import { renderReport, type CliFigures, type Report, type RunsRow, type StreamsRow } from "./report";
+import { renderReport, type CliFigures, type Report } from "./report";
 import { measureRecovery } from "./recovery";
-import { conversationBody, seedConversations, type Conversation } from "./conversation";
-import { measureRuns, runBody, type Pace, type Target } from "./runs-phase";
-import { assertBuilt, dispatchEnv, distDir, startBaseline, startDispatch, startFakeModel, type DispatchEnv, type Server } from "./servers";
-import { measureStreams } from "./streams";
+import { seedConversations } from "./conversation";
+import { runsPhase, vercelPhase } from "./runs-cases";
+import { assertBuilt, dispatchEnv, distDir, npmStartDatabase, startBaseline, startDispatch, startFakeModel, startNpmStart, type DispatchEnv, type DispatchServer, type MeasuredServer, type NpmStack } from "./servers";
+import { streamsPhase, type Started } from "./streams-phase";
+import type { Target } from "./runs-phase";
 
-const PHASES = ["runs", "streams", "history", "cli", "recovery"] as const;
+const PHASES = ["runs", "streams", "history", "vercel", "cli", "recovery"] as const;
 type Phase = (typeof PHASES)[number];
 
 const { values } = parseArgs({
@@ -33,15 +33,23 @@ const quick = values.quick!;
 const only = new Set<Phase>(values.only ? (values.only.split(",") as Phase[]) : PHASES);
 for (const p of only) if (!PHASES.includes(p)) throw new Error(`--only takes ${PHASES.join(",")}; got ${p}`);
 
+export type Plan = typeof plan;
 const plan = {
+  quick,
   warmupMs: quick ? 1_500 : 3_000,
   windowMs: quick ? 3_000 : 10_000,
-  concurrency: [1, 10, 50],
-  streamLevels: quick ? [500, 1_000] : [1_000, 2_000, 4_000],
+  // Paced runs last ~4 s: the warm-up lets every worker reach its steady state first.
+  pacedWarmupMs: 5_000,
+  pacedWindowMs: quick ? 8_000 : 20_000,
+  pacedConcurrency: 200,
+  // The slope is read between the first and the last level (the issue's 500 → 4000).
+  streamLevels: quick ? [500, 1_000] : [500, 1_000, 2_000, 4_000],
   historyMessages: 1_000_000,
   // Each read takes a few ms: 200 were over in a second, so one stall of this shared machine
   // decided the p95 (5 to 15 ms for the same build minutes apart). 1,000 take ~5 s.
   historyRequests: quick ? 100 : 1_000,
+  // The second /history reading waits this long with the server idle (V8 shrinks an idle heap).
+  historyIdleMs: quick ? 20_000 : 60_000,
   cliCalls: quick ? 15 : 60,
   // The AG-UI door's resent-history case: one seeded thread per worker.
   resentMessages: 200,
@@ -54,128 +62,8 @@ const PORTS = { dispatch: 3300, limit: 3301, model: 3302, second: 3303 };
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
-async function activeRuns(databaseUrl: string): Promise<number> {
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
-  try {
-    const { rows } = await db.query<{ n: string }>("select count(*) as n from runs where status in ('queued', 'running')");
-    return Number(rows[0]!.n);
-  } finally {
-    await db.end();
-  }
-}
-
-async function releaseStalled(model: Server, databaseUrl: string | null): Promise<void> {
-  await fetch(`${model.url}/bench/release`, { method: "POST" });
-  if (!databaseUrl) return;
-  const deadline = Date.now() + 180_000;
-  while ((await activeRuns(databaseUrl)) > 0) {
-    if (Date.now() > deadline) throw new Error("Runs still active 180 s after the model was released");
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-let dbPid: number | null = null;
-
-function dispatchTarget(server: Server, apiKey: string): Target {
-  return { port: server.port, pid: server.pid, dbPid, path: "/api/v1/agent/runs", headers: { authorization: `Bearer ${apiKey}` } };
-}
-
-function limitTarget(server: Server): Target {
-  return { port: server.port, pid: server.pid, path: "/runs", headers: {} };
-}
-
-async function warmUp(target: Target, runs: number): Promise<void> {
-  await measureRuns(target, { concurrency: 5, warmupMs: 0, windowMs: Math.max(500, runs * 20), pace: "fast" });
-}
-
-async function runsPhase(dispatch: Server, limit: Server, apiKey: string, conversations: Conversation[]): Promise<RunsRow[]> {
-  const rows: RunsRow[] = [];
-  const cases: { label: string; concurrency: number; pace: Pace; windowMs: number }[] = plan.concurrency.map((c) => ({ label: `C=${c}`, concurrency: c, pace: "fast", windowMs: plan.windowMs }));
-  if (!quick) cases.push({ label: "C=50, 20 ms/token", concurrency: 50, pace: "slow", windowMs: plan.windowMs * 2 });
-  for (const c of cases) {
-    const opts = { concurrency: c.concurrency, warmupMs: c.pace === "slow" ? 5_000 : plan.warmupMs, windowMs: c.windowMs, pace: c.pace };
-    log(`runs ${c.label}: limit`);
-    const l = await measureRuns(limitTarget(limit), opts);
-    log(`runs ${c.label}: Dispatch`);
-    const d = await measureRuns(dispatchTarget(dispatch, apiKey), opts);
-    if (d.firstFailure) log(`a Dispatch run failed: ${d.firstFailure}`);
-    rows.push({ label: c.label, dispatch: d, limit: l });
-  }
-  // POST /api/v1/ag-ui with a 200-message thread resent on every run; the limit reads the same body.
-  const resent = { concurrency: conversations.length, warmupMs: plan.warmupMs, windowMs: plan.windowMs, pace: "fast" as const };
-  const body = (w: number) => conversationBody(conversations[w]!, "Write me two hundred words, please. [[bench:fast]]");
-  log(`runs C=${resent.concurrency}, AG-UI door, ${plan.resentMessages} messages resent: limit`);
-  const l = await measureRuns(limitTarget(limit), { ...resent, body });
-  log(`runs C=${resent.concurrency}, AG-UI door, ${plan.resentMessages} messages resent: Dispatch`);
-  const d = await measureRuns({ ...dispatchTarget(dispatch, apiKey), path: "/api/v1/ag-ui" }, { ...resent, body });
-  if (d.firstFailure) log(`a Dispatch run failed: ${d.firstFailure}`);
-  rows.push({ label: `C=${resent.concurrency}, /api/v1/ag-ui, ${plan.resentMessages} messages resent`, dispatch: d, limit: l });
-  return rows;
-}
-
-// The streams phase holds thousands of streams for its one user (and hundreds on one run): far
-// past the follower caps that protect a real server, so they are lifted for it.
-const UNCAPPED_FOLLOWERS = { RUN_FOLLOWERS_PER_RUN: "100000", RUN_FOLLOWERS_PER_USER: "100000" };
-
-/** Pushes each kind's figures into `rows` as soon as they are measured. */
-async function streamsPhase(e: DispatchEnv, model: Server, apiKey: string, rows: StreamsRow[]): Promise<void> {
-  const post = (target: Target) => (_i: number) => ({ method: "POST", path: target.path, headers: target.headers, body: runBody(randomUUID(), "stall") });
-
-  log("in-flight streams: limit");
-  let limit = await startBaseline(PORTS.limit, `${model.url}/v1`);
-  await warmUp(limitTarget(limit), 50);
-  let l = await measureStreams({ port: limit.port, pid: limit.pid, levels: plan.streamLevels, next: post(limitTarget(limit)) });
-  l.close();
-  await releaseStalled(model, null);
-  await limit.stop();
-
-  log("in-flight streams: Dispatch");
-  let dispatch = await startDispatch(PORTS.dispatch, e, { env: UNCAPPED_FOLLOWERS });
-  await warmUp(dispatchTarget(dispatch, apiKey), 50);
-  let d = await measureStreams({ port: dispatch.port, pid: dispatch.pid, levels: plan.streamLevels, next: post(dispatchTarget(dispatch, apiKey)) });
-  d.close();
-  await releaseStalled(model, e.databaseUrl);
-  await dispatch.stop();
-  rows.push({ kind: "in-flight", dispatch: d.levels, limit: l.levels });
-
-  log("idle streams: limit");
-  limit = await startBaseline(PORTS.limit, `${model.url}/v1`);
-  await warmUp(limitTarget(limit), 50);
-  l = await measureStreams({ port: limit.port, pid: limit.pid, levels: plan.streamLevels, next: () => ({ method: "GET", path: "/idle", headers: {} }) });
-  l.close();
-  await limit.stop();
-
-  log("idle streams: Dispatch");
-  dispatch = await startDispatch(PORTS.dispatch, e, { env: UNCAPPED_FOLLOWERS });
-  const target = dispatchTarget(dispatch, apiKey);
-  await warmUp(target, 50);
-  // A few stalled runs that every follower watches; they are in flight, the followers idle.
-  const held = await measureStreams({ port: dispatch.port, pid: dispatch.pid, levels: [10], next: post(target) });
-  const runIds = await stalledRunIds(e.databaseUrl);
-  d = await measureStreams({
-    port: dispatch.port,
-    pid: dispatch.pid,
-    levels: plan.streamLevels,
-    next: (i) => ({ method: "GET", path: `/api/v1/agent/runs/${encodeURIComponent(runIds[i % runIds.length]!)}/events`, headers: target.headers }),
-  });
-  d.close();
-  held.close();
-  await releaseStalled(model, e.databaseUrl);
-  await dispatch.stop();
-  rows.push({ kind: "idle", dispatch: d.levels, limit: l.levels });
-}
-
-async function stalledRunIds(databaseUrl: string): Promise<string[]> {
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
-  try {
-    const { rows } = await db.query<{ runId: string }>("select run_id as \"runId\" from runs where status = 'running'");
-    return rows.map((r) => r.runId);
-  } finally {
-    await db.end();
-  }
-}
+const dispatchTarget = (apiKey: string) => (server: MeasuredServer): Target => ({ port: server.port, tree: server.tree, path: "/api/v1/agent/runs", headers: { authorization: `Bearer ${apiKey}` } });
+const limitTarget = (server: MeasuredServer): Target => ({ port: server.port, tree: server.tree, path: "/runs", headers: {} });
 
 async function cliPhase(e: DispatchEnv, userId: string): Promise<CliFigures> {
   const out = await runScript("cli-call.ts", ["--user", userId, "--calls", String(plan.cliCalls)], { env: dispatchEnv(e), conditions: ["react-server"], timeoutMs: 120_000 });
@@ -185,17 +73,25 @@ async function cliPhase(e: DispatchEnv, userId: string): Promise<CliFigures> {
 
 async function main(): Promise<void> {
   assertBuilt();
-  log(`${quick ? "quick" : "full"} run of ${[...only].join(", ")} against ${distDir()}/`);
-  const db = await startDatabase();
-  dbPid = db.pid;
-  const e: DispatchEnv = { databaseUrl: db.url, authSecret: randomBytes(32).toString("base64url"), dataDir: path.join(db.scratch, "data"), modelUrl: "" };
+  // --profile needs the server's own node flags: it then runs the server directly, not through npm.
+  const direct = Boolean(values.profile) || process.env.BENCH_NEXT_START === "1";
+  const started = direct ? `the bench, without npm (${process.env.BENCH_NEXT_START === "1" ? "`next start`" : "scripts/start-server.mjs"})` : "`npm start`";
+  log(`${quick ? "quick" : "full"} run of ${[...only].join(", ")} against ${distDir()}/, Dispatch started by ${started}`);
   const model = await startFakeModel(PORTS.model);
   onCleanup(() => model.stop());
-  e.modelUrl = `${model.url}/v1`;
-  const { userId, apiKey } = await createBenchUser(dispatchEnv(e));
-  const profile = values.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(values.profile)}`] : undefined;
+  const stack: NpmStack = { dataDir: path.join(scratchDir(), "data"), modelUrl: `${model.url}/v1`, databaseUrl: await externalDatabase() };
+  if (only.has("vercel")) await buildNextLimit(log);
 
-  const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, runs: [], streams: [], history: null, cli: null, recovery: [] };
+  // The first `npm start` creates the cluster, migrates and seeds the first admin; the bench's
+  // user, its API key and the seeded threads are made against that database, then it stops: the
+  // measured servers start fresh. Seeded while a server waited (~40 s), the long thread was read
+  // by a server whose heap V8 had shrunk while it idled (p95 11-16 ms against 6-8).
+  log("first npm start (creates the database)");
+  const boot = await startNpmStart(PORTS.dispatch, stack);
+  const { databaseUrl, authSecret } = npmStartDatabase(stack);
+  const e: DispatchEnv = { databaseUrl, authSecret, dataDir: stack.dataDir, modelUrl: stack.modelUrl, dbPid: null };
+  const { userId, apiKey } = await createBenchUser(dispatchEnv(e));
+  const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, started, runs: [], streams: [], history: [], cli: null, recovery: [] };
 
   // A phase that fails is reported and skipped; the others still run and print.
   const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T | null> => {
@@ -207,56 +103,121 @@ async function main(): Promise<void> {
       return null;
     }
   };
-  if (only.has("runs") || only.has("history")) {
-    // The long thread is there before the server starts. Seeded while the server waited (~40 s),
-    // it was read by a server whose heap V8 had shrunk while it idled: with its pages' buffers
-    // it then ran a full collection every ~30 pages, for minutes (p95 11-16 ms against 6-8 for
-    // a server that had not idled, same pages, interleaved).
-    const thread = only.has("history")
-      ? await phase("history", () => {
-          log(`history: seeding ${plan.historyMessages.toLocaleString("en-US")} messages`);
-          return seedHistory(db.url, userId, plan.historyMessages);
-        })
-      : null;
-    const conversations = only.has("runs") ? await seedConversations(db.url, userId, { threads: 50, messages: plan.resentMessages }) : [];
-    const dispatch = await startDispatch(PORTS.dispatch, e, { nodeArgs: profile });
+  const thread = only.has("history")
+    ? await phase("history", () => {
+        log(`history: seeding ${plan.historyMessages.toLocaleString("en-US")} messages`);
+        return seedHistory(databaseUrl, userId, plan.historyMessages);
+      })
+    : null;
+  const conversations = only.has("runs") ? await seedConversations(databaseUrl, userId, { threads: 50, messages: plan.resentMessages }) : [];
+  await boot.stop();
+
+  // The database the directly started servers use: npm start's own, run by the bench meanwhile.
+  const withDatabase = async <T>(fn: (e: DispatchEnv) => Promise<T>): Promise<T> => {
+    const db = await openDatabase(stack.dataDir, stack.databaseUrl);
+    try {
+      return await fn({ ...e, databaseUrl: db.url, dbPid: db.pid });
+    } finally {
+      await db.stop();
+    }
+  };
+  const profile = values.profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(values.profile)}`] : undefined;
+  /** Dispatch as configured for runs, history and streams; `stopDb` ends the database a direct start opened. */
+  const startMeasured = async (): Promise<Started & { stopDb: () => Promise<void> }> => {
+    if (!direct) {
+      const server = await startNpmStart(PORTS.dispatch, stack);
+      return { server, databaseUrl: npmStartDatabase(stack).databaseUrl, stopDb: async () => {} };
+    }
+    const db = await openDatabase(stack.dataDir, stack.databaseUrl);
+    const server: DispatchServer = await startDispatch(PORTS.dispatch, { ...e, databaseUrl: db.url, dbPid: db.pid }, { nodeArgs: profile });
+    return { server, databaseUrl: db.url, stopDb: db.stop };
+  };
+  const startLimit = () => startBaseline(PORTS.limit, stack.modelUrl);
+
+  if (only.has("runs") || thread) {
+    const d = await startMeasured();
     if (only.has("runs")) {
       await phase("runs", async () => {
-        const limit = await startBaseline(PORTS.limit, e.modelUrl);
-        report.runs = await runsPhase(dispatch, limit, apiKey, conversations);
-        await limit.stop();
+        const limit = await startLimit();
+        try {
+          await runsPhase({ plan, dispatch: dispatchTarget(apiKey)(d.server), limit: limitTarget(limit), conversations, rows: report.runs, log });
+        } finally {
+          await limit.stop();
+        }
       });
     }
     if (thread) {
       await phase("history", async () => {
-        log("history: reading pages");
-        const timings = await measureHistory({ port: dispatch.port, apiKey, threadId: thread.threadId, requests: plan.historyRequests });
-        report.history = { messages: plan.historyMessages, seedSeconds: thread.seedSeconds, ...timings } satisfies HistoryFigures;
+        const read = async (after: string) => {
+          log(`history: reading pages (${after})`);
+          const timings = await measureHistory({ port: d.server.port, apiKey, threadId: thread.threadId, requests: plan.historyRequests });
+          report.history.push({ after, messages: plan.historyMessages, seedSeconds: thread.seedSeconds, ...timings } satisfies HistoryFigures);
+        };
+        await read(only.has("runs") ? "after the runs" : "a fresh server");
+        log(`history: the server idles ${plan.historyIdleMs / 1000} s`);
+        await new Promise((r) => setTimeout(r, plan.historyIdleMs));
+        await read(`after ${plan.historyIdleMs / 1000} s idle`);
       });
     }
-    await dispatch.stop();
+    await d.server.stop();
+    await d.stopDb();
+  }
+  if (only.has("vercel")) {
+    await phase("vercel", () =>
+      withDatabase(async (db) => {
+        const server = await startDispatch(PORTS.dispatch, db, { next: true });
+        try {
+          await vercelPhase({ plan, dispatch: dispatchTarget(apiKey)(server), modelUrl: stack.modelUrl, port: PORTS.limit, rows: report.runs, log });
+        } finally {
+          await server.stop();
+        }
+      }),
+    );
   }
   if (only.has("cli")) {
-    await phase("cli", async () => {
-      log("project_cli calls");
-      report.cli = await cliPhase(e, userId);
-    });
+    await phase("cli", () =>
+      withDatabase(async (db) => {
+        log("project_cli calls");
+        report.cli = await cliPhase(db, userId);
+      }),
+    );
   }
-  if (only.has("streams")) await phase("streams", () => streamsPhase(e, model, apiKey, report.streams));
+  if (only.has("streams")) {
+    await phase("streams", () =>
+      streamsPhase(
+        {
+          levels: plan.streamLevels,
+          startLimit,
+          startDispatch: async () => {
+            const started = await startMeasured();
+            const stop = started.server.stop;
+            return { ...started, server: { ...started.server, stop: () => stop().then(started.stopDb) } };
+          },
+          target: dispatchTarget(apiKey),
+          limitTarget,
+          model,
+          log,
+        },
+        report.streams,
+      ),
+    );
+  }
   if (only.has("recovery")) {
-    await phase("recovery", async () => {
-      const survivor = await startDispatch(PORTS.dispatch, e);
-      try {
-        for (const signal of ["SIGKILL", "SIGTERM"] as const) {
-          log(`recovery: ${plan.recoveryTrials} runs whose instance gets ${signal}`);
-          const figures = await measureRecovery({ e, survivor, apiKey, port: PORTS.second, signal, trials: plan.recoveryTrials, log });
-          report.recovery.push(figures);
-          if (figures.failures.length) process.exitCode = 1;
+    await phase("recovery", () =>
+      withDatabase(async (db) => {
+        const survivor = await startDispatch(PORTS.dispatch, db);
+        try {
+          for (const signal of ["SIGKILL", "SIGTERM"] as const) {
+            log(`recovery: ${plan.recoveryTrials} runs whose instance gets ${signal}`);
+            const figures = await measureRecovery({ e: db, survivor, apiKey, port: PORTS.second, signal, trials: plan.recoveryTrials, log });
+            report.recovery.push(figures);
+            if (figures.failures.length) process.exitCode = 1;
+          }
+        } finally {
+          await survivor.stop();
         }
-      } finally {
-        await survivor.stop();
-      }
-    });
+      }),
+    );
   }
 
   process.stdout.write(`${renderReport(report)}\n`);

@@ -1,14 +1,29 @@
-// AG-UI runs at fixed concurrency: throughput, latency, server CPU per run and peak memory.
+// AG-UI runs at fixed concurrency: throughput, latency, CPU per run of every process group of
+// the system under test (and of the load generator), peak memory.
 import { randomUUID } from "node:crypto";
 import { runLoad, type LoadResult, type RunRequest } from "./load";
-import { treeUsage, watchPeakRss, watchSteal } from "./processes";
+import { watchSteal } from "./processes";
+import { GROUPS, totalCpu, totalRss, watchPeakMemory, type Group, type GroupMemory, type GroupUsage, type Tree } from "./tree";
 
-export type RunsFigures = LoadResult & { concurrency: number; cpuMsPerRun: number; dbCpuMsPerRun: number; peakRssMb: number; stealPct: number };
+export type RunsFigures = LoadResult & {
+  concurrency: number;
+  /** CPU per run of the whole system (every group), and of each group. */
+  cpuMsPerRun: number;
+  groupCpuMsPerRun: Record<Group, number>;
+  peakRssMb: number;
+  peakMemory: GroupMemory;
+  stealPct: number;
+  /** The load generator's own CPU during the window, in % of one core. */
+  clientCpuPct: number;
+};
 
-/** What to load: the server's port and process, and the database's process when it has one. */
-export type Target = { port: number; pid: number; dbPid?: number | null; path: string; headers: Record<string, string> };
+/** What to load: the server's port and processes, the path and headers of a run. */
+export type Target = { port: number; tree: Tree; path: string; headers: Record<string, string> };
 
 export type Pace = "fast" | "slow" | "stall";
+
+/** "new": a new thread per run, as a stateless API client does; "follow-up": each worker keeps its thread, as a chat does. */
+export type Threading = "new" | "follow-up";
 
 /** A RunAgentInput whose user text tells the fake model how to answer. */
 export function runBody(threadId: string, pace: Pace): string {
@@ -31,50 +46,74 @@ export function runRequest(target: Target, threadId: string, pace: Pace): RunReq
   };
 }
 
-/**
- * Each worker keeps one conversation (a thread of its own), as a chat client does: a run
- * starts when the previous one has ended, so the thread is never busy.
- */
+/** Peak RSS of the whole tree, sampled every `everyMs` (cheap: /proc/PID/stat). */
+function watchPeakRss(tree: Tree, everyMs = 100): () => number {
+  let peak = NaN;
+  const sample = () => {
+    const rss = totalRss(tree.usage());
+    if (Number.isFinite(rss) && (Number.isNaN(peak) || rss > peak)) peak = rss;
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  return () => {
+    clearInterval(timer);
+    sample();
+    return peak;
+  };
+}
+
+/** A run starts on a worker when its previous one has ended. */
 export async function measureRuns(
   target: Target,
-  opts: { concurrency: number; warmupMs: number; windowMs: number; pace: Pace; body?: (worker: number) => string },
+  opts: { concurrency: number; warmupMs: number; windowMs: number; pace: Pace; threading?: Threading; body?: (worker: number) => string },
 ): Promise<RunsFigures> {
   const threads = Array.from({ length: opts.concurrency }, () => randomUUID());
-  let cpuAtOpen = 0;
-  let cpuAtClose = 0;
-  let dbAtOpen = 0;
-  let dbAtClose = 0;
-  const dbCpu = () => (target.dbPid ? treeUsage(target.dbPid).cpuMs : NaN);
-  let stopPeak: (() => number) | null = null;
-  let peakKb = 0;
+  const threadOf = (w: number) => (opts.threading === "follow-up" ? threads[w]! : randomUUID());
+  let atOpen: GroupUsage | null = null;
+  let atClose: GroupUsage | null = null;
+  let clientAtOpen = process.cpuUsage();
+  let clientCpuUs = NaN;
+  let stopRss: (() => number) | null = null;
+  let stopMemory: (() => GroupMemory) | null = null;
   let stopSteal: (() => number) | null = null;
+  let peakKb = NaN;
+  let peakMemory: GroupMemory | null = null;
   let stealPct = NaN;
   const result = await runLoad({
     port: target.port,
     concurrency: opts.concurrency,
     warmupMs: opts.warmupMs,
     windowMs: opts.windowMs,
-    request: (w) => (opts.body ? { ...runRequest(target, threads[w]!, opts.pace), body: opts.body(w) } : runRequest(target, threads[w]!, opts.pace)),
+    request: (w) => (opts.body ? { ...runRequest(target, threadOf(w), opts.pace), body: opts.body(w) } : runRequest(target, threadOf(w), opts.pace)),
     onWindow: (edge) => {
       if (edge === "open") {
-        cpuAtOpen = treeUsage(target.pid).cpuMs;
-        dbAtOpen = dbCpu();
-        stopPeak = watchPeakRss(target.pid);
+        atOpen = target.tree.usage();
+        clientAtOpen = process.cpuUsage();
+        stopRss = watchPeakRss(target.tree);
+        stopMemory = watchPeakMemory(target.tree);
         stopSteal = watchSteal();
       } else {
-        cpuAtClose = treeUsage(target.pid).cpuMs;
-        dbAtClose = dbCpu();
-        peakKb = stopPeak?.() ?? 0;
+        atClose = target.tree.usage();
+        const c = process.cpuUsage(clientAtOpen);
+        clientCpuUs = c.user + c.system;
+        peakKb = stopRss?.() ?? NaN;
+        peakMemory = stopMemory?.() ?? null;
         stealPct = stopSteal?.() ?? NaN;
       }
     },
   });
+  const perRun = (ms: number) => (result.runs > 0 ? ms / result.runs : NaN);
+  const open = atOpen as GroupUsage | null;
+  const close = atClose as GroupUsage | null;
+  const groupCpuMsPerRun = Object.fromEntries(GROUPS.map((g) => [g, open && close ? perRun(close[g].cpuMs - open[g].cpuMs) : NaN])) as Record<Group, number>;
   return {
     ...result,
     concurrency: opts.concurrency,
-    cpuMsPerRun: result.runs > 0 ? (cpuAtClose - cpuAtOpen) / result.runs : NaN,
-    dbCpuMsPerRun: result.runs > 0 ? (dbAtClose - dbAtOpen) / result.runs : NaN,
+    cpuMsPerRun: open && close ? perRun(totalCpu(close) - totalCpu(open)) : NaN,
+    groupCpuMsPerRun,
     peakRssMb: peakKb / 1024,
+    peakMemory: peakMemory ?? (Object.fromEntries(GROUPS.map((g) => [g, { pssKb: NaN, ussKb: NaN, rssKb: NaN }])) as GroupMemory),
     stealPct,
+    clientCpuPct: (100 * clientCpuUs) / 1000 / opts.windowMs,
   };
 }

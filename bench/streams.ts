@@ -1,10 +1,11 @@
 // Memory held per open stream: in-flight runs whose model has stalled, and idle followers
 // (GET /api/v1/agent/runs/{runId}/events of a stalled run). Streams are opened in batches
-// until each level is reached; each level is read once the server has settled.
+// until each level is reached; each level is read once the server has settled, per process
+// group (PSS, USS and RSS from smaps_rollup).
 import http from "node:http";
-import { treeUsage } from "./processes";
+import type { GroupMemory, Tree } from "./tree";
 
-export type StreamLevel = { streams: number; rssMb: number; kbPerStream: number };
+export type StreamLevel = { streams: number; memory: GroupMemory };
 
 type Open = { req: http.ClientRequest };
 
@@ -42,12 +43,12 @@ function openStream(agent: http.Agent, port: number, opts: { method: string; pat
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Opens streams up to each level (made by `next(i)`), reading the server's RSS at each.
+ * Opens streams up to each level (made by `next(i)`), reading the system's memory at each.
  * Returns the figures and a function that closes every stream.
  */
 export async function measureStreams(opts: {
   port: number;
-  pid: number;
+  tree: Tree;
   levels: number[];
   next: (i: number) => { method: string; path: string; headers: Record<string, string>; body?: string };
 }): Promise<{ levels: StreamLevel[]; close: () => void }> {
@@ -58,8 +59,6 @@ export async function measureStreams(opts: {
     agent.destroy();
   };
   try {
-    await sleep(SETTLE_MS);
-    const baseKb = treeUsage(opts.pid).rssKb;
     const levels: StreamLevel[] = [];
     for (const level of opts.levels) {
       while (open.length < level) {
@@ -70,8 +69,7 @@ export async function measureStreams(opts: {
         if (failed) throw failed.reason;
       }
       await sleep(SETTLE_MS);
-      const rssKb = treeUsage(opts.pid).rssKb;
-      levels.push({ streams: level, rssMb: rssKb / 1024, kbPerStream: (rssKb - baseKb) / level });
+      levels.push({ streams: level, memory: opts.tree.memory() });
     }
     return { levels, close };
   } catch (err) {

@@ -1,0 +1,62 @@
+// The runs the report compares: each case measured on the limit, then on Dispatch, minutes apart
+// at most. The issue's headline is a new thread per run (a stateless API client); a chat's
+// follow-up turn and the AG-UI door's resent history are measured beside it.
+import { conversationBody, type Conversation } from "./conversation";
+import { startNextLimit } from "./next-limit";
+import type { RunsRow } from "./report";
+import { measureRuns, type Pace, type Target, type Threading } from "./runs-phase";
+
+type Timing = { warmupMs: number; windowMs: number; pacedWarmupMs: number; pacedWindowMs: number; pacedConcurrency: number; resentMessages: number };
+
+type Case = { key: RunsRow["key"]; label: string; concurrency: number; pace: Pace; threading: Threading; warmupMs: number; windowMs: number };
+
+async function measureCase(c: Case, dispatch: Target, limit: Target, log: (line: string) => void, body?: (w: number) => string): Promise<RunsRow> {
+  const opts = { concurrency: c.concurrency, warmupMs: c.warmupMs, windowMs: c.windowMs, pace: c.pace, threading: c.threading, body };
+  log(`runs ${c.label}: limit`);
+  const l = await measureRuns(limit, opts);
+  log(`runs ${c.label}: Dispatch`);
+  const d = await measureRuns(dispatch, opts);
+  if (d.firstFailure) log(`a Dispatch run failed: ${d.firstFailure}`);
+  return { key: c.key, label: c.label, dispatch: d, limit: l };
+}
+
+/** Pushes each case's row into `rows` as soon as it is measured. */
+export async function runsPhase(p: { plan: Timing; dispatch: Target; limit: Target; conversations: Conversation[]; rows: RunsRow[]; log: (line: string) => void }): Promise<void> {
+  const { plan } = p;
+  const fast = { pace: "fast" as const, warmupMs: plan.warmupMs, windowMs: plan.windowMs };
+  const cases: Case[] = [
+    { key: "c1", label: "C=1, new thread", concurrency: 1, threading: "new", ...fast },
+    { key: "c10", label: "C=10, new thread", concurrency: 10, threading: "new", ...fast },
+    { key: "c50", label: "C=50, new thread", concurrency: 50, threading: "new", ...fast },
+    { key: "c50-follow-up", label: "C=50, follow-up turn", concurrency: 50, threading: "follow-up", ...fast },
+  ];
+  for (const c of cases) p.rows.push(await measureCase(c, p.dispatch, p.limit, p.log));
+  // POST /api/v1/ag-ui with a 200-message thread resent on every run; the limit reads the same body.
+  const resent: Case = { key: "c50-ag-ui", label: `C=${p.conversations.length}, /api/v1/ag-ui, ${plan.resentMessages} messages resent`, concurrency: p.conversations.length, threading: "follow-up", ...fast };
+  const body = (w: number) => conversationBody(p.conversations[w]!, "Write me two hundred words, please. [[bench:fast]]");
+  p.rows.push(await measureCase(resent, { ...p.dispatch, path: "/api/v1/ag-ui" }, p.limit, p.log, body));
+  const paced: Case = {
+    key: "c200-paced",
+    label: `C=${plan.pacedConcurrency}, 20 ms/token, new thread`,
+    concurrency: plan.pacedConcurrency,
+    threading: "new",
+    pace: "slow",
+    warmupMs: plan.pacedWarmupMs,
+    windowMs: plan.pacedWindowMs,
+  };
+  p.rows.push(await measureCase(paced, p.dispatch, p.limit, p.log));
+}
+
+/** Dispatch under plain `next start` (every route through Next, as on Vercel) against a bare Next.js route handler. */
+export async function vercelPhase(p: { plan: Timing; dispatch: Target; modelUrl: string; port: number; rows: RunsRow[]; log: (line: string) => void }): Promise<void> {
+  const limit = await startNextLimit(p.port, p.modelUrl);
+  const limitTarget: Target = { port: limit.port, tree: limit.tree, path: "/runs", headers: {} };
+  try {
+    // Both servers are fresh: their first runs load and compile their routes.
+    for (const t of [limitTarget, p.dispatch]) await measureRuns(t, { concurrency: 5, warmupMs: 0, windowMs: 2_000, pace: "fast" });
+    const c: Case = { key: "vercel", label: "C=50, new thread, `next start` (Vercel path) vs bare Next.js route handler", concurrency: 50, threading: "new", pace: "fast", warmupMs: p.plan.warmupMs, windowMs: p.plan.windowMs };
+    p.rows.push(await measureCase(c, p.dispatch, limitTarget, p.log));
+  } finally {
+    await limit.stop();
+  }
+}
