@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { runLoad, type LoadResult, type RunRequest } from "./load";
 import { watchSteal } from "./processes";
-import { GROUPS, totalCpu, totalRss, watchPeakMemory, type Group, type GroupMemory, type GroupUsage, type Tree } from "./tree";
+import { GROUPS, sampleEvery, totalCpu, totalRss, watchPeakMemory, type Group, type GroupMemory, type GroupUsage, type Tree } from "./tree";
 
 export type RunsFigures = LoadResult & {
   concurrency: number;
@@ -53,13 +53,7 @@ function watchPeakRss(tree: Tree, everyMs = 100): () => number {
     const rss = totalRss(tree.usage());
     if (Number.isFinite(rss) && (Number.isNaN(peak) || rss > peak)) peak = rss;
   };
-  sample();
-  const timer = setInterval(sample, everyMs);
-  return () => {
-    clearInterval(timer);
-    sample();
-    return peak;
-  };
+  return sampleEvery(everyMs, sample, () => peak);
 }
 
 /** A run starts on a worker when its previous one has ended. */

@@ -157,6 +157,17 @@ export function processTree(roots: number[], port: number): Tree {
 export const totalCpu = (u: GroupUsage): number => GROUPS.reduce((n, g) => n + u[g].cpuMs, 0);
 export const totalRss = (u: GroupUsage): number => GROUPS.reduce((n, g) => n + u[g].rssKb, 0);
 
+/** Calls `sample` now, every `everyMs`, and once more when stopped; the stop function returns what `result` says then. */
+export function sampleEvery<T>(everyMs: number, sample: () => void, result: () => T): () => T {
+  sample();
+  const timer = setInterval(sample, everyMs);
+  return () => {
+    clearInterval(timer);
+    sample();
+    return result();
+  };
+}
+
 /** Samples the groups' PSS/USS every `everyMs` until stopped; returns each group's peak PSS sample. */
 export function watchPeakMemory(tree: Tree, everyMs = 1_000): () => GroupMemory {
   const peak = Object.fromEntries(GROUPS.map((g) => [g, { pssKb: 0, ussKb: 0, rssKb: 0 }])) as GroupMemory;
@@ -164,11 +175,5 @@ export function watchPeakMemory(tree: Tree, everyMs = 1_000): () => GroupMemory 
     const m = tree.memory();
     for (const g of GROUPS) if (m[g].pssKb > peak[g].pssKb) peak[g] = m[g];
   };
-  sample();
-  const timer = setInterval(sample, everyMs);
-  return () => {
-    clearInterval(timer);
-    sample();
-    return peak;
-  };
+  return sampleEvery(everyMs, sample, () => peak);
 }
