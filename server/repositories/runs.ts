@@ -228,7 +228,10 @@ export async function heartbeatRuns({ runs }: { runs: { id: string; attempt: num
   if (runs.length === 0) return [];
   const { rows } = await getPool().query<{ id: string; cancelRequested: boolean }>({
     name: "dispatch-heartbeat-runs",
-    text: `update runs r set heartbeat_at = now() from unnest($1::uuid[], $2::int[]) as x(id, attempt)
+    // A run handed back (releaseRun cleared its heartbeat) keeps none: a beat that read the run
+    // before the release and lands after it would hide the run, for a lease, from the instance
+    // asked to continue it (on Vercel nothing else would until the every-minute cron).
+    text: `update runs r set heartbeat_at = case when r.heartbeat_at is not null then now() end from unnest($1::uuid[], $2::int[]) as x(id, attempt)
      where r.id = x.id and r.attempt = x.attempt and r.status in ('queued', 'running')
      returning r.id, r.cancel_requested_at is not null as "cancelRequested"`,
     values: [runs.map((r) => r.id), runs.map((r) => r.attempt)],
