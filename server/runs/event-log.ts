@@ -49,7 +49,7 @@ let retryDelayMs = 0;
 // flush, NOTIFY) per handful of events was most of PostgreSQL's work per paced run. Each commit
 // writes a row per run that had events, so the window widens with the rows the last write held:
 // a few streaming runs get their tokens every GATHER_MIN_MS, a few hundred every GATHER_MAX_MS
-// (still smooth to read), in half as many rows. Subscribers on this instance read events from
+// (still smooth to read), in fewer rows. Subscribers on this instance read events from
 // memory, unaffected; whoever waits for durability (flushEvents), an execution's first event and a
 // queue this long start the write at once, or right after the write in flight.
 const GATHER_MIN_MS = 10;
