@@ -1,5 +1,6 @@
 import "server-only";
 import { errorBody, retryAfter, type AppError } from "../errors";
+import { encodeJsonText, type JsonText } from "../lib/json-text";
 
 // Serialized in pieces well below V8's large-object size (~128 KB): a large string is born in
 // the old generation and only a full collection frees it, so a ~200 KB answer as one string per
@@ -53,26 +54,42 @@ export function jsonBytes(value: unknown): Buffer {
   return buffers.length === 1 ? buffers[0]! : Buffer.concat(buffers);
 }
 
-// The bytes of each JSON answer, for the node routes (node-routes.ts): they write them as they
-// are, rather than reading them back out of the Response's body stream.
-const jsonBodies = new WeakMap<Response, Buffer>();
+// The body of each JSON answer, for the node routes (node-routes.ts): they write it as it is,
+// rather than reading it back out of the Response's body stream.
+const jsonBodies = new WeakMap<Response, JsonBody>();
+
+/** A JSON answer's UTF-8 bytes, or the pieces of its text (encoded where it is written). */
+export type JsonBody = Buffer | JsonText;
 
 export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit): Response {
-  return jsonBytesResponse(jsonBytes(body), status, headers);
+  return jsonBodyResponse(jsonBytes(body), status, headers);
 }
 
-/** A JSON answer whose UTF-8 bytes are already built. */
-export function jsonBytesResponse(bytes: Buffer, status = 200, headers?: HeadersInit): Response {
-  const response = new Response(new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength), {
+/** A JSON answer whose text is already made. */
+export function jsonBodyResponse(json: JsonBody, status = 200, headers?: HeadersInit): Response {
+  // The Response's body is a stream that makes the bytes when first read: given a view of bytes,
+  // the Response would copy them (undici does), memory outside V8's heap on every answer, which
+  // is what sets V8's full collections going. The node routes never read it: they write `json`.
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        const bytes = Buffer.isBuffer(json) ? json : encodeJsonText(json);
+        controller.enqueue(new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength));
+        controller.close();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  const response = new Response(body, {
     status,
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "content-length": String(json.byteLength), ...headers },
   });
-  jsonBodies.set(response, bytes);
+  jsonBodies.set(response, json);
   return response;
 }
 
-/** The bytes of a response from jsonResponse, while its body has not been read. */
-export function jsonBodyOf(response: Response): Buffer | undefined {
+/** The body of a response from jsonResponse or jsonBodyResponse, while its body has not been read. */
+export function jsonBodyOf(response: Response): JsonBody | undefined {
   return response.bodyUsed ? undefined : jsonBodies.get(response);
 }
 

@@ -5,7 +5,9 @@ import { constants as zlibConstants, gzip as gzipCallback } from "node:zlib";
 import { AppError, errorBody, retryAfter, toAppError } from "../errors";
 import { isEventStreamContentType } from "../protocols/ag-ui/encoding";
 import { MAX_PAYLOAD_BYTES } from "../protocols/ag-ui/run-input-rules";
+import { encodeJsonText } from "../lib/json-text";
 import { jsonBodyOf } from "./json";
+import { releasePageBuffer, takePageBuffer } from "./page-buffers";
 import { ssePumpOf } from "./sse";
 
 // The protocol calls API keys make most (the run streams they start and follow, /history; the
@@ -170,17 +172,31 @@ async function serve(handler: RouteHandler, params: Record<string, string>, req:
     if (cookies.length > 0) res.setHeader("set-cookie", cookies);
     const pump = ssePumpOf(response);
     if (!response.body || (!pump && !isEventStreamContentType(response.headers.get("content-type")))) {
-      // A whole answer (JSON): one write, with its length.
-      let body = jsonBodyOf(response) ?? Buffer.from(await response.arrayBuffer());
+      // A whole answer (JSON): one write, with its length. Text pieces are encoded into a pooled buffer.
+      const json = jsonBodyOf(response);
+      let pooled: Buffer | null = null;
+      let body: Buffer;
+      if (json === undefined) body = Buffer.from(await response.arrayBuffer());
+      else if (Buffer.isBuffer(json)) body = json;
+      else {
+        pooled = takePageBuffer(json.byteLength);
+        body = encodeJsonText(json, pooled ?? undefined);
+      }
       if (body.length >= GZIP_MIN_BYTES && !response.headers.has("content-encoding")) {
         res.setHeader("vary", "Accept-Encoding");
         if (acceptsGzip(req.headers["accept-encoding"])) {
           // On the thread pool, at the fastest level: JSON compresses well even there.
           body = await gzip(body, { level: zlibConstants.Z_BEST_SPEED });
           res.setHeader("content-encoding", "gzip");
+          if (pooled) releasePageBuffer(pooled);
+          pooled = null;
         }
       }
       res.setHeader("content-length", body.length);
+      if (pooled) {
+        const buffer = pooled;
+        res.once("finish", () => releasePageBuffer(buffer));
+      }
       res.end(body);
       return;
     }

@@ -6,7 +6,8 @@ import { getStorage, LOCAL_BUCKET } from "@/server/storage/driver";
 import { postProcess } from "@/server/tools/project-cli/post-process";
 import { compileToolUiSchema } from "@/server/tools/project-cli/tool";
 import { createTestUser } from "@/test/helpers";
-import { getHistoryDay, getHistoryDayJson, parseHistoryDate } from "./history";
+import { getHistoryDay, getHistoryDayText, parseHistoryDate } from "./history";
+import { encodeJsonText } from "@/server/lib/json-text";
 
 // The history page against real rows: which day, which messages in which order, and each
 // message's fields exactly as the protocol shows them.
@@ -169,7 +170,7 @@ describe("getHistoryDay", () => {
           : { id, seq: i + 1, content, timestamp, role: "user", url: null, attachments: [] };
       }),
     };
-    const bytes = await getHistoryDayJson({ userId: user.id, threadId, before: null });
+    const bytes = encodeJsonText(await getHistoryDayText({ userId: user.id, threadId, before: null }));
     expect(bytes.toString("utf8")).toBe(JSON.stringify(expected));
     expect(await page(user.id, threadId)).toEqual(expected);
   });
@@ -194,7 +195,7 @@ describe("getHistoryDay", () => {
     const signed = snapshot.messages.filter((m) => m.role === "user" && m.attachments.length > 0).map((m) => m.seq);
     expect(signed).toEqual([2, 64, 100, 128, 150, 200]);
 
-    const bytes = await getHistoryDayJson({ userId: user.id, threadId, before: null, requestOrigin: "http://dispatch.test" });
+    const bytes = encodeJsonText(await getHistoryDayText({ userId: user.id, threadId, before: null, requestOrigin: "http://dispatch.test" }));
     const fromBytes = JSON.parse(bytes.toString("utf8")) as typeof snapshot;
     // Equal but for the signed URLs, which are fresh on every read.
     const unsigned = (s: typeof snapshot) => s.messages.map((m) => (m.role === "user" ? { ...m, url: null, attachments: m.attachments.map((a) => a.path) } : m));

@@ -8,6 +8,7 @@ import { findApprovals, type ApprovalRow } from "../approvals/repository";
 import { compileToolUiSchema } from "../tools/project-cli/tool";
 import { attachmentLinks } from "./attachments";
 import type { ClaimedApiKey } from "../auth/session";
+import { jsonText, type JsonText } from "../lib/json-text";
 
 /**
  * A message the database leaves to the server: a tool result, whose card is compiled here, or a
@@ -115,26 +116,16 @@ export async function getHistoryDay(opts: HistoryDayOptions): Promise<HistorySna
 }
 
 /**
- * The same page as getHistoryDay, as the UTF-8 bytes of its JSON: the texts the database rendered
- * go out as they came, without being parsed into objects and serialized again. They are encoded
- * straight into one buffer of the page's size: a buffer per text and then their concatenation
- * doubled the memory a page takes outside V8's heap, which still drives its collections
- * (bench/RESULTS.md has the measurements).
+ * The same page as getHistoryDay, as the pieces of its JSON text: the texts the database rendered
+ * go out as they came, without being parsed into objects and serialized again, and are encoded
+ * only where the page is written (server/http/page-buffers.ts says why there).
  */
-export async function getHistoryDayJson(opts: HistoryDayOptions): Promise<Buffer> {
+export async function getHistoryDayText(opts: HistoryDayOptions): Promise<JsonText> {
   const { header, texts } = await readHistoryDay(opts);
   const head = JSON.stringify(header);
-  const open = `${head.slice(0, -1)},"messages":[`;
-  const close = "]}";
-  let size = Buffer.byteLength(open) + close.length + Math.max(0, texts.length - 1);
-  for (const text of texts) size += Buffer.byteLength(text);
-  const page = Buffer.allocUnsafe(size);
-  let at = page.write(open);
-  texts.forEach((text, i) => {
-    if (i > 0) at += page.write(",", at);
-    at += page.write(text, at);
-  });
-  at += page.write(close, at);
-  if (at !== size) throw new Error(`A history page came out ${at} bytes long instead of ${size}`);
-  return page;
+  const pieces = [`${head.slice(0, -1)},"messages":[`];
+  // Commas as pieces of their own: "," + text would be a new string a page long to flatten.
+  texts.forEach((text, i) => (i > 0 ? pieces.push(",", text) : pieces.push(text)));
+  pieces.push("]}");
+  return jsonText(pieces);
 }

@@ -1,9 +1,9 @@
 import "server-only";
 import { AppError } from "../../errors";
 import { UUID_PATTERN } from "../../protocols/ag-ui/run-input-rules";
-import { getHistoryDayJson, parseHistoryDate, parseHistoryLocale } from "../../services/history";
+import { getHistoryDayText, parseHistoryDate, parseHistoryLocale } from "../../services/history";
 import { endpoint } from "../endpoint";
-import { jsonBytesResponse } from "../json";
+import { jsonBodyResponse } from "../json";
 
 /** GET /api/v1/agent/history?threadId=&before=YYYY-MM-DD&locale=: one day of a thread's messages, cards in `locale`. */
 export const historyEndpoint = endpoint({
@@ -16,6 +16,6 @@ export const historyEndpoint = endpoint({
     if (threadId && !UUID_PATTERN.test(threadId)) throw new AppError("BAD_REQUEST", "threadId must be a valid UUID", { field: "threadId" });
     const before = parseHistoryDate(url.searchParams.get("before"));
     const locale = parseHistoryLocale(url.searchParams.get("locale"));
-    return jsonBytesResponse(await getHistoryDayJson({ userId: principal.userId, threadId, before, requestOrigin: origin(), claimedKey, locale }));
+    return jsonBodyResponse(await getHistoryDayText({ userId: principal.userId, threadId, before, requestOrigin: origin(), claimedKey, locale }));
   },
 });

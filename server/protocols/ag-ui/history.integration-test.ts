@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { getPool } from "@/server/db";
-import { getHistoryDay, getHistoryDayJson } from "@/server/services/history";
+import { getHistoryDay, getHistoryDayText } from "@/server/services/history";
+import { encodeJsonText } from "@/server/lib/json-text";
 import { LOCAL_BUCKET } from "@/server/storage/driver";
 import { postProcess } from "@/server/tools/project-cli/post-process";
 import { createTestUser } from "@/test/helpers";
@@ -72,7 +73,7 @@ describe("historyMessageSchema", () => {
     // The tool result and the user message with an attachment are the server's to render.
     expect((await storedTexts(threadId)).map((text) => text !== null)).toEqual([true, false, true, false]);
 
-    const body = JSON.parse((await getHistoryDayJson({ userId: user.id, threadId, before: null, requestOrigin: "http://dispatch.test" })).toString("utf8"));
+    const body = JSON.parse((encodeJsonText(await getHistoryDayText({ userId: user.id, threadId, before: null, requestOrigin: "http://dispatch.test" }))).toString("utf8"));
     const page = historySnapshotSchema.parse(body);
     expect(page).toEqual(body);
     expect(page.messages.map((m) => m.role)).toEqual(["user", "tool", "assistant", "user"]);
