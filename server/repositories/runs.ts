@@ -92,6 +92,7 @@ export async function acceptRunRow({
   budgets,
   enqueue = false,
   executor,
+  opening,
 }: {
   run: NewRun;
   threadTitle: string;
@@ -118,8 +119,10 @@ export async function acceptRunRow({
   enqueue?: boolean;
   /** The instance that executes a run `start`ed here: recorded as its first attempt in the same statement. */
   executor?: string;
+  /** The opening events of a run `start`ed here (seq 1..n): written as its log's first batch in the same statement. */
+  opening?: { type: string; json: string }[];
 }): Promise<AcceptOutcome> {
-  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`;
+  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)`;
   const { rows } = await getPool().query<{
     result: { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string; position?: number; context?: AgentContextJson | null } & Partial<Omit<BudgetRefusal, "retryAfterSeconds">> & {
       retry_after?: number;
@@ -130,7 +133,7 @@ export async function acceptRunRow({
       : {
           // CASE evaluates the (volatile) function only when the key holds.
           name: "dispatch-accept-run-with-key",
-          text: `select case when exists (select 1 from api_keys k join users u on u.id = k.user_id where k.key_hash = $25 and k.user_id = $1 and k.revoked_at is null and u.disabled_at is null)
+          text: `select case when exists (select 1 from api_keys k join users u on u.id = k.user_id where k.key_hash = $27 and k.user_id = $1 and k.revoked_at is null and u.disabled_at is null)
             then ${accept} else '{"status":"key_refused"}'::json end as result`,
         }),
     values: [
@@ -160,6 +163,8 @@ export async function acceptRunRow({
       run.generation && Object.keys(run.generation).length > 0 ? JSON.stringify(run.generation) : null,
       enqueue,
       executor ?? null,
+      opening?.length ? opening.map((e) => e.type).join(" ") : null,
+      opening?.length ? opening.map((e) => e.json).join("\n") : null,
       ...(apiKeyHash === undefined ? [] : [apiKeyHash]),
     ],
   });

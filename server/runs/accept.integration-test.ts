@@ -8,6 +8,7 @@ import { createTestUser } from "@/test/helpers";
 import { runInput } from "@/test/runs";
 import { waitFor } from "@/test/wait";
 import { acceptRun } from "./accept";
+import { readEvents } from "./event-log";
 
 // What accepting a run writes and answers, straight against the database function.
 
@@ -140,5 +141,28 @@ describe("accepting a run", () => {
     const { rows } = await getPool().query<{ active: string }>("select active_run_id as active from threads where id = $1", [threadId]);
     expect(rows[0]!.active).toBe(third.run.id);
     await expect(accept("six")).rejects.toMatchObject({ code: "CONFLICT", details: { activeRunId: third.run.runId } });
+  });
+
+  it("writes a run started here its opening events, the client's state included, and a run it only records none", async () => {
+    const threadId = randomUUID();
+    const started = { ...input(threadId, "with state"), state: { count: 2 }, parentRunId: "run-before" };
+    const first = await acceptRun({ userId, input: started, protocol: "ag-ui", runner: "test", start: true });
+    const log = await readEvents({ runId: first.run.id, after: 0, limit: 10 });
+    expect(log.map((e) => ({ seq: e.seq, type: e.type, event: JSON.parse(e.json) as unknown }))).toEqual([
+      { seq: 1, type: "RUN_STARTED", event: { type: "RUN_STARTED", threadId, runId: started.runId, parentRunId: "run-before" } },
+      { seq: 2, type: "STATE_SNAPSHOT", event: { type: "STATE_SNAPSHOT", snapshot: { count: 2 } } },
+    ]);
+    // The execution is handed the same records, to give its followers as durable.
+    expect(first.opened).toEqual(log);
+
+    // Queued behind the run in progress: it opens when it starts, not now.
+    const queued = await acceptRun({ userId, input: input(threadId, "later"), protocol: "ag-ui", runner: "test", start: true, multitaskStrategy: "enqueue" });
+    expect(queued.position).toBe(1);
+    expect(queued.opened).toBeUndefined();
+    expect(await readEvents({ runId: queued.run.id, after: 0, limit: 10 })).toEqual([]);
+
+    const recorded = await acceptRun({ userId, input: input(randomUUID(), "recorded only"), protocol: "ag-ui", runner: "test" });
+    expect(recorded.opened).toBeUndefined();
+    expect(await readEvents({ runId: recorded.run.id, after: 0, limit: 10 })).toEqual([]);
   });
 });

@@ -19,6 +19,7 @@ import { requestContinuation } from "./continuation";
 import { handOffAt } from "./function-limits";
 import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
 import { MessageRecorder } from "./message-recorder";
+import { openingEvents } from "./opening";
 import { findRunner } from "./runners/registry";
 import { HEARTBEAT_MS, RunnerFailure, type EmitExtras, type EventRecord, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerInput, type RunnerResult } from "./types";
 
@@ -79,11 +80,6 @@ export function abortLocalRun(id: string, reason: AbortReason): boolean {
   return true;
 }
 
-function hasState(state: unknown): boolean {
-  if (state === undefined || state === null) return false;
-  return typeof state !== "object" || Array.isArray(state) || Object.keys(state).length > 0;
-}
-
 // How long a run keeps trying to write its end (its last messages, status and terminal event)
 // while the database is unavailable, before it gives up: its followers' streams then close,
 // and recovery closes the run from the log once it notices the missing heartbeat.
@@ -135,6 +131,8 @@ function failureOf(err: unknown, reason: AbortReason | undefined): Failure {
 
 /** The run's log so far, when this execution takes the run over from one that stopped reporting. */
 export type Takeover = { records: EventRecord[] };
+/** A run whose accepting statement wrote its opening events (opening.ts): these records, seq 1..n. */
+export type Opened = { opened: EventRecord[] };
 
 /** Replays a log through a fresh guard; events it cannot follow are skipped (the guard keeps what it could). */
 function replay(guard: EventSequenceGuard, records: readonly EventRecord[]): AgUiEvent[] {
@@ -153,7 +151,8 @@ function replay(guard: EventSequenceGuard, records: readonly EventRecord[]): AgU
  * Executes a run on this instance: RUN_STARTED, the runner's events (checked by the AG-UI
  * sequence guard, persisted in batches, fanned out live), then exactly one terminal event.
  * With `takeover`, an earlier execution stopped reporting: its log stays as it is, what it left
- * open is closed, and the runner goes on from the log (RunnerInput.resume). Resolves when the run
+ * open is closed, and the runner goes on from the log (RunnerInput.resume). With `opened`, the
+ * statement that accepted the run wrote its opening events (opening.ts). Resolves when the run
  * has ended and everything about it is durable.
  */
 export function executeRun(
@@ -162,10 +161,10 @@ export function executeRun(
   runner: Runner,
   generation: GenerationParams = {},
   prefetched?: PrefetchedContext,
-  takeover?: Takeover,
+  from?: Takeover | Opened,
 ): Promise<void> {
   if (getLiveRun(run.id)) return Promise.resolve();
-  const execution = execute(run, input, runner, generation, prefetched, takeover);
+  const execution = execute(run, input, runner, generation, prefetched, from);
   running.add(execution);
   void execution.finally(() => running.delete(execution));
   return execution;
@@ -213,8 +212,10 @@ async function execute(
   runner: Runner,
   generation: GenerationParams,
   prefetched: PrefetchedContext | undefined,
-  takeover: Takeover | undefined,
+  from: Takeover | Opened | undefined,
 ): Promise<void> {
+  const takeover = from && "records" in from ? from : undefined;
+  const opened = from && "opened" in from ? from.opened : undefined;
   startBackgroundDuties();
   const attempt = run.attempt ?? 1;
   const live = openLiveRun(run.id, attempt);
@@ -247,6 +248,14 @@ async function execute(
       unansweredToolCalls: guard.unansweredToolCalls(),
     };
     for (const e of interrupted) append(e);
+  } else if (opened) {
+    // Durable already: followers get them at once, and the runner's first event is not hurried.
+    live.preload(opened, { hurryNext: false });
+    for (const event of openingEvents(run, input)) {
+      const accepted = guard.accept(event);
+      meter.event(accepted);
+      recorder.observe(accepted);
+    }
   }
   // On Vercel, a run whose deadline is beyond this invocation's limit is handed back before that
   // limit, and goes on in a new invocation (continuation.ts). Only an in-process runner can go on
@@ -269,10 +278,7 @@ async function execute(
   let failure: Failure | null = null;
   let spent: Pick<RunnerResult, "usage" | "model"> = {};
   try {
-    if (!takeover) {
-      put({ type: EventType.RUN_STARTED, threadId: run.threadId, runId: run.runId, ...(input.parentRunId ? { parentRunId: input.parentRunId } : {}) });
-      if (hasState(input.state)) put({ type: EventType.STATE_SNAPSHOT, snapshot: input.state });
-    }
+    if (!takeover && !opened) for (const event of openingEvents(run, input)) put(event);
     // The statement that made the run running for this execution (its accept, its queued start,
     // a takeover's claim) recorded the attempt; a run handed over still queued is started here.
     if (run.status !== "running") await markRunStarted({ id: run.id, attempt, instance: INSTANCE_ID });

@@ -16,7 +16,7 @@ export class LiveRun {
   /** The highest sequence number subscribers have been given (everything up to it is durable). */
   private published = 0;
 
-  /** The events of earlier executions, already durable, when this one took the run over. */
+  /** The events already durable when this execution began (see preload); -1: none of its own is hurried. */
   private resumedAt = 0;
 
   constructor(
@@ -24,11 +24,15 @@ export class LiveRun {
     readonly attempt: number,
   ) {}
 
-  /** A run taken over: the log so far, already durable, comes before what this execution appends. */
-  preload(records: readonly EventRecord[]): void {
+  /**
+   * Events already durable that come before what this execution appends: the log so far of a run
+   * taken over, or the opening events its accepting statement wrote. The execution's first own
+   * event is written without waiting for the gathering window unless `hurryNext` is false.
+   */
+  preload(records: readonly EventRecord[], { hurryNext = true }: { hurryNext?: boolean } = {}): void {
     for (const rec of records) this.events.push(rec);
     this.published = this.events.length;
-    this.resumedAt = this.events.length;
+    this.resumedAt = hurryNext ? this.events.length : -1;
   }
 
   get lastSeq(): number {

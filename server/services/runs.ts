@@ -149,6 +149,7 @@ export async function startRun(opts: {
       runner,
       generation,
       accepted.prefetched,
+      accepted.opened ? { opened: accepted.opened } : undefined,
     ).catch((err: unknown) => logger.error({ err, runId: r.id }, "run execution crashed"));
     opts.keepAlive?.(execution);
   }

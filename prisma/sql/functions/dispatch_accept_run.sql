@@ -28,6 +28,10 @@
 -- p_generation: the sampling parameters, kept for an executor that takes the run over.
 -- p_instance: the instance that executes a run started here (p_start), recorded as the run's
 -- first attempt (run_attempts) in this transaction rather than by a statement of its executor.
+-- p_opening_types / p_opening_events: a run started here (p_start) gets its opening events (RUN_STARTED,
+-- and the client's state) as its event log's first batch (seq 1..n, run_event_batches' columns), in
+-- this transaction: its executor's first event-log write is not needed before a client's first event.
+-- Other instances hear of them with the executor's next write (nothing here notifies).
 -- p_enqueue (the enqueue policy): on a busy thread the run is recorded as "queued" instead of
 -- refused, its messages kept in runs.queued_input rather than added to the thread (they go in when
 -- it starts, after the answer of the run before it), and its graphile-worker job is added parked
@@ -60,7 +64,9 @@ CREATE OR REPLACE FUNCTION dispatch_accept_run(
   p_limits JSONB DEFAULT NULL,
   p_generation JSONB DEFAULT NULL,
   p_enqueue BOOLEAN DEFAULT false,
-  p_instance TEXT DEFAULT NULL
+  p_instance TEXT DEFAULT NULL,
+  p_opening_types TEXT DEFAULT NULL,
+  p_opening_events TEXT DEFAULT NULL
 ) RETURNS JSON
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -143,6 +149,10 @@ BEGIN
 
   IF p_start AND NOT v_waiting AND p_instance IS NOT NULL THEN
     INSERT INTO run_attempts (run_id, attempt, instance, started_at) VALUES (v_run_uuid, 1, p_instance, now());
+  END IF;
+  IF p_start AND NOT v_waiting AND p_opening_events IS NOT NULL THEN
+    INSERT INTO run_event_batches (run_id, first_seq, last_seq, types, events, created_at)
+    VALUES (v_run_uuid, 1, cardinality(string_to_array(p_opening_types, ' ')), p_opening_types, p_opening_events, now());
   END IF;
 
   IF v_waiting THEN

@@ -1,0 +1,29 @@
+import "server-only";
+import { EventType } from "@ag-ui/core";
+import type { AgUiEvent } from "../protocols/ag-ui/events";
+import type { RunAgentInput } from "../protocols/ag-ui/run-input";
+import { serializeEvent } from "../protocols/ag-ui/sse";
+import type { EventRecord } from "./types";
+
+// A run's opening events: RUN_STARTED, then the client's state when it sent one. They depend on
+// nothing the execution does, so the statement that accepts a run started here writes them into
+// the run's log (seq 1..n) in its own transaction: a client's first event waits for that one
+// commit, not for it and then an event-log write. The execution replays the same events through
+// its sequence guard and hands the records to its followers as already durable.
+
+function hasState(state: unknown): boolean {
+  if (state === undefined || state === null) return false;
+  return typeof state !== "object" || Array.isArray(state) || Object.keys(state).length > 0;
+}
+
+/** The events that open an execution of `run` for `input`, in order. */
+export function openingEvents(run: { threadId: string; runId: string }, input: Pick<RunAgentInput, "parentRunId" | "state">): AgUiEvent[] {
+  const events: AgUiEvent[] = [{ type: EventType.RUN_STARTED, threadId: run.threadId, runId: run.runId, ...(input.parentRunId ? { parentRunId: input.parentRunId } : {}) }];
+  if (hasState(input.state)) events.push({ type: EventType.STATE_SNAPSHOT, snapshot: input.state });
+  return events;
+}
+
+/** The opening events as the log stores them, from seq 1. */
+export function openingRecords(run: { threadId: string; runId: string }, input: Pick<RunAgentInput, "parentRunId" | "state">): EventRecord[] {
+  return openingEvents(run, input).map((event, i) => ({ seq: i + 1, type: event.type, json: serializeEvent(event) }));
+}
