@@ -168,8 +168,10 @@ describe("npm start", { timeout: 240_000 }, () => {
     expect(started.output()).toContain(credentials);
     expect(started.output()).not.toContain(password);
 
-    // A run streaming when the stop comes.
-    const body = runInput({}, paced(100, Array.from({ length: 100 }, (_, i) => `w${i}`).join(" ")));
+    // A run streaming when the stop comes, after a project_cli call (the tool gateway's own
+    // connections are closed before the database stops too).
+    const toolCall = '[[tool:calendar.read {"mode":"day","date":"2026-01-02","time_zone":"UTC"}]]';
+    const body = runInput({}, paced(100, `${toolCall} ${Array.from({ length: 100 }, (_, i) => `w${i}`).join(" ")}`));
     const res = await fetch(`http://127.0.0.1:${started.port}/api/v1/agent/runs`, {
       method: "POST",
       headers: { ...bearer(await apiKeyFor("admin@dispatch.local")), "content-type": "application/json", accept: "text/event-stream" },
@@ -177,7 +179,11 @@ describe("npm start", { timeout: 240_000 }, () => {
     });
     expect(res.status).toBe(200);
     const frames = readSse(res);
-    for (let seen = 0; seen < 4; seen++) await frames.next();
+    for (let answered = false; !answered; ) {
+      const { value, done } = await frames.next();
+      expect(done).toBe(false);
+      answered = (JSON.parse(value!.data) as { type: string }).type === "TEXT_MESSAGE_CONTENT";
+    }
     const rest = (async () => {
       for await (const frame of frames) void frame;
     })().catch(() => undefined);

@@ -52,7 +52,11 @@ export function getPool(): pg.Pool {
 export async function closePool(): Promise<void> {
   const pool = globalForDb.dispatchPool;
   globalForDb.dispatchPool = undefined;
-  if (!pool) return;
+  if (pool) await endPool(pool);
+}
+
+/** Ends a pool and resolves once every connection of it is closed. */
+export async function endPool(pool: pg.Pool): Promise<void> {
   // end() resolves when no client is checked out, while the idle ones are still closing: a
   // database stopped right after (`npm start`'s) would cut them and the pool would report it.
   let open = pool.totalCount;

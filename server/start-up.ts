@@ -38,14 +38,15 @@ export async function startUp(): Promise<void> {
   };
   // ...and this once it has drained, before `npm start` stops the embedded database under it.
   (globalThis as { [CLOSE_DATABASE]?: () => Promise<void> })[CLOSE_DATABASE] = async () => {
-    const [{ stopRecoverySweeper }, { stopListening }, { closeDatabase }] = await Promise.all([
+    const [{ stopRecoverySweeper }, { stopListening }, { closeDatabase }, { closeToolGateway }] = await Promise.all([
       import("./runs/recovery"),
       import("./repositories/notifications"),
       import("./repositories/database"),
+      import("./tools/project-cli/gateway"),
     ]);
     stopRecoverySweeper();
     await stopListening();
-    await closeDatabase();
+    await Promise.all([closeDatabase(), closeToolGateway()]);
   };
 }
 

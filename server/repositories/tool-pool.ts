@@ -1,5 +1,6 @@
 import "server-only";
 import pg from "pg";
+import { endPool } from "../db";
 import { env, requireDatabaseUrl } from "../env";
 import { logger } from "../logger";
 
@@ -20,4 +21,9 @@ export function openToolPool({ max, statementTimeoutMs }: { max: number; stateme
   });
   pool.on("error", (err: Error & { code?: string }) => logger.warn({ code: err.code, reason: err.message }, "idle tool gateway connection lost"));
   return pool;
+}
+
+/** Closes a pool from openToolPool, every connection of it (the server is stopping, before its database does). */
+export function closeToolPool(pool: pg.Pool): Promise<void> {
+  return endPool(pool);
 }

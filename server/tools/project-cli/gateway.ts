@@ -8,7 +8,7 @@ import type pg from "pg";
 import { z } from "zod";
 import { isDatabaseUnavailable } from "@/server/errors";
 import { logger } from "@/server/logger";
-import { openToolPool } from "@/server/repositories/tool-pool";
+import { closeToolPool, openToolPool } from "@/server/repositories/tool-pool";
 import { toolCredentialKey, verifyToolCredential } from "./credential";
 import { runWriteOnce } from "./effects";
 import { ToolError } from "./errors";
@@ -83,6 +83,13 @@ function listen(): Promise<string> {
 function pool(): pg.Pool {
   gateway.pool ??= openToolPool({ max: POOL_MAX, statementTimeoutMs: STATEMENT_TIMEOUT_MS });
   return gateway.pool;
+}
+
+/** Closes the gateway's database connections (the server is stopping, before its database does); a later call opens them again. */
+export async function closeToolGateway(): Promise<void> {
+  const open = gateway.pool;
+  gateway.pool = undefined;
+  if (open) await closeToolPool(open);
 }
 
 /** One request per connection: the client half-closes after it, the answer is one JSON line. */
