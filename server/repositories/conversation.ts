@@ -7,7 +7,7 @@ import { toRunRow, type RunRow } from "./runs";
 // (server/services/conversation-runs.ts): only the messages it was sent, found by id through
 // messages(thread_id, message_id), so the cost follows the request, not the thread's length.
 
-/** `content`: null for an assistant message, whose text the reconciliation never compares (the longest ones, not read). */
+/** `content`: null for an assistant message (a caller that asks for one by id), whose text the reconciliation never compares. */
 export type KnownMessage = { messageId: string; role: string; content: string | null };
 
 export type ThreadConversationState = {

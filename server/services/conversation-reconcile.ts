@@ -11,7 +11,7 @@ import type { KnownMessage } from "../repositories/conversation";
 //   to the thread's open frontend tool calls, then at most one user message;
 // - assistant messages are the server's own answers as the client assembled them (a tool call's
 //   carrier message has no row of its own, and a stopped answer holds what the client got before
-//   it left): skipped, their text never compared;
+//   it left): skipped, never looked up (`known` holds none);
 // - system and developer messages are the frontend's instructions for this run, not thread
 //   messages: they reach the model with the run's context;
 // - reasoning and activity messages are the client's view of the stream: ignored.

@@ -52,7 +52,9 @@ export async function startConversationRun(opts: {
   keepAlive?: KeepAlive;
 }): Promise<ConversationStart> {
   const { input, userId } = opts;
-  const ids = input.messages.filter((m) => m.role === "user" || m.role === "tool" || m.role === "assistant").map((m) => m.id);
+  // Only user and tool messages are looked up: assistant messages are skipped whether the thread
+  // has them or not (conversation-reconcile.ts), and they were half of a resent thread's lookups.
+  const ids = input.messages.filter((m) => m.role === "user" || m.role === "tool").map((m) => m.id);
   const state = await findThreadConversationState({ threadId: input.threadId, messageIds: ids });
   if (state.ownerId !== null && state.ownerId !== userId) throw new AppError("NOT_FOUND", `Thread ${input.threadId} not found`);
   const { tail, instructions } = reconcileConversation(input.messages, new Map(state.known.map((m) => [m.messageId, m])));
