@@ -165,7 +165,7 @@ async function main(): Promise<void> {
   if (only.has("vercel")) {
     await phase("vercel", () =>
       withDatabase(async (db) => {
-        const server = await startDispatch(PORTS.dispatch, db, { next: true });
+        const server = await startDispatch(PORTS.dispatch, db, { next: true, nodeArgs: profile });
         try {
           await vercelPhase({ plan, dispatch: dispatchTarget(apiKey)(server), modelUrl: stack.modelUrl, port: PORTS.limit, rows: report.runs, log });
         } finally {
