@@ -7,8 +7,7 @@ import { toRunRow, type RunRow } from "./runs";
 // (server/services/conversation-runs.ts): only the messages it was sent, found by id through
 // messages(thread_id, message_id), so the cost follows the request, not the thread's length.
 
-/** `content`: null for an assistant message (a caller that asks for one by id), whose text the reconciliation never compares. */
-export type KnownMessage = { messageId: string; role: string; content: string | null };
+export type KnownMessage = { messageId: string; role: string; content: string };
 
 export type ThreadConversationState = {
   /** null when the thread does not exist yet. */
@@ -26,7 +25,7 @@ export async function findThreadConversationState({ threadId, messageIds }: { th
         (select dispatch_run_json(r) from runs r
           where (r.id = t.active_run_id or (t.active_run_id is null and r.thread_id = t.id)) and r.status in ('queued', 'running')
           order by r.created_at desc limit 1) as "activeRun",
-        coalesce((select json_agg(json_build_object('messageId', m.message_id, 'role', m.role, 'content', case when m.role <> 'assistant' then m.content end))
+        coalesce((select json_agg(json_build_object('messageId', m.message_id, 'role', m.role, 'content', m.content))
           from messages m where m.thread_id = t.id and m.message_id = any($2::text[])), '[]'::json) as known
       from threads t where t.id = $1`,
     values: [threadId, messageIds],

@@ -153,7 +153,7 @@ describe("accepting a run", () => {
       { seq: 2, type: "STATE_SNAPSHOT", event: { type: "STATE_SNAPSHOT", snapshot: { count: 2 } } },
     ]);
     // The execution is handed the same records, to give its followers as durable.
-    expect(first.opened).toEqual(log);
+    expect(first.opened?.records).toEqual(log);
 
     // Queued behind the run in progress: it opens when it starts, not now.
     const queued = await acceptRun({ userId, input: input(threadId, "later"), protocol: "ag-ui", runner: "test", start: true, multitaskStrategy: "enqueue" });

@@ -13,14 +13,14 @@ import { dbSpan } from "../telemetry/tracing";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { EntryEvent } from "../runner-host/entry-events";
 import type { MultitaskStrategy } from "../protocols/ag-ui/multitask";
-import { openingRecords } from "./opening";
-import type { ContextPrefetch, EventRecord, GenerationParams, PrefetchedContext } from "./types";
+import { opening, type Opening } from "./opening";
+import type { ContextPrefetch, GenerationParams, PrefetchedContext } from "./types";
 
 /**
  * `position`: the run waits its turn on a busy thread (the enqueue policy), this place in line (1: next).
  * `opened`: the opening events the accepting statement wrote into the log of a run started here (opening.ts).
  */
-export type AcceptedRun = { run: RunRow; created: boolean; prefetched?: PrefetchedContext; position?: number; opened?: EventRecord[] };
+export type AcceptedRun = { run: RunRow; created: boolean; prefetched?: PrefetchedContext; position?: number; opened?: Opening };
 
 /** The run was planned with a binding that is no longer the effective one; nothing was written. */
 export class StalePlanError extends Error {
@@ -118,7 +118,7 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], tried: { 
   const { userId, input } = opts;
   const user = userMessageParts(input);
   // A run started here has its opening events written by the statement that accepts it.
-  const opened = opts.start ? openingRecords(input, input) : undefined;
+  const opened = opts.start ? opening(input, input) : undefined;
   let outcome;
   try {
     outcome = await dbSpan("dispatch_accept_run", () => acceptRunRow({
@@ -150,7 +150,7 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], tried: { 
       enqueue: opts.multitaskStrategy === "enqueue",
       // A run started here executes here: its first attempt is this instance's.
       executor: opts.start ? INSTANCE_ID : undefined,
-      opening: opened,
+      opening: opened?.records,
     }));
   } catch (err) {
     // Two requests with the same runId raced; the other one won, and it is the same task.

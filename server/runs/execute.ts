@@ -19,7 +19,7 @@ import { requestContinuation } from "./continuation";
 import { handOffAt } from "./function-limits";
 import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
 import { MessageRecorder } from "./message-recorder";
-import { openingEvents } from "./opening";
+import { openingEvents, type Opening } from "./opening";
 import { findRunner } from "./runners/registry";
 import { HEARTBEAT_MS, RunnerFailure, type EmitExtras, type EventRecord, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerInput, type RunnerResult } from "./types";
 
@@ -131,8 +131,8 @@ function failureOf(err: unknown, reason: AbortReason | undefined): Failure {
 
 /** The run's log so far, when this execution takes the run over from one that stopped reporting. */
 export type Takeover = { records: EventRecord[] };
-/** A run whose accepting statement wrote its opening events (opening.ts): these records, seq 1..n. */
-export type Opened = { opened: EventRecord[] };
+/** A run whose accepting statement wrote its opening events (opening.ts). */
+export type Opened = { opened: Opening };
 
 /** Replays a log through a fresh guard; events it cannot follow are skipped (the guard keeps what it could). */
 function replay(guard: EventSequenceGuard, records: readonly EventRecord[]): AgUiEvent[] {
@@ -250,8 +250,8 @@ async function execute(
     for (const e of interrupted) append(e);
   } else if (opened) {
     // Durable already: followers get them at once, and the runner's first event is not hurried.
-    live.preload(opened, { hurryNext: false });
-    for (const event of openingEvents(run, input)) {
+    live.preload(opened.records, { hurryNext: false });
+    for (const event of opened.events) {
       const accepted = guard.accept(event);
       meter.event(accepted);
       recorder.observe(accepted);

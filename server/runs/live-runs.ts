@@ -16,8 +16,8 @@ export class LiveRun {
   /** The highest sequence number subscribers have been given (everything up to it is durable). */
   private published = 0;
 
-  /** The events already durable when this execution began (see preload); -1: none of its own is hurried. */
-  private resumedAt = 0;
+  /** The event written without waiting for the gathering window: this execution's first (see preload); 0 for none. */
+  private hurriedSeq = 1;
 
   constructor(
     readonly runId: string,
@@ -32,7 +32,7 @@ export class LiveRun {
   preload(records: readonly EventRecord[], { hurryNext = true }: { hurryNext?: boolean } = {}): void {
     for (const rec of records) this.events.push(rec);
     this.published = this.events.length;
-    this.resumedAt = hurryNext ? this.events.length : -1;
+    this.hurriedSeq = hurryNext ? this.events.length + 1 : 0;
   }
 
   get lastSeq(): number {
@@ -47,7 +47,7 @@ export class LiveRun {
   /** Assigns the next sequence number and queues the event for the group commit; subscribers get it once it is durable. */
   append(type: string, json: string): EventRecord {
     const rec = this.reserve(type, json);
-    persistEvent(this.runId, rec, this.attempt, rec.seq === this.resumedAt + 1);
+    persistEvent(this.runId, rec, this.attempt, rec.seq === this.hurriedSeq);
     return rec;
   }
 

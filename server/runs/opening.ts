@@ -23,7 +23,10 @@ export function openingEvents(run: { threadId: string; runId: string }, input: P
   return events;
 }
 
-/** The opening events as the log stores them, from seq 1. */
-export function openingRecords(run: { threadId: string; runId: string }, input: Pick<RunAgentInput, "parentRunId" | "state">): EventRecord[] {
-  return openingEvents(run, input).map((event, i) => ({ seq: i + 1, type: event.type, json: serializeEvent(event) }));
+/** A run's opening events, and the same as the log stores them (from seq 1). */
+export type Opening = { events: AgUiEvent[]; records: EventRecord[] };
+
+export function opening(run: { threadId: string; runId: string }, input: Pick<RunAgentInput, "parentRunId" | "state">): Opening {
+  const events = openingEvents(run, input);
+  return { events, records: events.map((event, i) => ({ seq: i + 1, type: event.type, json: serializeEvent(event) })) };
 }
