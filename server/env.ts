@@ -12,7 +12,7 @@ const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   DATABASE_URL: z.string().url().optional(),
   // Connections per process. A query holds its connection until the event loop reads the
-  // answer, so under load a small pool queues requests behind busy ones (bench/RESULTS.md).
+  // answer, so under load a small pool queues requests behind busy ones (bench/history/2026-11-earlier-rounds.md).
   // Unset: 20, or 5 on Vercel, where every function instance opens its own pool (server/db.ts).
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).optional(),
   // How long a request waits for a pooled connection (including opening one) before it answers 503.

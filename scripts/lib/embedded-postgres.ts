@@ -57,7 +57,7 @@ async function canConnect(url: string): Promise<boolean> {
 }
 
 // The app talks to its embedded cluster over a Unix socket in the cluster's own folder: a
-// round trip costs both sides less CPU than over loopback TCP (bench/RESULTS.md), and the app
+// round trip costs both sides less CPU than over loopback TCP, and the app
 // makes a few per run. The cluster still listens on
 // 127.0.0.1 for other tools. The socket's path must fit sun_path (108 bytes) and PostgreSQL's
 // list syntax; otherwise, and on Windows, the URL is TCP.

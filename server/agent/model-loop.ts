@@ -17,7 +17,7 @@ import { sdkStepStreamer, type StepStreamer } from "../models/step-stream";
 
 // The agent's tool loop, driven on the provider's own stream (a StepStreamer: the model's
 // doStream, or the lean OpenAI-compatible reader) rather than through streamText, whose chain
-// of web streams and per-part promises was most of a run's CPU (bench/RESULTS.md), so parts
+// of web streams and per-part promises was most of a run's CPU (bench/history/2026-11-earlier-rounds.md), so parts
 // are pushed to the loop, not awaited one by one.
 // The pieces that carry meaning are the SDK's own (prompt conversion, tool preparation,
 // tool-call parsing and its errors, tool output for the model, retries, usage), so the

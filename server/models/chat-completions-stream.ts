@@ -16,7 +16,7 @@ import type { StepStream, StepStreamer } from "./step-stream";
 // the SDK provider would send and tool calls are assembled the same way; what this replaces
 // is the provider's response chain (fetch body -> TextDecoderStream -> event-source parser ->
 // zod validation of every chunk -> TransformStream), several times the CPU of this reader per
-// answer (bench/RESULTS.md). Chunks are still checked: a chunk that is
+// answer (bench/history/2026-11-earlier-rounds.md). Chunks are still checked: a chunk that is
 // not JSON or not shaped like a completion chunk is a stream error, as with the SDK.
 
 export type ChatCompletionsConfig = { baseURL: string; apiKey?: string; modelId: string };

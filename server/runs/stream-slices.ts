@@ -13,7 +13,7 @@ import { logger } from "../logger";
 // polled for requests and database answers. Nothing is dropped or reordered within a stream,
 // and a reader pauses its source until its queued work has run, so a stream holds at most
 // one unprocessed network read. Without this, fast model streams delayed new runs' first
-// events (bench/RESULTS.md, "Model output is worked through in slices").
+// events (bench/history/2026-11-earlier-rounds.md, "Model output is worked through in slices").
 
 const SLICE_MS = 2;
 
