@@ -15,21 +15,6 @@ export type RunApprovalPolicy = UserApprovalPolicy | "auto";
 
 export const DEFAULT_APPROVAL_POLICY: UserApprovalPolicy = "always";
 
-// Writes that reach another person's calendar whatever their input says. A deletion takes the
-// event's invitations with it, so it counts too; create asks only when it invites someone.
-const ALWAYS_INVOLVES_OTHERS: ReadonlySet<string> = new Set(["calendar.share", "calendar.accept_invite", "calendar.reject_invite", "calendar.delete"]);
-
-function involvesOthers(action: string, input: unknown): boolean {
-  if (ALWAYS_INVOLVES_OTHERS.has(action)) return true;
-  if (action === "calendar.create") {
-    const attendees = (input as { attendees?: unknown } | null)?.attendees;
-    return Array.isArray(attendees) && attendees.length > 0;
-  }
-  // An update of an event others were invited to reaches them too; the event is not read here,
-  // so an update asks unless the user chose `never`.
-  return action === "calendar.update";
-}
-
 /** Whether `module.method` with this (already validated) input waits for a person under `policy`. */
 export function needsApproval(policy: RunApprovalPolicy, module: string, method: string, input: unknown): boolean {
   const action = findAction(module, method);
@@ -38,7 +23,8 @@ export function needsApproval(policy: RunApprovalPolicy, module: string, method:
     case "always":
       return true;
     case "others":
-      return involvesOthers(`${module}.${method}`, input);
+      // Each module declares its writes' reach (module.ts, involvesOthers); undeclared asks.
+      return action.involvesOthers?.(input) ?? true;
     default:
       return false;
   }

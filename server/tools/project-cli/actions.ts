@@ -17,6 +17,7 @@ export const PROJECT_CLI_ACTIONS: readonly ActionDefinition[] = PROJECT_CLI_MODU
     example: spec.example,
     ...(spec.hints ? { hints: spec.hints } : {}),
     ...(spec.pitfalls ? { pitfalls: spec.pitfalls } : {}),
+    ...(spec.involvesOthers ? { involvesOthers: spec.involvesOthers } : {}),
     // A getter, so the method's schema is still built on first use.
     get input() {
       return spec.input;

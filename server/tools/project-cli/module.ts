@@ -31,6 +31,12 @@ export type MethodDefinition = {
   example: unknown;
   /** Mistakes worth warning about in the method's document (the skill the agent reads on demand). */
   pitfalls?: readonly string[];
+  /**
+   * A write's reach: whether this call (its input already validated) reaches someone other than
+   * the user (an invitation, a shared event, a deletion that takes invitations with it). The
+   * approval policy `others` asks a person exactly for these. Absent on reads.
+   */
+  involvesOthers?: (input: unknown) => boolean;
 };
 
 /** One card kind: the hint schema (with its `kind` literal) and how it becomes UiSchema nodes. */
@@ -53,16 +59,22 @@ export type ModuleDefinition = {
   rules: readonly string[];
 };
 
-/** A method; the handler receives its own schema's output, because the router parses with it. */
-export function method<S extends z.ZodType>(spec: {
-  kind: MethodKind;
+type MethodSpec<S extends z.ZodType> = {
   input: () => S;
   handler: (ctx: ToolContext, input: z.output<S>) => Promise<unknown>;
   hints?: (data: unknown) => UiHints | null;
   example: z.input<S>;
   pitfalls?: readonly string[];
-}): MethodDefinition {
+} & (
+  | { kind: "read" }
+  // Every write says whom it reaches, so a new module's writes are never asked about by a list elsewhere.
+  | { kind: "write"; involvesOthers: boolean | ((input: z.output<S>) => boolean) }
+);
+
+/** A method; the handler receives its own schema's output, because the router parses with it. */
+export function method<S extends z.ZodType>(spec: MethodSpec<S>): MethodDefinition {
   let schema: S | undefined;
+  const reach = spec.kind === "write" ? spec.involvesOthers : undefined;
   return {
     kind: spec.kind,
     get input() {
@@ -72,6 +84,7 @@ export function method<S extends z.ZodType>(spec: {
     example: spec.example,
     ...(spec.hints ? { hints: spec.hints } : {}),
     ...(spec.pitfalls ? { pitfalls: spec.pitfalls } : {}),
+    ...(reach === undefined ? {} : { involvesOthers: typeof reach === "function" ? (input: unknown) => reach(input as z.output<S>) : () => reach }),
   };
 }
 

@@ -73,6 +73,8 @@ export const calendarModule: ModuleDefinition = {
       kind: "write",
       input: calendarCreateInput,
       handler: createCalendarEvent,
+      // Only when it invites someone.
+      involvesOthers: (input) => (input.attendees?.length ?? 0) > 0,
       hints: hintsFrom(calendarCreateDataSchema, (d) => eventChange("created", d.event)),
       example: { title: "Project sync", start_at: "2026-04-21T10:00:00+08:00", duration_minutes: 30, attendees: ["Bob@Example.com"] },
       pitfalls: ["Give exactly one of end_at or duration_minutes.", "Attendees must be Dispatch users: look them up with contacts.read; the result's not_invited lists those who could not be invited."],
@@ -81,6 +83,8 @@ export const calendarModule: ModuleDefinition = {
       kind: "write",
       input: calendarUpdateInput,
       handler: updateCalendarEvent,
+      // The event is not read here, and an update of an event others were invited to reaches them.
+      involvesOthers: true,
       hints: hintsFrom(calendarUpdateDataSchema, (d) => eventChange("updated", d.event, { changedFields: d.changed_fields })),
       example: { event_id: EXAMPLE_EVENT_ID, location: null, start_at: "2026-04-21T11:00:00Z" },
       pitfalls: ["Only the owner can change an event; an invitation is answered with accept_invite or reject_invite instead.", "null clears location or description; leaving a field out keeps it."],
@@ -89,6 +93,8 @@ export const calendarModule: ModuleDefinition = {
       kind: "write",
       input: calendarDeleteInput,
       handler: deleteCalendarEvent,
+      // A deletion takes the event's invitations with it.
+      involvesOthers: true,
       hints: hintsFrom(calendarDeleteDataSchema, (d) => eventChange("deleted", d.event)),
       example: { event_id: EXAMPLE_EVENT_ID },
     }),
@@ -96,6 +102,7 @@ export const calendarModule: ModuleDefinition = {
       kind: "write",
       input: calendarShareInput,
       handler: shareCalendarEvent,
+      involvesOthers: true,
       hints: hintsFrom(calendarShareDataSchema, (d) =>
         eventChange("shared", d.event, { sharedWith: [{ name: optionalText(d.invite.name), email: d.invite.email }] }),
       ),
@@ -105,6 +112,7 @@ export const calendarModule: ModuleDefinition = {
       kind: "write",
       input: () => calendarInviteAnswerInput().describe("Accept an invitation the user received, by invitation or event id"),
       handler: acceptCalendarInvite,
+      involvesOthers: true,
       hints: answer("invite_accepted"),
       example: { invite_id: EXAMPLE_EVENT_ID },
     }),
@@ -112,6 +120,7 @@ export const calendarModule: ModuleDefinition = {
       kind: "write",
       input: () => calendarInviteAnswerInput().describe("Decline an invitation the user received, by invitation or event id"),
       handler: rejectCalendarInvite,
+      involvesOthers: true,
       hints: answer("invite_rejected"),
       example: { event_id: EXAMPLE_EVENT_ID },
     }),

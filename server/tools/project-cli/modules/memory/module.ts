@@ -26,6 +26,8 @@ export const memoryModule: ModuleDefinition = {
       kind: "write",
       input: memoryUpdateInput,
       handler: updateMemory,
+      // The user's own memory reaches nobody else.
+      involvesOthers: false,
       hints: hintsFrom(memoryUpdateDataSchema, (d) => ({
         kind: "memory.facts",
         action: "updated",
