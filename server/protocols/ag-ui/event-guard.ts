@@ -86,225 +86,284 @@ function endEventFor(entity: OpenEntity, timestamp: number): AgUiEvent {
   }
 }
 
-export function createEventSequenceGuard(options: EventSequenceGuardOptions = {}): EventSequenceGuard {
-  const now = options.now ?? Date.now;
-  let status: EventGuardStatus = "idle";
-  let threadId = options.threadId;
-  let runId = options.runId;
-  const open: OpenEntity[] = [];
+/** What the guard knows of the run so far. */
+type GuardState = {
+  status: EventGuardStatus;
+  threadId: string | undefined;
+  runId: string | undefined;
+  open: OpenEntity[];
   // One namespace for every message the client will materialise (text, reasoning, tool
   // result, activity), so two events can never mint the same message.
-  const messageIds = new Set<string>();
-  const assistantMessageIds = new Set<string>();
-  const activityIds = new Set<string>();
-  const spanIds = new Set<string>();
-  const toolCalls = new Map<string, "open" | "ended" | "answered">();
+  messageIds: Set<string>;
+  assistantMessageIds: Set<string>;
+  activityIds: Set<string>;
+  spanIds: Set<string>;
+  toolCalls: Map<string, "open" | "ended" | "answered">;
+};
 
-  const isOpen = (kind: OpenKind, id: string) => open.some((entity) => entity.kind === kind && entity.id === id);
-  const closeEntity = (kind: OpenKind, id: string) => {
-    const index = open.findIndex((entity) => entity.kind === kind && entity.id === id);
-    if (index >= 0) open.splice(index, 1);
+const isOpen = (state: GuardState, kind: OpenKind, id: string) => state.open.some((entity) => entity.kind === kind && entity.id === id);
+
+function closeEntity(state: GuardState, kind: OpenKind, id: string): void {
+  const index = state.open.findIndex((entity) => entity.kind === kind && entity.id === id);
+  if (index >= 0) state.open.splice(index, 1);
+}
+
+/** The checks of one event's kind against the run so far; each throws through `fail`. */
+type Rules = {
+  fail: (message: string) => never;
+  delta: (value: string) => void;
+  newMessageId: (id: string) => void;
+  mustBeOpen: (kind: OpenKind, id: string) => void;
+};
+
+function rulesFor(state: GuardState, type: string): Rules {
+  const fail = (message: string): never => {
+    throw new EventSequenceError(type, message);
+  };
+  return {
+    fail,
+    delta: (value) => {
+      if (value.length === 0) fail("empty delta");
+    },
+    newMessageId: (id) => {
+      if (state.messageIds.has(id)) fail(`message id '${id}' is already used in this run`);
+    },
+    mustBeOpen: (kind, id) => {
+      if (!isOpen(state, kind, id)) fail(`no open ${kind} '${id}'`);
+    },
+  };
+}
+
+/** The event is valid AG-UI 1.0, of a kind Dispatch streams, and the run is still open for it. */
+function checkEnvelope(state: GuardState, event: AgUiEvent, { fail }: Rules): void {
+  const parsed = AgUiEventSchema.safeParse(event);
+  if (!parsed.success) {
+    const issue = firstIssue(parsed.error.issues);
+    fail(`not a valid AG-UI 1.0 event (${issue?.field || "event"}: ${issue?.message})`);
+  }
+  const extra = unknownEventFields(event);
+  if (extra.length > 0) fail(`unknown fields ${extra.join(", ")} would be dropped by AG-UI clients`);
+  if (UNSUPPORTED.has(event.type)) fail("not supported: emit explicit START/CONTENT/END events without subagents");
+  if ("subagentRunId" in event && event.subagentRunId !== undefined) fail("subagent attribution is not supported");
+  if (state.status === "finished") fail("the run already finished with RUN_FINISHED");
+  if (state.status === "errored") fail("the run already ended with RUN_ERROR");
+  if (state.status === "idle" && event.type !== EventType.RUN_STARTED && event.type !== EventType.RUN_ERROR) {
+    fail("the first event of a run must be RUN_STARTED");
+  }
+}
+
+/** Run lifecycle and text messages. */
+function checkRunAndText(state: GuardState, event: AgUiEvent, r: Rules): boolean {
+  switch (event.type) {
+    case EventType.RUN_STARTED:
+      if (state.status !== "idle") r.fail("the run already started");
+      if (state.threadId !== undefined && event.threadId !== state.threadId) r.fail(`threadId '${event.threadId}' is not this run's '${state.threadId}'`);
+      if (state.runId !== undefined && event.runId !== state.runId) r.fail(`runId '${event.runId}' is not this run's '${state.runId}'`);
+      return true;
+    case EventType.RUN_FINISHED:
+      if (state.open.length > 0) r.fail(`still open: ${state.open.map((entity) => `${entity.kind} '${entity.id}'`).join(", ")}`);
+      if (event.threadId !== state.threadId || event.runId !== state.runId) r.fail("threadId and runId must match RUN_STARTED");
+      return true;
+    case EventType.TEXT_MESSAGE_START:
+      r.newMessageId(event.messageId);
+      return true;
+    case EventType.TEXT_MESSAGE_CONTENT:
+      r.mustBeOpen("text message", event.messageId);
+      r.delta(event.delta);
+      return true;
+    case EventType.TEXT_MESSAGE_END:
+      r.mustBeOpen("text message", event.messageId);
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Tool calls and their results. */
+function checkToolCall(state: GuardState, event: AgUiEvent, r: Rules): boolean {
+  switch (event.type) {
+    case EventType.TOOL_CALL_START: {
+      if (state.toolCalls.has(event.toolCallId)) r.fail(`tool call id '${event.toolCallId}' is already used in this run`);
+      const parent = event.parentMessageId;
+      if (parent !== undefined && state.messageIds.has(parent) && !state.assistantMessageIds.has(parent)) {
+        r.fail(`parent message '${parent}' is not an assistant message`);
+      }
+      return true;
+    }
+    case EventType.TOOL_CALL_ARGS:
+      r.mustBeOpen("tool call", event.toolCallId);
+      r.delta(event.delta);
+      return true;
+    case EventType.TOOL_CALL_END:
+      r.mustBeOpen("tool call", event.toolCallId);
+      return true;
+    case EventType.TOOL_CALL_RESULT: {
+      const call = state.toolCalls.get(event.toolCallId);
+      if (call === undefined) r.fail(`unknown tool call '${event.toolCallId}'`);
+      if (call === "open") r.fail(`tool call '${event.toolCallId}' has not ended`);
+      if (call === "answered") r.fail(`tool call '${event.toolCallId}' already has a result`);
+      r.newMessageId(event.messageId);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/** Reasoning, steps and activities. */
+function checkReasoningStepsActivities(state: GuardState, event: AgUiEvent, r: Rules): void {
+  switch (event.type) {
+    case EventType.REASONING_START:
+      if (state.spanIds.has(event.messageId)) r.fail(`reasoning span id '${event.messageId}' is already used in this run`);
+      return;
+    case EventType.REASONING_END:
+      r.mustBeOpen("reasoning span", event.messageId);
+      return;
+    case EventType.REASONING_MESSAGE_START:
+      r.newMessageId(event.messageId);
+      return;
+    case EventType.REASONING_MESSAGE_CONTENT:
+      r.mustBeOpen("reasoning message", event.messageId);
+      r.delta(event.delta);
+      return;
+    case EventType.REASONING_MESSAGE_END:
+      r.mustBeOpen("reasoning message", event.messageId);
+      return;
+    case EventType.REASONING_ENCRYPTED_VALUE: {
+      const known = event.subtype === "tool-call" ? state.toolCalls.has(event.entityId) : state.messageIds.has(event.entityId);
+      if (!known) r.fail(`unknown ${event.subtype} '${event.entityId}'`);
+      return;
+    }
+    case EventType.STEP_STARTED:
+      if (isOpen(state, "step", event.stepName)) r.fail(`step '${event.stepName}' is already active`);
+      return;
+    case EventType.STEP_FINISHED:
+      r.mustBeOpen("step", event.stepName);
+      return;
+    case EventType.ACTIVITY_SNAPSHOT:
+      if (!state.activityIds.has(event.messageId)) r.newMessageId(event.messageId);
+      return;
+    case EventType.ACTIVITY_DELTA:
+      if (!state.activityIds.has(event.messageId)) r.fail(`unknown activity '${event.messageId}'`);
+      return;
+    default:
+      return;
+  }
+}
+
+/** Throws EventSequenceError, changing nothing, when the event does not fit the run so far. */
+function checkEvent(state: GuardState, event: AgUiEvent): void {
+  const rules = rulesFor(state, String((event as { type?: unknown }).type));
+  checkEnvelope(state, event, rules);
+  if (checkRunAndText(state, event, rules) || checkToolCall(state, event, rules)) return;
+  checkReasoningStepsActivities(state, event, rules);
+}
+
+/** Records an accepted event: what it opens, closes, names or ends. */
+function recordEvent(state: GuardState, event: AgUiEvent): void {
+  switch (event.type) {
+    case EventType.RUN_STARTED:
+      state.status = "running";
+      state.threadId = event.threadId;
+      state.runId = event.runId;
+      return;
+    case EventType.RUN_FINISHED:
+      state.status = "finished";
+      return;
+    case EventType.RUN_ERROR:
+      state.status = "errored";
+      return;
+    case EventType.TEXT_MESSAGE_START:
+      state.messageIds.add(event.messageId);
+      if (event.role === undefined || event.role === "assistant") state.assistantMessageIds.add(event.messageId);
+      state.open.push({ kind: "text message", id: event.messageId });
+      return;
+    case EventType.TEXT_MESSAGE_END:
+      closeEntity(state, "text message", event.messageId);
+      return;
+    case EventType.TOOL_CALL_START:
+      state.toolCalls.set(event.toolCallId, "open");
+      // A tool call naming a message not seen yet makes the client create that assistant message.
+      if (event.parentMessageId !== undefined && !state.messageIds.has(event.parentMessageId)) {
+        state.messageIds.add(event.parentMessageId);
+        state.assistantMessageIds.add(event.parentMessageId);
+      }
+      state.open.push({ kind: "tool call", id: event.toolCallId });
+      return;
+    case EventType.TOOL_CALL_END:
+      state.toolCalls.set(event.toolCallId, "ended");
+      closeEntity(state, "tool call", event.toolCallId);
+      return;
+    case EventType.TOOL_CALL_RESULT:
+      state.toolCalls.set(event.toolCallId, "answered");
+      state.messageIds.add(event.messageId);
+      return;
+    case EventType.REASONING_START:
+      state.spanIds.add(event.messageId);
+      state.open.push({ kind: "reasoning span", id: event.messageId });
+      return;
+    case EventType.REASONING_END:
+      closeEntity(state, "reasoning span", event.messageId);
+      return;
+    case EventType.REASONING_MESSAGE_START:
+      state.messageIds.add(event.messageId);
+      state.open.push({ kind: "reasoning message", id: event.messageId });
+      return;
+    case EventType.REASONING_MESSAGE_END:
+      closeEntity(state, "reasoning message", event.messageId);
+      return;
+    case EventType.STEP_STARTED:
+      state.open.push({ kind: "step", id: event.stepName });
+      return;
+    case EventType.STEP_FINISHED:
+      closeEntity(state, "step", event.stepName);
+      return;
+    case EventType.ACTIVITY_SNAPSHOT:
+      state.messageIds.add(event.messageId);
+      state.activityIds.add(event.messageId);
+      return;
+    default:
+      return;
+  }
+}
+
+export function createEventSequenceGuard(options: EventSequenceGuardOptions = {}): EventSequenceGuard {
+  const now = options.now ?? Date.now;
+  const state: GuardState = {
+    status: "idle",
+    threadId: options.threadId,
+    runId: options.runId,
+    open: [],
+    messageIds: new Set(),
+    assistantMessageIds: new Set(),
+    activityIds: new Set(),
+    spanIds: new Set(),
+    toolCalls: new Map(),
   };
 
-  function check(event: AgUiEvent): void {
-    const type = String((event as { type?: unknown }).type);
-    const fail = (message: string): never => {
-      throw new EventSequenceError(type, message);
-    };
-    const parsed = AgUiEventSchema.safeParse(event);
-    if (!parsed.success) {
-      const issue = firstIssue(parsed.error.issues);
-      fail(`not a valid AG-UI 1.0 event (${issue?.field || "event"}: ${issue?.message})`);
-    }
-    const extra = unknownEventFields(event);
-    if (extra.length > 0) fail(`unknown fields ${extra.join(", ")} would be dropped by AG-UI clients`);
-    if (UNSUPPORTED.has(event.type)) fail("not supported: emit explicit START/CONTENT/END events without subagents");
-    if ("subagentRunId" in event && event.subagentRunId !== undefined) fail("subagent attribution is not supported");
-    if (status === "finished") fail("the run already finished with RUN_FINISHED");
-    if (status === "errored") fail("the run already ended with RUN_ERROR");
-    if (status === "idle" && event.type !== EventType.RUN_STARTED && event.type !== EventType.RUN_ERROR) {
-      fail("the first event of a run must be RUN_STARTED");
-    }
-    const delta = (value: string) => {
-      if (value.length === 0) fail("empty delta");
-    };
-    const newMessageId = (id: string) => {
-      if (messageIds.has(id)) fail(`message id '${id}' is already used in this run`);
-    };
-    const mustBeOpen = (kind: OpenKind, id: string) => {
-      if (!isOpen(kind, id)) fail(`no open ${kind} '${id}'`);
-    };
-
-    switch (event.type) {
-      case EventType.RUN_STARTED:
-        if (status !== "idle") fail("the run already started");
-        if (threadId !== undefined && event.threadId !== threadId) fail(`threadId '${event.threadId}' is not this run's '${threadId}'`);
-        if (runId !== undefined && event.runId !== runId) fail(`runId '${event.runId}' is not this run's '${runId}'`);
-        return;
-      case EventType.RUN_FINISHED:
-        if (open.length > 0) fail(`still open: ${open.map((entity) => `${entity.kind} '${entity.id}'`).join(", ")}`);
-        if (event.threadId !== threadId || event.runId !== runId) fail("threadId and runId must match RUN_STARTED");
-        return;
-      case EventType.TEXT_MESSAGE_START:
-        newMessageId(event.messageId);
-        return;
-      case EventType.TEXT_MESSAGE_CONTENT:
-        mustBeOpen("text message", event.messageId);
-        delta(event.delta);
-        return;
-      case EventType.TEXT_MESSAGE_END:
-        mustBeOpen("text message", event.messageId);
-        return;
-      case EventType.TOOL_CALL_START: {
-        if (toolCalls.has(event.toolCallId)) fail(`tool call id '${event.toolCallId}' is already used in this run`);
-        const parent = event.parentMessageId;
-        if (parent !== undefined && messageIds.has(parent) && !assistantMessageIds.has(parent)) {
-          fail(`parent message '${parent}' is not an assistant message`);
-        }
-        return;
-      }
-      case EventType.TOOL_CALL_ARGS:
-        mustBeOpen("tool call", event.toolCallId);
-        delta(event.delta);
-        return;
-      case EventType.TOOL_CALL_END:
-        mustBeOpen("tool call", event.toolCallId);
-        return;
-      case EventType.TOOL_CALL_RESULT: {
-        const state = toolCalls.get(event.toolCallId);
-        if (state === undefined) fail(`unknown tool call '${event.toolCallId}'`);
-        if (state === "open") fail(`tool call '${event.toolCallId}' has not ended`);
-        if (state === "answered") fail(`tool call '${event.toolCallId}' already has a result`);
-        newMessageId(event.messageId);
-        return;
-      }
-      case EventType.REASONING_START:
-        if (spanIds.has(event.messageId)) fail(`reasoning span id '${event.messageId}' is already used in this run`);
-        return;
-      case EventType.REASONING_END:
-        mustBeOpen("reasoning span", event.messageId);
-        return;
-      case EventType.REASONING_MESSAGE_START:
-        newMessageId(event.messageId);
-        return;
-      case EventType.REASONING_MESSAGE_CONTENT:
-        mustBeOpen("reasoning message", event.messageId);
-        delta(event.delta);
-        return;
-      case EventType.REASONING_MESSAGE_END:
-        mustBeOpen("reasoning message", event.messageId);
-        return;
-      case EventType.REASONING_ENCRYPTED_VALUE: {
-        const known = event.subtype === "tool-call" ? toolCalls.has(event.entityId) : messageIds.has(event.entityId);
-        if (!known) fail(`unknown ${event.subtype} '${event.entityId}'`);
-        return;
-      }
-      case EventType.STEP_STARTED:
-        if (isOpen("step", event.stepName)) fail(`step '${event.stepName}' is already active`);
-        return;
-      case EventType.STEP_FINISHED:
-        mustBeOpen("step", event.stepName);
-        return;
-      case EventType.ACTIVITY_SNAPSHOT:
-        if (!activityIds.has(event.messageId)) newMessageId(event.messageId);
-        return;
-      case EventType.ACTIVITY_DELTA:
-        if (!activityIds.has(event.messageId)) fail(`unknown activity '${event.messageId}'`);
-        return;
-      default:
-        return;
-    }
-  }
-
-  function record(event: AgUiEvent): void {
-    switch (event.type) {
-      case EventType.RUN_STARTED:
-        status = "running";
-        threadId = event.threadId;
-        runId = event.runId;
-        return;
-      case EventType.RUN_FINISHED:
-        status = "finished";
-        return;
-      case EventType.RUN_ERROR:
-        status = "errored";
-        return;
-      case EventType.TEXT_MESSAGE_START:
-        messageIds.add(event.messageId);
-        if (event.role === undefined || event.role === "assistant") assistantMessageIds.add(event.messageId);
-        open.push({ kind: "text message", id: event.messageId });
-        return;
-      case EventType.TEXT_MESSAGE_END:
-        closeEntity("text message", event.messageId);
-        return;
-      case EventType.TOOL_CALL_START:
-        toolCalls.set(event.toolCallId, "open");
-        // A tool call naming a message not seen yet makes the client create that assistant message.
-        if (event.parentMessageId !== undefined && !messageIds.has(event.parentMessageId)) {
-          messageIds.add(event.parentMessageId);
-          assistantMessageIds.add(event.parentMessageId);
-        }
-        open.push({ kind: "tool call", id: event.toolCallId });
-        return;
-      case EventType.TOOL_CALL_END:
-        toolCalls.set(event.toolCallId, "ended");
-        closeEntity("tool call", event.toolCallId);
-        return;
-      case EventType.TOOL_CALL_RESULT:
-        toolCalls.set(event.toolCallId, "answered");
-        messageIds.add(event.messageId);
-        return;
-      case EventType.REASONING_START:
-        spanIds.add(event.messageId);
-        open.push({ kind: "reasoning span", id: event.messageId });
-        return;
-      case EventType.REASONING_END:
-        closeEntity("reasoning span", event.messageId);
-        return;
-      case EventType.REASONING_MESSAGE_START:
-        messageIds.add(event.messageId);
-        open.push({ kind: "reasoning message", id: event.messageId });
-        return;
-      case EventType.REASONING_MESSAGE_END:
-        closeEntity("reasoning message", event.messageId);
-        return;
-      case EventType.STEP_STARTED:
-        open.push({ kind: "step", id: event.stepName });
-        return;
-      case EventType.STEP_FINISHED:
-        closeEntity("step", event.stepName);
-        return;
-      case EventType.ACTIVITY_SNAPSHOT:
-        messageIds.add(event.messageId);
-        activityIds.add(event.messageId);
-        return;
-      default:
-        return;
-    }
-  }
-
   function accept(event: AgUiEvent): AgUiEvent {
-    check(event);
-    record(event);
+    checkEvent(state, event);
+    recordEvent(state, event);
     return event;
   }
 
   function close(outcome: RunCloseOutcome): AgUiEvent[] {
-    if (status === "finished" || status === "errored") return [];
+    if (state.status === "finished" || state.status === "errored") return [];
     const timestamp = now();
     const emitted: AgUiEvent[] = [];
     const emit = (event: AgUiEvent) => emitted.push(accept(event));
     if (outcome.type === "error") {
-      for (const entity of [...open].reverse()) emit(endEventFor(entity, timestamp));
+      for (const entity of [...state.open].reverse()) emit(endEventFor(entity, timestamp));
       emit({ type: EventType.RUN_ERROR, message: outcome.message, timestamp, ...(outcome.code === undefined ? {} : { code: outcome.code }) });
       return emitted;
     }
+    const { threadId, runId } = state;
     // RUN_STARTED always sets both, so only a run that never started can lack them.
     if (threadId === undefined || runId === undefined) {
       throw new EventSequenceError(EventType.RUN_FINISHED, "a run that never started needs threadId and runId to be finished");
     }
-    if (status === "idle") emit({ type: EventType.RUN_STARTED, threadId, runId, timestamp });
-    for (const entity of [...open].reverse()) emit(endEventFor(entity, timestamp));
+    if (state.status === "idle") emit({ type: EventType.RUN_STARTED, threadId, runId, timestamp });
+    for (const entity of [...state.open].reverse()) emit(endEventFor(entity, timestamp));
     const result = outcome.type === "success" && outcome.result !== undefined && outcome.result !== null ? { result: outcome.result } : {};
     const finished = outcome.type === "interrupt" ? { type: outcome.type, interrupts: outcome.interrupts } : { type: outcome.type };
     emit({ type: EventType.RUN_FINISHED, threadId, runId, timestamp, outcome: finished, ...result });
@@ -313,20 +372,20 @@ export function createEventSequenceGuard(options: EventSequenceGuardOptions = {}
 
   return {
     get status() {
-      return status;
+      return state.status;
     },
     accept,
     close,
     adoptToolCall(toolCallId) {
-      if (!toolCalls.has(toolCallId)) toolCalls.set(toolCallId, "ended");
+      if (!state.toolCalls.has(toolCallId)) state.toolCalls.set(toolCallId, "ended");
     },
     closeOpen() {
-      if (status !== "running") return [];
+      if (state.status !== "running") return [];
       const timestamp = now();
-      return [...open].reverse().map((entity) => accept(endEventFor(entity, timestamp)));
+      return [...state.open].reverse().map((entity) => accept(endEventFor(entity, timestamp)));
     },
     unansweredToolCalls() {
-      return [...toolCalls].flatMap(([id, state]) => (state === "ended" ? [id] : []));
+      return [...state.toolCalls].flatMap(([id, call]) => (call === "ended" ? [id] : []));
     },
   };
 }
