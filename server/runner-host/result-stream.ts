@@ -14,6 +14,7 @@ import {
 import { RunnerFailure, type EmitExtras, type TokenUsage } from "../runs/types";
 import type { ApprovalRow } from "../approvals/repository";
 import type { HostToolCall } from "./result-tool-calls";
+import { ResultWire } from "./result-wire";
 
 // Turns a runner's NDJSON AgentRunResult stream into the run's AG-UI events. Every line is
 // checked on its own: a bad line is recorded and skipped, never fatal; a duplicate
@@ -47,19 +48,12 @@ function preview(data: unknown, size: number): unknown {
 export class ResultStreamProcessor {
   readonly records: ResultRecord[] = [];
   private readonly sequences = new Set<number>();
-  private openMessage: { id: string; text: string } | null = null;
-  private readonly startedToolCalls = new Set<string>();
-  private readonly completedToolCalls = new Set<string>();
-  private emittedText = false;
+  private readonly wire: ResultWire;
   // Calls the host ran for the runner through tools/call (result-tool-calls.ts): answered, or
   // waiting for a person. The runner's own tool.call.* results for them add nothing: the host's
   // answer (and card) stands, and a call waiting for a person stays open.
   private readonly hostCalls = new Map<string, "answered" | "pending">();
   private readonly pending = new Map<string, { row: ApprovalRow; parentMessageId: string }>();
-  // The assistant message a tool call belongs to on the wire: the text before it, else one made up.
-  private lastTextId: string | null = null;
-  private toolParentId: string | null = null;
-  private readonly parents = new Map<string, string>();
   /** For calls of earlier runs this run carries: the assistant message each was streamed under. */
   carriedParents: ReadonlyMap<string, string> = new Map();
   private terminal: { type: "run.completed"; usage?: TokenUsage; finishReason?: string } | { type: "run.failed"; failure: RunnerFailure; usage?: TokenUsage } | null = null;
@@ -71,7 +65,9 @@ export class ResultStreamProcessor {
     private readonly emit: (event: AgUiEvent, extras?: EmitExtras) => void,
     private readonly host: ResultEffects,
     private readonly warn: (detail: string, type: string) => void,
-  ) {}
+  ) {
+    this.wire = new ResultWire(emit);
+  }
 
   get finished(): boolean {
     return this.terminal !== null;
@@ -139,28 +135,25 @@ export class ResultStreamProcessor {
     switch (type) {
       case "message.delta": {
         const { chunk } = data as ResultData<"message.delta">;
-        if (chunk.content.length === 0) return null;
-        this.openText(chunk.id ?? undefined);
-        this.openMessage!.text += chunk.content;
-        this.emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.openMessage!.id, delta: chunk.content });
+        this.wire.appendText(chunk.content, chunk.id ?? undefined);
         return null;
       }
       case "message.completed": {
         const { message } = data as ResultData<"message.completed">;
-        this.completeText(message.content ?? "", message.id ?? undefined);
+        this.wire.completeText(message.content ?? "", message.id ?? undefined);
         return null;
       }
       case "tool.call.started": {
         const d = data as ResultData<"tool.call.started">;
-        if (this.startedToolCalls.has(d.tool_call_id)) return `tool call ${d.tool_call_id} was already started`;
-        this.startTool(d.tool_call_id, d.tool_name, d.parameters);
+        if (this.wire.startedToolCalls.has(d.tool_call_id)) return `tool call ${d.tool_call_id} was already started`;
+        this.wire.startTool(d.tool_call_id, d.tool_name, d.parameters);
         return null;
       }
       case "tool.call.completed": {
         const d = data as ResultData<"tool.call.completed">;
-        if (this.completedToolCalls.has(d.tool_call_id)) return `tool call ${d.tool_call_id} was already completed`;
-        if (!this.startedToolCalls.has(d.tool_call_id)) this.startTool(d.tool_call_id, d.tool_name ?? "tool", {});
-        this.completedToolCalls.add(d.tool_call_id);
+        if (this.wire.completedToolCalls.has(d.tool_call_id)) return `tool call ${d.tool_call_id} was already completed`;
+        if (!this.wire.startedToolCalls.has(d.tool_call_id)) this.wire.startTool(d.tool_call_id, d.tool_name ?? "tool", {});
+        this.wire.completedToolCalls.add(d.tool_call_id);
         const content = JSON.stringify(d.error ? { error: d.error } : (d.result ?? null));
         this.emit({ type: EventType.TOOL_CALL_RESULT, messageId: randomUUID(), toolCallId: d.tool_call_id, content, role: "tool" });
         return null;
@@ -188,14 +181,14 @@ export class ResultStreamProcessor {
       }
       case "run.completed": {
         const d = data as ResultData<"run.completed">;
-        if (d.message?.content && !this.emittedText && !this.openMessage) this.completeText(d.message.content);
-        this.closeText();
+        if (d.message?.content && !this.wire.emittedText && !this.wire.hasOpenText) this.wire.completeText(d.message.content);
+        this.wire.closeText();
         this.terminal = { type: "run.completed", usage: tokenUsage(d.usage), finishReason: d.finish_reason ?? undefined };
         return null;
       }
       case "run.failed": {
         const d = data as ResultData<"run.failed">;
-        this.closeText();
+        this.wire.closeText();
         this.terminal = { type: "run.failed", failure: new RunnerFailure(d.code, d.message || `The runner failed (${d.code})`, d.retryable), usage: tokenUsage(d.usage) };
         return null;
       }
@@ -215,51 +208,6 @@ export class ResultStreamProcessor {
     });
   }
 
-  private openText(id?: string): void {
-    if (this.openMessage) return;
-    const messageId = id && !this.usedIds.has(id) ? id : randomUUID();
-    this.usedIds.add(messageId);
-    this.lastTextId = messageId;
-    this.toolParentId = null;
-    this.openMessage = { id: messageId, text: "" };
-    this.emittedText = true;
-    this.emit({ type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" });
-  }
-
-  private readonly usedIds = new Set<string>();
-
-  private completeText(content: string, id?: string): void {
-    if (!this.openMessage) {
-      if (content.length === 0) return;
-      this.openText(id);
-    }
-    const open = this.openMessage!;
-    // A completed message that extends what was streamed sends the rest; one that contradicts
-    // it cannot be unsent, so the streamed text stands.
-    if (content.length > open.text.length && content.startsWith(open.text)) {
-      const rest = content.slice(open.text.length);
-      open.text = content;
-      this.emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: open.id, delta: rest });
-    }
-    this.closeText();
-  }
-
-  private closeText(): void {
-    if (!this.openMessage) return;
-    this.emit({ type: EventType.TEXT_MESSAGE_END, messageId: this.openMessage.id });
-    this.openMessage = null;
-  }
-
-  private startTool(id: string, name: string, parameters: unknown): void {
-    const parentMessageId = this.openMessage?.id ?? this.lastTextId ?? (this.toolParentId ??= `msg_${randomUUID()}`);
-    this.closeText();
-    this.startedToolCalls.add(id);
-    this.parents.set(id, parentMessageId);
-    this.emit({ type: EventType.TOOL_CALL_START, toolCallId: id, toolCallName: name, parentMessageId });
-    this.emit({ type: EventType.TOOL_CALL_ARGS, toolCallId: id, delta: JSON.stringify(parameters ?? {}) });
-    this.emit({ type: EventType.TOOL_CALL_END, toolCallId: id });
-  }
-
   /**
    * A call the host ran for the runner (tools/call), streamed as the built-in agent streams its
    * own: the call (unless the runner's tool.call.started showed it already), then its result
@@ -274,23 +222,23 @@ export class ResultStreamProcessor {
       this.hostNote("tool.call.late", { tool_call_id: id, reason: "the run had ended; its answer reached the runner only" });
       return;
     }
-    if (this.completedToolCalls.has(id)) return; // a retry of a call answered already
+    if (this.wire.completedToolCalls.has(id)) return; // a retry of a call answered already
     const status = call.pending ? "pending" : "answered";
     this.hostNote("tool.call.host", { tool_call_id: id, tool_name: call.toolName, status, ...(call.carried ? { approval_id: call.carried.approvalId } : {}) });
     if (call.pending) {
-      if (!this.startedToolCalls.has(id)) this.startTool(id, call.toolName, call.args);
+      if (!this.wire.startedToolCalls.has(id)) this.wire.startTool(id, call.toolName, call.args);
       this.hostCalls.set(id, "pending");
-      this.pending.set(id, { row: call.pending, parentMessageId: this.parents.get(id)! });
+      this.pending.set(id, { row: call.pending, parentMessageId: this.wire.parentOf(id)! });
       return;
     }
     this.hostCalls.set(id, "answered");
     this.pending.delete(id);
     const carried = call.carried;
-    if (!carried && !this.startedToolCalls.has(id)) this.startTool(id, call.toolName, call.args);
-    if (carried) this.closeText();
-    this.completedToolCalls.add(id);
+    if (!carried && !this.wire.startedToolCalls.has(id)) this.wire.startTool(id, call.toolName, call.args);
+    if (carried) this.wire.closeText();
+    this.wire.completedToolCalls.add(id);
     const { toolResponseText, uiSchema, output } = call.outcome;
-    const parent = carried ? (carried.parentMessageId ?? this.carriedParents.get(id)) : this.parents.get(id);
+    const parent = carried ? (carried.parentMessageId ?? this.carriedParents.get(id)) : this.wire.parentOf(id);
     this.emit(
       { type: EventType.TOOL_CALL_RESULT, messageId: `tool_${randomUUID()}`, toolCallId: id, content: toolResponseText, role: "tool", metadata: { ui_schema: uiSchema } },
       {
@@ -309,7 +257,7 @@ export class ResultStreamProcessor {
   async finish(): Promise<{ usage?: TokenUsage; finishReason?: string; awaiting: { row: ApprovalRow; parentMessageId: string }[] }> {
     await this.effects;
     this.closed = true;
-    this.closeText();
+    this.wire.closeText();
     if (!this.terminal) throw new RunnerFailure("runner.incomplete", "The runner closed its result stream without run.completed or run.failed");
     if (this.terminal.type === "run.failed") throw this.terminal.failure;
     return { usage: this.terminal.usage, finishReason: this.terminal.finishReason, awaiting: [...this.pending.values()] };
