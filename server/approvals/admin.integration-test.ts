@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { createCaller } from "@/server/trpc/root";
 import { createTestUser } from "@/test/helpers";
 import { waitForRunEnd } from "@/test/runs";
 import { decide, interruptedRun, rememberTurn } from "./test-support";
+import { callerAs, type Caller } from "@/test/trpc-callers";
 
 // The callers get their principal directly; the session lookup (Auth.js, which needs Next's runtime) is never reached.
 vi.mock("@/server/auth/session", () => ({ getSessionPrincipal: async () => null }));
@@ -12,10 +12,10 @@ vi.mock("@/server/auth/session", () => ({ getSessionPrincipal: async () => null 
 
 let owner: Awaited<ReturnType<typeof createTestUser>>;
 let admin: Awaited<ReturnType<typeof createTestUser>>;
-let console_: ReturnType<typeof createCaller>;
+let console_: Caller;
 beforeAll(async () => {
   [owner, admin] = await Promise.all([createTestUser(), createTestUser({ role: "admin" })]);
-  console_ = createCaller({ principal: { userId: admin.id, email: admin.email, role: "admin", via: "session" } });
+  console_ = callerAs(admin);
 });
 
 describe("approvals in the admin console", () => {

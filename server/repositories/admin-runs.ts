@@ -3,7 +3,7 @@ import { getPool } from "../db";
 import type { MessageModel, RunModel, ThreadModel, UserModel } from "../generated/prisma/models";
 import { RUN_EVENTS_SQL } from "./run-events";
 import type { RunRow } from "./runs";
-import { likePattern } from "./sql";
+import { likePattern, newestFirstPage, sqlFilters } from "./sql";
 import type { RunStatus } from "../runs/types";
 
 // Read-only queries for the admin console's run pages. Lists are keyset-paginated on
@@ -74,9 +74,8 @@ function roundDuration<T extends { durationMs: number | null }>(row: T): T {
 }
 
 export async function listAdminRunsPage(q: AdminRunQuery): Promise<AdminRunListRow[]> {
-  const params: unknown[] = [];
-  const param = (value: unknown) => `$${params.push(value)}`;
-  const where: string[] = [];
+  const filters = sqlFilters();
+  const { where, param } = filters;
   if (q.statuses?.length) where.push(`r.status = any(${param(q.statuses)}::"RunStatus"[])`);
   if (q.userEmail) where.push(`u.email ilike ${param(likePattern(q.userEmail))}`);
   if (q.threadId) where.push(`r.thread_id = ${param(q.threadId)}::uuid`);
@@ -93,14 +92,14 @@ export async function listAdminRunsPage(q: AdminRunQuery): Promise<AdminRunListR
   if (q.awaitingApproval) where.push(`exists (select 1 from approvals a where a.run_id = r.id and a.status = 'pending' and a.expires_at > now())`);
   if (q.attempts === "moved") where.push(`r.attempt > 1`);
   if (q.attempts === "lease_expired") where.push(`exists (select 1 from run_attempts ra where ra.run_id = r.id and ra.end_reason = 'lease_expired')`);
-  // The cursor's timestamp went through the driver as local wall time; ::timestamp keeps it so.
-  if (q.after) where.push(`(r.created_at, r.id) < (${param(q.after.at)}::timestamp, ${param(q.after.id)}::uuid)`);
-  const { rows } = await getPool().query<AdminRunListRow>(
-    `select ${LIST_COLUMNS} from runs r join users u on u.id = r.user_id
-     ${where.length ? `where ${where.join(" and ")}` : ""}
-     order by r.created_at desc, r.id desc limit ${param(q.limit + 1)}`,
-    params,
-  );
+  const rows = await newestFirstPage<AdminRunListRow>(getPool(), filters, {
+    select: LIST_COLUMNS,
+    from: "runs r join users u on u.id = r.user_id",
+    orderAt: "r.created_at",
+    orderId: "r.id",
+    after: q.after,
+    limit: q.limit,
+  });
   return rows.map(roundDuration);
 }
 

@@ -3,7 +3,7 @@ import { getPool } from "../db";
 import type { MessageModel, ThreadModel, UserModel } from "../generated/prisma/models";
 import type { RunMessageRow } from "./admin-runs";
 import type { RunRow } from "./runs";
-import { likePattern } from "./sql";
+import { likePattern, newestFirstPage, sqlFilters } from "./sql";
 
 // Read-only queries for the console's thread pages: threads newest-activity first with
 // their owner and counts, and a thread's messages and runs, each a bounded page.
@@ -27,18 +27,16 @@ export async function listAdminThreadsPage(q: {
   after: { at: Date; id: string } | null;
   limit: number;
 }): Promise<AdminThreadRow[]> {
-  const params: unknown[] = [];
-  const param = (value: unknown) => `$${params.push(value)}`;
-  const where: string[] = [];
-  if (q.userEmail) where.push(`u.email ilike ${param(likePattern(q.userEmail))}`);
-  if (q.after) where.push(`(t.updated_at, t.id) < (${param(q.after.at)}::timestamp, ${param(q.after.id)}::uuid)`);
-  const { rows } = await getPool().query<AdminThreadRow>(
-    `select ${THREAD_COLUMNS} from threads t join users u on u.id = t.user_id
-     ${where.length ? `where ${where.join(" and ")}` : ""}
-     order by t.updated_at desc, t.id desc limit ${param(q.limit + 1)}`,
-    params,
-  );
-  return rows;
+  const filters = sqlFilters();
+  if (q.userEmail) filters.where.push(`u.email ilike ${filters.param(likePattern(q.userEmail))}`);
+  return newestFirstPage<AdminThreadRow>(getPool(), filters, {
+    select: THREAD_COLUMNS,
+    from: "threads t join users u on u.id = t.user_id",
+    orderAt: "t.updated_at",
+    orderId: "t.id",
+    after: q.after,
+    limit: q.limit,
+  });
 }
 
 export async function findAdminThread({ id }: { id: string }): Promise<AdminThreadRow | null> {

@@ -53,15 +53,21 @@ function checkConversation(target: { conversation_id?: string; thread_id?: strin
   }
 }
 
+/** The action's target and payload, checked against its schemas and the run's conversation. */
+function readRequest<A extends keyof typeof SCHEMAS>(action: A, req: PlatformActionRequest, threadId: string) {
+  const target = parse(SCHEMAS[action].target, req.target, "target") as z.output<(typeof SCHEMAS)[A]["target"]>;
+  const { text } = parse(SCHEMAS[action].payload, req.payload, "payload");
+  checkConversation(target, threadId);
+  return { target, text };
+}
+
 export async function performPlatformAction(scope: PlatformActionScope, req: PlatformActionRequest): Promise<PlatformActionResult> {
   if (!scope.grantedActions.includes(req.action)) {
     throw new PlatformActionRefusal("not_granted", `Platform action ${req.action} is not granted to this run: the runner's manifest and the binding's policy must both allow it`);
   }
   switch (req.action) {
     case "message.send": {
-      const target = parse(SCHEMAS["message.send"].target, req.target, "target");
-      const { text: content } = parse(SCHEMAS["message.send"].payload, req.payload, "payload");
-      checkConversation(target, scope.threadId);
+      const { text: content } = readRequest("message.send", req, scope.threadId);
       const message = await insertPlatformMessage({
         runId: scope.runId,
         threadId: scope.threadId,
@@ -73,9 +79,7 @@ export async function performPlatformAction(scope: PlatformActionScope, req: Pla
       return { message_id: message.messageId, conversation_id: scope.threadId };
     }
     case "message.edit": {
-      const target = parse(SCHEMAS["message.edit"].target, req.target, "target");
-      const { text: content } = parse(SCHEMAS["message.edit"].payload, req.payload, "payload");
-      checkConversation(target, scope.threadId);
+      const { target, text: content } = readRequest("message.edit", req, scope.threadId);
       const edit = await editRunnerMessage({
         threadId: scope.threadId,
         messageId: target.message_id,

@@ -2,11 +2,11 @@ import { verifyEvents } from "@ag-ui/client";
 import type { BaseEvent } from "@ag-ui/core";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createCaller } from "@/server/trpc/root";
 import { startExtraServer, type ExtraServer } from "@/test/extra-server";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { getJson, paced, postRun, runInput, waitForRunEnd } from "@/test/runs";
 import { collectSse, readSse, type SseFrame } from "@/test/sse";
+import { callerAs, type Caller } from "@/test/trpc-callers";
 
 // A server killed mid-run (kill -9: no chance to write anything more). Every event a client
 // received from it stays in the log with the same id and content; within seconds of its missed
@@ -17,7 +17,7 @@ import { collectSse, readSse, type SseFrame } from "@/test/sse";
 let doomed: ExtraServer | undefined;
 const doomedToo: ExtraServer[] = [];
 let user: Awaited<ReturnType<typeof createTestUser>>;
-let admin: ReturnType<typeof createCaller>;
+let admin: Caller;
 
 // The console's API with an admin's principal given directly (no Auth.js session lookup).
 vi.mock("@/server/auth/session", () => ({ getSessionPrincipal: async () => null }));
@@ -26,7 +26,7 @@ beforeAll(async () => {
   baseUrl(); // needs a production build
   user = await createTestUser();
   const adminUser = await createTestUser({ role: "admin" });
-  admin = createCaller({ principal: { userId: adminUser.id, email: adminUser.email, role: adminUser.role, via: "session" } });
+  admin = callerAs(adminUser);
   doomed = await startExtraServer();
 }, 90_000);
 

@@ -2,11 +2,11 @@ import { verifyEvents } from "@ag-ui/client";
 import type { BaseEvent } from "@ag-ui/core";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createCaller } from "@/server/trpc/root";
 import { startExtraServer, type ExtraServer } from "@/test/extra-server";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { paced, runInput, waitForRunEnd } from "@/test/runs";
 import { collectSse, readSse } from "@/test/sse";
+import { callerAs, type Caller } from "@/test/trpc-callers";
 
 // A rolling restart: two instances are told to stop (SIGTERM) one after the other while runs
 // stream on both. Each hands its runs back as it stops, another instance goes on with them, and
@@ -14,7 +14,7 @@ import { collectSse, readSse } from "@/test/sse";
 // shows each run's executions: handed back by the stopping instances, the last one finished.
 const servers: ExtraServer[] = [];
 let user: Awaited<ReturnType<typeof createTestUser>>;
-let admin: ReturnType<typeof createCaller>;
+let admin: Caller;
 
 // The console's API with an admin's principal given directly (no Auth.js session lookup).
 vi.mock("@/server/auth/session", () => ({ getSessionPrincipal: async () => null }));
@@ -23,7 +23,7 @@ beforeAll(async () => {
   baseUrl(); // needs a production build
   user = await createTestUser();
   const adminUser = await createTestUser({ role: "admin" });
-  admin = createCaller({ principal: { userId: adminUser.id, email: adminUser.email, role: adminUser.role, via: "session" } });
+  admin = callerAs(adminUser);
   servers.push(...(await Promise.all([startExtraServer(), startExtraServer()])));
 }, 90_000);
 

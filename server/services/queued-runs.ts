@@ -4,6 +4,7 @@ import { INSTANCE_ID } from "../lib/instance-id";
 import { logger } from "../logger";
 import { startQueuedRunRow } from "../repositories/run-queue";
 import { executeRun } from "../runs/execute";
+import { runHandle } from "../runs/handle";
 import { closeAbandonedRun } from "../runs/recovery";
 import { findRunner } from "../runs/runners/registry";
 import { planRun } from "../runner-host/plan";
@@ -49,18 +50,7 @@ export async function startQueuedRun(id: string): Promise<Promise<void> | null> 
   }
   logger.info({ runId: run.id }, "a queued run's turn came: starting it");
   return executeRun(
-    {
-      id: run.id,
-      runId: run.runId,
-      threadId: run.threadId,
-      userId: run.userId,
-      protocol: run.protocol,
-      deadlineAt: run.deadlineAt,
-      createdAt: run.createdAt,
-      status: "running",
-      apiKeyHash: started.apiKeyHash,
-      attempt: started.attempt,
-    },
+    runHandle(run, { status: "running", apiKeyHash: started.apiKeyHash, attempt: started.attempt }),
     input,
     runner,
     (started.generation ?? {}) as GenerationParams,

@@ -6,6 +6,7 @@ import { findRunByClientId, type RunRow, type RunToolMessage } from "../reposito
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import { resolveRunAttachments } from "./attachments";
 import { acceptRun, sameThread, StalePlanError } from "../runs/accept";
+import { runHandle } from "../runs/handle";
 import { cancelRun } from "../runs/cancel";
 import { executeRun } from "../runs/execute";
 import { defaultRunner } from "../runs/runners/registry";
@@ -134,17 +135,7 @@ export async function startRun(opts: {
     const r = accepted.run;
     const runner = runnerFor(plan, local, { run: r, via: opts.via ?? "api_key", attachments });
     const execution = executeRun(
-      {
-        id: r.id,
-        runId: r.runId,
-        threadId: r.threadId,
-        userId: r.userId,
-        protocol: r.protocol,
-        deadlineAt: r.deadlineAt,
-        createdAt: r.createdAt,
-        status: r.status,
-        apiKeyHash: opts.apiKeyHash ?? opts.claimedKey?.hash ?? null,
-      },
+      runHandle(r, { status: r.status, apiKeyHash: opts.apiKeyHash ?? opts.claimedKey?.hash ?? null }),
       opts.input,
       runner,
       generation,

@@ -5,6 +5,7 @@ import { getPool } from "@/server/db";
 import { parseRunAgentInput } from "@/server/protocols/ag-ui/run-input";
 import { acceptRun } from "@/server/runs/accept";
 import { executeRun } from "@/server/runs/execute";
+import { runHandle } from "@/server/runs/handle";
 import type { Runner } from "@/server/runs/types";
 import { runProjectCli } from "@/server/tools/project-cli/tool";
 import { baseUrl, createTestUser } from "@/test/helpers";
@@ -35,16 +36,6 @@ async function chat(user: TestUser, text: string, threadId: string = randomUUID(
   const { run } = await acceptRun({ userId: user.id, input: parsed.input, protocol: "ag-ui", runner: "test" });
   return { run, input: parsed.input, threadId };
 }
-
-const handle = (run: Awaited<ReturnType<typeof chat>>["run"]) => ({
-  id: run.id,
-  runId: run.runId,
-  threadId: run.threadId,
-  userId: run.userId,
-  protocol: run.protocol,
-  deadlineAt: run.deadlineAt,
-  createdAt: run.createdAt,
-});
 
 /** A runner that answers a first sentence, then waits until it is cancelled. */
 const hangs: Runner = {
@@ -106,7 +97,7 @@ describe("renaming a thread", () => {
 describe("deleting a thread", () => {
   it("deletes the owner's thread with its messages, runs and their tool calls' records, and nobody else's", async () => {
     const { threadId, run, input } = await chat(owner, "delete me");
-    await executeRun(handle(run), input, { id: "test:noop", run: async () => ({}) });
+    await executeRun(runHandle(run), input, { id: "test:noop", run: async () => ({}) });
     const write = await runProjectCli({ userId: owner.id, runId: run.id, toolCallId: "call_forget", args: { module: "memory", method: "update", input: { key: "gone", value: "soon" } } });
     expect(write.output.status).toBe("success");
     await expect(deleteThread({ userId: stranger.id, id: threadId })).rejects.toMatchObject({ code: "NOT_FOUND" });
@@ -122,7 +113,7 @@ describe("deleting a thread", () => {
 
   it("cancels a run still going in the thread before deleting it", async () => {
     const { threadId, run, input } = await chat(owner, "long task");
-    const execution = executeRun(handle(run), input, hangs);
+    const execution = executeRun(runHandle(run), input, hangs);
     await waitForStatus(run.id, "running");
     const list = await listThreads({ userId: owner.id, limit: 100 });
     expect(list.items.find((t) => t.id === threadId)?.running).toBe(true);
@@ -136,7 +127,7 @@ describe("deleting a thread", () => {
 describe("the chat page's view of a thread", () => {
   it("leaves the answer of a run in progress out of history, for the page to replay it live", async () => {
     const { threadId, run, input } = await chat(owner, "first question");
-    await executeRun(handle(run), input, {
+    await executeRun(runHandle(run), input, {
       id: "test:answer",
       run: async ({ emit }) => {
         emit({ type: EventType.TEXT_MESSAGE_START, messageId: "a1", role: "assistant" });
@@ -146,7 +137,7 @@ describe("the chat page's view of a thread", () => {
       },
     });
     const second = await chat(owner, "second question", threadId);
-    const execution = executeRun(handle(second.run), second.input, hangs);
+    const execution = executeRun(runHandle(second.run), second.input, hangs);
     await waitForStatus(second.run.id, "running");
     // The hanging runner's first sentence lands in the thread's messages once persisted.
     for (let i = 0; i < 2000; i++) {

@@ -6,10 +6,12 @@ import { AppError } from "@/server/errors";
 import { parseRunAgentInput } from "@/server/protocols/ag-ui/run-input";
 import { acceptRun } from "@/server/runs/accept";
 import { executeRun } from "@/server/runs/execute";
+import { runHandle } from "@/server/runs/handle";
 import type { Runner } from "@/server/runs/types";
 import { createCaller } from "@/server/trpc/root";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { paced, postRun, runInput, waitForRunEnd } from "@/test/runs";
+import { callerAs, type Caller, type TestUser } from "@/test/trpc-callers";
 
 // The callers below get their principal directly; the session lookup (Auth.js, which
 // needs Next's runtime) is never reached.
@@ -20,12 +22,10 @@ vi.mock("@/server/auth/session", () => ({ getSessionPrincipal: async () => null 
 // executed in this process by the real engine with scripted runners, whose tool outputs
 // and failures are exactly known.
 
-type TestUser = Awaited<ReturnType<typeof createTestUser>>;
-const principal = (u: TestUser) => ({ userId: u.id, email: u.email, role: u.role, via: "session" as const });
 
-let admin: ReturnType<typeof createCaller>;
-let member: ReturnType<typeof createCaller>;
-let anonymous: ReturnType<typeof createCaller>;
+let admin: Caller;
+let member: Caller;
+let anonymous: Caller;
 let alice: TestUser;
 
 const ids = { twoRunThread: randomUUID(), toolRun: "", failedRun: "", cancelledRunId: "", slowRunId: "", longRunId: "", agentToolRunId: "" };
@@ -46,7 +46,7 @@ async function runInProcess(runner: Runner, text: string): Promise<string> {
   if (!parsed.ok) throw new Error(parsed.message);
   const { run } = await acceptRun({ userId: alice.id, input: parsed.input, protocol: "test-protocol", runner: runner.id });
   await executeRun(
-    { id: run.id, runId: run.runId, threadId: run.threadId, userId: run.userId, protocol: run.protocol, deadlineAt: run.deadlineAt, createdAt: run.createdAt },
+    runHandle(run),
     parsed.input,
     runner,
   );
@@ -109,8 +109,8 @@ const failingRunner: Runner = {
 
 beforeAll(async () => {
   const [adminUser, memberUser, aliceUser] = await Promise.all([createTestUser({ role: "admin" }), createTestUser(), createTestUser()]);
-  admin = createCaller({ principal: principal(adminUser) });
-  member = createCaller({ principal: principal(memberUser) });
+  admin = callerAs(adminUser);
+  member = callerAs(memberUser);
   anonymous = createCaller({ principal: null });
   alice = aliceUser;
 
@@ -150,13 +150,13 @@ async function allAliceRuns() {
 
 describe("admin console access", () => {
   const calls = {
-    "adminRuns.list": (c: ReturnType<typeof createCaller>) => c.adminRuns.list({}),
-    "adminRuns.get": (c: ReturnType<typeof createCaller>) => c.adminRuns.get({ id: ids.toolRun }),
-    "adminRuns.events": (c: ReturnType<typeof createCaller>) => c.adminRuns.events({ id: ids.toolRun }),
-    "adminThreads.list": (c: ReturnType<typeof createCaller>) => c.adminThreads.list({}),
-    "adminThreads.get": (c: ReturnType<typeof createCaller>) => c.adminThreads.get({ id: ids.twoRunThread }),
-    "adminThreads.messages": (c: ReturnType<typeof createCaller>) => c.adminThreads.messages({ id: ids.twoRunThread }),
-    "adminDashboard.get": (c: ReturnType<typeof createCaller>) => c.adminDashboard.get({ window: "24h" }),
+    "adminRuns.list": (c: Caller) => c.adminRuns.list({}),
+    "adminRuns.get": (c: Caller) => c.adminRuns.get({ id: ids.toolRun }),
+    "adminRuns.events": (c: Caller) => c.adminRuns.events({ id: ids.toolRun }),
+    "adminThreads.list": (c: Caller) => c.adminThreads.list({}),
+    "adminThreads.get": (c: Caller) => c.adminThreads.get({ id: ids.twoRunThread }),
+    "adminThreads.messages": (c: Caller) => c.adminThreads.messages({ id: ids.twoRunThread }),
+    "adminDashboard.get": (c: Caller) => c.adminDashboard.get({ window: "24h" }),
   };
 
   it.each(Object.entries(calls))("%s: admins only (anonymous UNAUTHORIZED, members FORBIDDEN)", async (_name, call) => {

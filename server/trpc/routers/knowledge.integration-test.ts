@@ -4,21 +4,20 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { addDocument } from "@/server/knowledge/documents";
 import { createCaller } from "@/server/trpc/root";
 import { createTestUser } from "@/test/helpers";
+import { callerAs, type Caller } from "@/test/trpc-callers";
 
 // The callers get their principal directly; Auth.js's session lookup is never reached.
 vi.mock("@/server/auth/session", () => ({ getSessionPrincipal: async () => null }));
 
-type TestUser = Awaited<ReturnType<typeof createTestUser>>;
-const principal = (u: TestUser) => ({ userId: u.id, email: u.email, role: u.role, via: "session" as const });
 
-let admin: ReturnType<typeof createCaller>;
-let member: ReturnType<typeof createCaller>;
-let anonymous: ReturnType<typeof createCaller>;
+let admin: Caller;
+let member: Caller;
+let anonymous: Caller;
 
 beforeAll(async () => {
   const [adminUser, memberUser] = await Promise.all([createTestUser({ role: "admin" }), createTestUser()]);
-  admin = createCaller({ principal: principal(adminUser) });
-  member = createCaller({ principal: principal(memberUser) });
+  admin = callerAs(adminUser);
+  member = callerAs(memberUser);
   anonymous = createCaller({ principal: null });
 });
 
@@ -50,7 +49,7 @@ describe("knowledge router", () => {
 
   it("refuses members (FORBIDDEN) and anonymous callers (UNAUTHORIZED) on every procedure", async () => {
     const kb = await admin.knowledge.create({ name: `guarded-${randomUUID()}` });
-    const calls = (c: ReturnType<typeof createCaller>) => [
+    const calls = (c: Caller) => [
       c.knowledge.list(),
       c.knowledge.get({ id: kb.id }),
       c.knowledge.create({ name: `intruder-${randomUUID()}` }),

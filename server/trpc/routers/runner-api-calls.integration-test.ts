@@ -2,8 +2,8 @@ import { TRPCError } from "@trpc/server";
 import { describe, expect, it, vi } from "vitest";
 import { createBinding, createEndpoint, endRun, startRunSession } from "@/server/runner-host/api/test-fixtures";
 import { apiCallAudit } from "@/server/runner-host/api/audit";
-import { createCaller } from "@/server/trpc/root";
 import { createTestUser } from "@/test/helpers";
+import { callerAs } from "@/test/trpc-callers";
 
 // The callers get their principal directly; the session lookup (Auth.js) is never reached.
 vi.mock("@/server/auth/session", () => ({ getSessionPrincipal: async () => null }));
@@ -20,7 +20,7 @@ describe("runnerApiCalls.list", () => {
     await apiCallAudit().record({ ...base, action: "tools/call", resource: "shell", scope: null, result: "unauthorized" });
     await endRun(run.id);
 
-    const asAdmin = createCaller({ principal: { userId: admin.id, email: admin.email, role: "admin", via: "session" } });
+    const asAdmin = callerAs(admin);
     const { calls, truncated } = await asAdmin.runnerApiCalls.list({ runId: run.id });
     expect(truncated).toBe(false);
     expect(calls.map((c) => [c.action, c.resource, c.scope, c.result])).toEqual([
@@ -30,7 +30,7 @@ describe("runnerApiCalls.list", () => {
     expect(calls[0]).toMatchObject({ runnerId: endpoint.runnerId, latencyMs: 3 });
     expect((await asAdmin.runnerApiCalls.list({ runId: run.id, limit: 1 })).truncated).toBe(true);
 
-    const asMember = createCaller({ principal: { userId: member.id, email: member.email, role: "user", via: "session" } });
+    const asMember = callerAs(member);
     await expect(asMember.runnerApiCalls.list({ runId: run.id })).rejects.toThrow(TRPCError);
   });
 });

@@ -1,9 +1,17 @@
 import "server-only";
+import type { z } from "zod";
 import { hintsFrom, method, type ModuleDefinition } from "../../module";
 import { memoryCards } from "./cards";
-import { memoryReadDataSchema, memoryUpdateDataSchema } from "./data";
+import { memoryFactDataSchema, memoryReadDataSchema, memoryUpdateDataSchema } from "./data";
 import { readMemory, updateMemory } from "./handlers";
 import { memoryReadInput, memoryUpdateInput } from "./schemas";
+
+type Fact = z.output<typeof memoryFactDataSchema>;
+
+/** The memory.facts card's hints: the facts read or written. */
+function factsHint(action: "read" | "updated", facts: readonly Fact[]) {
+  return { kind: "memory.facts", action, facts: facts.map((f) => ({ key: f.key, value: f.value, updatedAt: f.updated_at })) };
+}
 
 export const memoryModule: ModuleDefinition = {
   name: "memory",
@@ -15,11 +23,7 @@ export const memoryModule: ModuleDefinition = {
       kind: "read",
       input: memoryReadInput,
       handler: readMemory,
-      hints: hintsFrom(memoryReadDataSchema, (d) => ({
-        kind: "memory.facts",
-        action: "read",
-        facts: d.facts.map((f) => ({ key: f.key, value: f.value, updatedAt: f.updated_at })),
-      })),
+      hints: hintsFrom(memoryReadDataSchema, (d) => factsHint("read", d.facts)),
       example: {},
     }),
     update: method({
@@ -28,11 +32,7 @@ export const memoryModule: ModuleDefinition = {
       handler: updateMemory,
       // The user's own memory reaches nobody else.
       involvesOthers: false,
-      hints: hintsFrom(memoryUpdateDataSchema, (d) => ({
-        kind: "memory.facts",
-        action: "updated",
-        facts: d.written.map((f) => ({ key: f.key, value: f.value, updatedAt: f.updated_at })),
-      })),
+      hints: hintsFrom(memoryUpdateDataSchema, (d) => factsHint("updated", d.written)),
       example: { facts: [{ key: "preferred_meeting_time", value: "mornings" }, { key: "home.city", value: null }] },
       pitfalls: ["A null value forgets the fact; reuse an existing key to change a fact rather than adding a near-duplicate."],
     }),
