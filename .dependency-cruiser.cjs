@@ -95,6 +95,13 @@ module.exports = {
       to: { path: "^server/(agent|runner-host|runs)/", dependencyTypesNot: ["type-only"] },
     },
     {
+      name: "models-are-providers-only",
+      comment: "server/models (model providers, the chat-completions reader, the offline demo model) is used by the agent, the runner host and services; it imports only shared helpers and protocols below it.",
+      severity: "error",
+      from: { path: "^server/models/", pathNot: TEST_CODE },
+      to: { path: "^server/", pathNot: ["^server/models/", "^server/(lib|protocols)/", "^server/(env|logger|errors|constants|input-issues)\\.ts$"], dependencyTypesNot: ["type-only"] },
+    },
+    {
       name: "agent-and-runner-host-are-siblings",
       comment: "The built-in agent and the runner host are two kinds of runner; shared helpers live below both.",
       severity: "error",

@@ -5,13 +5,13 @@ import { StringDecoder } from "node:string_decoder";
 import { APICallError, InvalidResponseDataError, type LanguageModelV4CallOptions, type LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { convertOpenAICompatibleChatUsage, convertToOpenAICompatibleChatMessages, mapOpenAICompatibleFinishReason, prepareTools } from "@ai-sdk/openai-compatible/internal";
 import { StreamingToolCallTracker, generateId } from "@ai-sdk/provider-utils";
-import { queueStreamWork } from "../runs/stream-slices";
+import { queueStreamWork } from "./stream-slices";
 import type { StepStream, StepStreamer } from "./step-stream";
 
 // The agent's hot path to an OpenAI-compatible server (vLLM, Ollama, LM Studio, the bench's
 // fake model): one keep-alive node:http request per model step, the SSE body parsed as it
 // arrives and pushed to the loop without a promise per part, a network read at a time in stream
-// slices (server/runs/stream-slices.ts). The request is built and the tool-call
+// slices (stream-slices.ts beside this file). The request is built and the tool-call
 // deltas are tracked by the AI SDK's own openai-compatible pieces, so the server sees what
 // the SDK provider would send and tool calls are assembled the same way; what this replaces
 // is the provider's response chain (fetch body -> TextDecoderStream -> event-source parser ->
