@@ -123,6 +123,13 @@ describe("the agent over HTTP with an OpenAI-compatible model", () => {
     });
     const seen = ofType(second.list, "TEXT_MESSAGE_CONTENT").map((e) => e.delta).join("");
     expect(seen).toBe(`user: [[call:get_weather {"city":"Paris"}]]\nassistant: call get_weather {"city":"Paris"}\ntool: Sunny, 21°C\nuser: [[show:messages]]`);
+    // The thread keeps the client's answer, as on the other doors.
+    expect((await history(first.body.threadId)).messages.map((m) => [m.role, m.content])).toEqual([
+      ["user", '[[call:get_weather {"city":"Paris"}]]'],
+      ["tool", "Sunny, 21°C"],
+      ["user", "[[show:messages]]"],
+      ["assistant", seen],
+    ]);
   });
 
   it("shows the model the thread's own history, not the history a client sends", async () => {

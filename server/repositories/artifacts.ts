@@ -32,7 +32,8 @@ export async function insertRunAttachmentArtifacts(opts: { userId: string; threa
        on conflict (run_id, attachment_id) do nothing
        returning ${COLUMNS}
      )
-     select ${COLUMNS} from ins
+     -- ins already answers under COLUMNS' names (userId, ...), not the table's.
+     select * from ins
      union all
      select ${COLUMNS} from artifacts where run_id = $3 and attachment_id is not null and not exists (select 1 from ins)`,
     [opts.userId, opts.threadId, opts.runId, opts.refs.map((r) => r.bucket), opts.refs.map((r) => r.path)],

@@ -292,4 +292,26 @@ describe("the client's own tools, called by a runner", () => {
     const words = JSON.stringify((second.at(-1) as typeof end).output.filter((m) => m.type === "message"));
     expect(words).toContain("The client answered get_weather: snow, -3C");
   });
+
+  it("makes the round trip on the seed endpoint: the answer comes with the next user message, and the thread keeps it", async () => {
+    const user = await userBoundTo(FRONTEND_TOOLS_RUNNER_ID);
+    const first = runInput({ tools: [WEATHER] }, 'use get_weather {"city":"Rome"}');
+    const call = ofType(await events(await postRun(user.apiKey, first, { stream: true })), "TOOL_CALL_START")[0]!;
+    const second = runInput({
+      threadId: first.threadId,
+      tools: [WEATHER],
+      messages: [
+        { id: "u2", role: "user", content: "here it is" },
+        { id: "t2", role: "tool", toolCallId: call.toolCallId, content: "hot, 30C" },
+      ],
+    });
+    const answered = await events(await postRun(user.apiKey, second, { stream: true }));
+    expect(ofType(answered, "TEXT_MESSAGE_CONTENT").map((e) => e.delta).join("")).toBe("The client answered get_weather: hot, 30C");
+    expect((await history(user.apiKey, first.threadId)).messages.map((m) => [m.role, m.content])).toEqual([
+      ["user", 'use get_weather {"city":"Rome"}'],
+      ["tool", "hot, 30C"],
+      ["user", "here it is"],
+      ["assistant", "The client answered get_weather: hot, 30C"],
+    ]);
+  });
 });

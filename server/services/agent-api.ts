@@ -88,12 +88,16 @@ export async function startAgentResponse(opts: {
   keepAlive?: KeepAlive;
 }): Promise<AgentResponseStart> {
   const { request, userId } = opts;
-  // A response_id repeated without its session names the same response (a runId is one thread's).
-  if (request.response_id && !request.session_id) {
+  // A repeated response_id names the same response (how a client that left rejoins): it is followed
+  // as it is, whatever the input, which its first request already took (a call it answered is no
+  // longer open, its images are stored). Without its session it is found by id (a runId is one thread's).
+  if (request.response_id) {
     const existing = await findRunByClientId({ userId, runId: request.response_id });
     if (existing) {
       await opts.claimedKey?.verify();
-      return { run: existing, sessionId: await sessionNameOf(existing.threadId) };
+      if (!request.session_id) return { run: existing, sessionId: await sessionNameOf(existing.threadId) };
+      const session = sessionThread(userId, request.session_id);
+      return { run: sameThread(existing, { runId: existing.runId, threadId: session.threadId }), sessionId: session.name };
     }
   }
   if (!request.session_id && request.input.some((item) => item.type === "mcp_approval_response")) {
@@ -122,12 +126,8 @@ export async function startAgentResponse(opts: {
     }
   }
   const hasImages = turns.userIndex !== null && (request.input[turns.userIndex]!.content ?? []).some((part) => part.type === "image");
-  // Nothing is fetched or stored for a key that is not checked yet, nor for a response that exists.
-  if (hasImages) {
-    await opts.claimedKey?.verify();
-    const existing = request.response_id ? await findRunByClientId({ userId, runId: request.response_id }) : null;
-    if (existing) return { run: sameThread(existing, { runId: existing.runId, threadId }), sessionId: session?.name ?? existing.threadId };
-  }
+  // Nothing is fetched or stored for a key that is not checked yet.
+  if (hasImages) await opts.claimedKey?.verify();
   const withImages = hasImages ? await importRequestImages({ userId, request, userIndex: turns.userIndex, requestOrigin: opts.requestOrigin }) : request;
   const newIds: string[] = [];
   const { input, sources } = toRunAgentInput(withImages, turns, {

@@ -1,21 +1,21 @@
 import "server-only";
 import { EventType, type Message as AgUiMessage } from "@ag-ui/core";
-import { openClientToolCalls } from "../agent/conversation";
 import type { ClaimedApiKey } from "../auth/session";
 import { env } from "../env";
 import { AppError } from "../errors";
 import { logger } from "../logger";
 import type { RunAgentInput, ToolMessage } from "../protocols/ag-ui/run-input";
-import { findNewestRunToolEvents, findSnapshotMessages, findThreadConversationState, type SnapshotRow } from "../repositories/conversation";
-import { findRunByClientId, findRunById, type RunRow, type RunToolMessage } from "../repositories/runs";
+import { findSnapshotMessages, findThreadConversationState, type SnapshotRow } from "../repositories/conversation";
+import { findRunByClientId, findRunById, type RunRow } from "../repositories/runs";
 import { sameThread } from "../runs/accept";
 import { cancelRun } from "../runs/cancel";
 import { abandonNow, followRunStream, isAbandoned } from "../runs/followers";
 import { followRunBatches } from "../runs/subscribe";
 import { TERMINAL_EVENT_TYPES, TERMINAL_STATUSES, type EventRecord } from "../runs/types";
-import { compileToolUiSchema, PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
+import { compileToolUiSchema } from "../tools/project-cli/tool";
 import { applyResumeEntries } from "./approvals";
-import { reconcileConversation, toolMessageText } from "./conversation-reconcile";
+import { openCallAnswers } from "./client-tool-answers";
+import { reconcileConversation } from "./conversation-reconcile";
 import { startRun, type KeepAlive } from "./runs";
 
 // POST /api/v1/ag-ui: runs for AG-UI clients that hold the conversation themselves (CopilotKit,
@@ -78,7 +78,7 @@ export async function startConversationRun(opts: {
   }
 
   const answers = tail.filter((m): m is ToolMessage => m.role === "tool");
-  const toolMessages = answers.length > 0 ? await answersToOpenCalls(input, answers) : undefined;
+  const toolMessages = answers.length > 0 ? await openCallAnswers(input, answers, { strict: true }) : undefined;
   const runInput: RunAgentInput = {
     ...input,
     messages: tail,
@@ -105,28 +105,6 @@ export async function startConversationRun(opts: {
     if (!busy || !(await supersedeAbandonedRun(userId, busy))) throw err;
     return { kind: "run", ...(await start()) };
   }
-}
-
-/** The client's answers as tool messages of the thread, checked against the calls really left open. */
-async function answersToOpenCalls(input: RunAgentInput, answers: ToolMessage[]): Promise<RunToolMessage[]> {
-  const open = new Map(openClientToolCalls(await findNewestRunToolEvents({ threadId: input.threadId }), new Set([PROJECT_CLI_TOOL_NAME])).map((c) => [c.toolCallId, c]));
-  return answers.map((answer) => {
-    const call = open.get(answer.toolCallId);
-    if (!call) {
-      const index = input.messages.indexOf(answer);
-      throw new AppError(
-        "CONFLICT",
-        `messages[${index}] (tool message ${JSON.stringify(answer.id)}) answers tool call ${JSON.stringify(answer.toolCallId)}, which is not an open frontend tool call of this thread`,
-        { field: `messages[${index}]` },
-      );
-    }
-    open.delete(answer.toolCallId);
-    return {
-      messageId: answer.id,
-      content: toolMessageText(answer),
-      metadata: { run_id: input.runId, message_id: answer.id, stage: "client_tool", tool_call_id: call.toolCallId, tool_name: call.toolName, tool_call_args: call.args },
-    };
-  });
 }
 
 /**

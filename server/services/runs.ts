@@ -3,8 +3,9 @@ import type { ClaimedApiKey } from "../auth/session";
 import { AppError } from "../errors";
 import { logger } from "../logger";
 import { findRunByClientId, type RunRow, type RunToolMessage } from "../repositories/runs";
-import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
+import { userMessageParts, type RunAgentInput, type ToolMessage } from "../protocols/ag-ui/run-input";
 import { resolveRunAttachments } from "./attachments";
+import { openCallAnswers } from "./client-tool-answers";
 import { acceptRun, sameThread, StalePlanError } from "../runs/accept";
 import { runHandle } from "../runs/handle";
 import { cancelRun } from "../runs/cancel";
@@ -59,7 +60,7 @@ export async function startRun(opts: {
   claimedKey?: ClaimedApiKey;
   /** The caller's API key (its hash), when it signed in with one: the run's approval policy may come from it. */
   apiKeyHash?: string;
-  /** The client's answers to the thread's open frontend tool calls (POST /api/v1/ag-ui). */
+  /** The client's answers to the thread's open frontend tool calls, as each door reads them from its request. */
   toolMessages?: RunToolMessage[];
   /** The API key the caller came with: recorded on the run, and its budgets apply. */
   apiKeyId?: string;
@@ -145,6 +146,19 @@ export async function startRun(opts: {
     opts.keepAlive?.(execution);
   }
   return accepted;
+}
+
+/**
+ * POST /api/v1/agent/runs: the run of its one user message, and of the answers to the thread's
+ * open frontend tool calls its messages may bring, which the thread keeps as the other doors do.
+ */
+export async function startSeedRun(opts: Parameters<typeof startRun>[0]): ReturnType<typeof startRun> {
+  const answers = opts.input.messages.filter((m): m is ToolMessage => m.role === "tool");
+  if (answers.length === 0) return startRun(opts);
+  // Reading the thread needs a checked key (the accepting statement checks one itself).
+  await opts.claimedKey?.verify();
+  const toolMessages = await openCallAnswers(opts.input, answers, { strict: false });
+  return startRun({ ...opts, toolMessages: toolMessages.length > 0 ? toolMessages : undefined });
 }
 
 /** The runner that executes a run of this plan: the external one it names, else the in-process one. */

@@ -7,7 +7,7 @@ import { LastEventIdError, parseLastEventId } from "../../protocols/ag-ui/sse";
 import { admitFollower, releasingOnError } from "../../runs/follower-caps";
 import { checkResumePoint, followRunBatches } from "../../runs/subscribe";
 import { TERMINAL_EVENT_TYPES } from "../../runs/types";
-import { cancelRunForUser, getRunForUser, runStatusForUser, runView, startRun, taskAccepted } from "../../services/runs";
+import { cancelRunForUser, getRunForUser, runStatusForUser, runView, startSeedRun, taskAccepted } from "../../services/runs";
 import { parsedText } from "../bodies";
 import { endpoint } from "../endpoint";
 import { jsonResponse } from "../json";
@@ -29,7 +29,7 @@ export const startRunEndpoint = endpoint({
     const encoding = negotiated.stream ? eventEncodingFor(negotiated.accept, input.protocolVersion) : null;
     // A stream past the follower caps is refused before its run starts.
     const slot = encoding ? admitFollower({ userId: principal.userId }) : null;
-    const { run, position } = await releasingOnError(slot, () => startRun({ userId: principal.userId, input, protocol: "ag-ui", requestOrigin: origin(), via: principal.via, apiKeyId: principal.apiKeyId, claimedKey, apiKeyHash: principal.apiKeyHash, keepAlive }));
+    const { run, position } = await releasingOnError(slot, () => startSeedRun({ userId: principal.userId, input, protocol: "ag-ui", requestOrigin: origin(), via: principal.via, apiKeyId: principal.apiKeyId, claimedKey, apiKeyHash: principal.apiKeyHash, keepAlive }));
     if (!encoding || !slot) return jsonResponse(taskAccepted(run, position), 202);
     // A queued run's stream opens now and stays quiet until the run starts: its first event is the
     // RUN_STARTED its executor writes then (or, cancelled before it started, RUN_STARTED and RUN_FINISHED).

@@ -61,6 +61,17 @@ describe("Agent API client tools", () => {
     expect(history.messages.map((m) => m.role)).toEqual(["user", "tool", "assistant"]);
     expect(history.messages[1]!.content).toBe("sunny, 21C");
   });
+
+  it("follows the same response when the request that answered a call is repeated with its response_id", async () => {
+    const first = await respond(alice.apiKey, { input: [text("user", '[[call:get_weather {"city":"Oslo"}]] weather please')], tools: [WEATHER_TOOL] });
+    const call = first.output.find((m) => m.type === "function_call")!.content[0]!;
+    const callId = call.type === "data" ? (call.data.call_id as string) : "";
+    const request = { session_id: first.session_id, response_id: `resp-${first.id}-2`, input: [output(callId, "snow, -3C")], tools: [WEATHER_TOOL] };
+    const answered = await respond(alice.apiKey, request);
+    expect(answer(answered)).toBe("Tool said: snow, -3C");
+    // A client that lost the answer asks again: the call is answered by now, and it is the same response.
+    expect(await respond(alice.apiKey, request)).toEqual(answered);
+  });
 });
 
 describe("Agent API sessions", () => {

@@ -1,0 +1,69 @@
+import { randomUUID } from "node:crypto";
+import { inject } from "vitest";
+import { bindRunner, registerRunner } from "@/server/services/runners";
+import { CAREFUL_MEMORY_RUNNER_ID, carefulMemoryRunner } from "@/examples/runners/careful-memory";
+import { ECHO_RUNNER_ID, echoRunner } from "@/examples/runners/echo";
+import { FRONTEND_TOOLS_RUNNER_ID, frontendToolsRunner } from "@/examples/runners/frontend-tools";
+import { startRunners, type StartedRunner } from "@/examples/runners/start";
+import { baseUrl, bearer, createTestUser } from "@/test/helpers";
+import { signInOverHttp } from "@/test/http-session";
+import { pngBytes } from "@/test/images";
+import type { Cell } from "./axes";
+
+// Who takes part in a cell: a fresh user (so usage and history are the cell's alone), bound to the
+// example runner its tool needs when an external runner answers, signed in when the door is the
+// web chat; and the secrets none of the cell's frames or history may show (the canaries).
+
+/** The example runners, one endpoint; its secret carries a canary marker. */
+export type Runners = { endpoint: StartedRunner; secret: string };
+
+export async function startMatrixRunners(): Promise<Runners> {
+  const secret = `canary-runner-secret-${randomUUID()}`;
+  const endpoint = await startRunners({ secret, hostUrl: baseUrl(), runners: [echoRunner, carefulMemoryRunner, frontendToolsRunner] });
+  await registerRunner({ url: endpoint.url, secret });
+  return { endpoint, secret };
+}
+
+const RUNNER_FOR_TOOL: Record<Cell["tools"], string> = {
+  none: ECHO_RUNNER_ID,
+  "cli-read": CAREFUL_MEMORY_RUNNER_ID,
+  "cli-write-approval": CAREFUL_MEMORY_RUNNER_ID,
+  frontend: FRONTEND_TOOLS_RUNNER_ID,
+};
+
+export type Participant = {
+  userId: string;
+  /** How this door's client authenticates: the API key, or the web chat's session cookie. */
+  auth: Record<string, string>;
+  /** The API key, for the checks made outside the door (history, run status). */
+  apiKey: string;
+  secrets: string[];
+};
+
+export async function participantFor(cell: Cell, runners: Runners): Promise<Participant> {
+  const user = await createTestUser();
+  if (cell.executor === "runner") await bindRunner({ runnerId: RUNNER_FOR_TOOL[cell.tools], email: user.email });
+  const secrets = [user.apiKey, user.password, runners.secret, inject("authSecret"), inject("llmApiKey")];
+  if (cell.door !== "web") return { userId: user.id, auth: bearer(user.apiKey), apiKey: user.apiKey, secrets };
+  const cookie = await signInOverHttp(user.email, user.password);
+  if (!cookie) throw new Error("could not sign in over HTTP");
+  const session = cookie.split("; ").find((c) => c.startsWith("authjs.session-token="))!.split("=")[1]!;
+  return { userId: user.id, auth: { cookie }, apiKey: user.apiKey, secrets: [...secrets, session] };
+}
+
+/** An image uploaded as the web chat uploads a large one: presign, then PUT the bytes; its signed URL. */
+export async function uploadImage(p: Participant, seed: number): Promise<string> {
+  const bytes = pngBytes(seed);
+  const res = await fetch(`${baseUrl()}/api/v1/agent/attachments/presign`, {
+    method: "POST",
+    headers: { ...p.auth, "content-type": "application/json" },
+    body: JSON.stringify({ mime_type: "image/png", size: bytes.byteLength }),
+  });
+  if (res.status !== 201) throw new Error(`presign answered ${res.status}: ${await res.text()}`);
+  const presigned = (await res.json()) as { url: string; upload: { url: string; headers: Record<string, string> } };
+  // As the browser: it sets Content-Length itself.
+  const headers = Object.fromEntries(Object.entries(presigned.upload.headers).filter(([name]) => name.toLowerCase() !== "content-length"));
+  const put = await fetch(presigned.upload.url, { method: "PUT", headers, body: Buffer.from(bytes) });
+  if (put.status !== 200) throw new Error(`the presigned PUT answered ${put.status}`);
+  return presigned.url;
+}
