@@ -1,5 +1,6 @@
 import "server-only";
-import { PROJECT_CLI_TOOL_NAME, type ToolAgentOutput } from "../tools/project-cli/tool";
+import type { ToolAgentOutput } from "../tools/project-cli/post-process";
+import { PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
 import { createApprovalGate } from "./gate";
 import { approvalCard, approvalView } from "./preview";
 import { claimApproval, findOpenApprovalForCall, type ApprovalRow } from "./repository";

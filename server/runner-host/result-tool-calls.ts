@@ -2,7 +2,7 @@ import "server-only";
 import { findApproval, type ApprovalRow } from "../approvals/repository";
 import { logger } from "../logger";
 import { listen, notify } from "../repositories/notifications";
-import type { ToolAgentOutput } from "../tools/project-cli/tool";
+import type { ToolAgentOutput } from "../tools/project-cli/post-process";
 import { insertToolHandOver, takeToolHandOvers } from "./repository";
 
 // A runner's host tool calls (tools/call of project_cli) as first-class calls of its run: the

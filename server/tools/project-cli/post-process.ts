@@ -1,11 +1,19 @@
 import "server-only";
+import type { z } from "zod";
+import type { toolAgentOutputSchema } from "@/server/protocols/runner/host-api";
+import type { UiHints } from "./module";
 import type { CliOutput } from "./router";
-import type { ToolAgentOutput } from "./tool";
 import { failureHints, successHints } from "./ui-hints";
 
 // The runtime post-processor: turns the CLI's raw result into the ToolAgentOutput that goes
 // into TOOL_CALL_RESULT, `metadata.tool_agent_output`, history and context rebuilds, and
 // into the text the model reads (the result's full JSON, never a summary).
+
+/** A ToolAgentOutput (the wire schema in protocols/runner/host-api.ts) as project_cli writes it. */
+export type ToolAgentOutput = Omit<z.infer<typeof toolAgentOutputSchema>, "tool_name" | "ui_hints"> & {
+  tool_name: "project_cli";
+  ui_hints: UiHints | null;
+};
 
 /** A call that did its main work but not all of it (an attendee who could not be invited). */
 function isPartial(data: unknown): boolean {

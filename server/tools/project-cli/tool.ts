@@ -1,15 +1,13 @@
 import "server-only";
 import { z } from "zod";
 import { logger } from "@/server/logger";
-import { toolAgentOutputSchema } from "@/server/protocols/runner/host-api";
 import { timeZoneSchema, type UiSchema } from "@/server/ui-schema/schema";
 import { findAction } from "./actions";
 import { DEFAULT_ALLOWED_MODULES } from "./allow-list";
 import { compileStoredUiHints } from "./cards";
 import { mintToolCredential } from "./credential";
 import { ToolError } from "./errors";
-import type { UiHints } from "./module";
-import { postProcess } from "./post-process";
+import { postProcess, type ToolAgentOutput } from "./post-process";
 import type { CliOutput } from "./router";
 import { execProjectCli } from "./run-cli";
 import { runSkillsCall, SKILLS_MODULE, visibleSkills } from "./skills";
@@ -37,12 +35,6 @@ export const projectCliToolDescription = [
   `Before first using an action, read its document: {"module":"${SKILLS_MODULE}","method":"read","input":{"skill":"<name>","action":"<action>"}} (without "action", the whole skill's); {"module":"${SKILLS_MODULE}","method":"list","input":{}} lists the skills.`,
   "A failure returns {status:\"failure\", error:{code, message, ...}}; for INVALID_ACTION_INPUT, error.input_schema and error.issues say what to fix before calling again.",
 ].join("\n");
-
-/** A ToolAgentOutput (the wire schema in protocols/runner/host-api.ts) as project_cli writes it. */
-export type ToolAgentOutput = Omit<z.infer<typeof toolAgentOutputSchema>, "tool_name" | "ui_hints"> & {
-  tool_name: typeof PROJECT_CLI_TOOL_NAME;
-  ui_hints: UiHints | null;
-};
 
 /**
  * Runs one project_cli call for a run: validates the thin args, mints a credential, runs the CLI,
