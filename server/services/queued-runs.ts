@@ -60,6 +60,8 @@ export async function startQueuedRun(id: string): Promise<Promise<void> | null> 
       status: "running",
       apiKeyHash: started.apiKeyHash,
       attempt: started.attempt,
+      traceParent: run.traceParent,
+      traceState: run.traceState,
     },
     input,
     runner,
