@@ -9,6 +9,8 @@ import { signInOverHttp } from "@/test/http-session";
 import { defineRunner } from "@/sdk/runner/define-runner";
 import { completed, runCompleted } from "@/sdk/runner/results";
 import { startRunners } from "@/examples/runners/start";
+import { events, fact, ofType, rememberTurn } from "@/server/approvals/test-support";
+import { postRun, runInput } from "@/test/runs";
 import { freePort } from "./lib/embedded-postgres";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -131,6 +133,42 @@ describe("npm run admin", () => {
     const badId = await admin("apikey:revoke", "--id", "nope");
     expect(badId.status).toBe(1);
     expect(badId.stderr).toContain("API key not found");
+  });
+
+  it("sets a key that approves its own writes and a user's approval policy, and runs follow them", { timeout: 180_000 }, async () => {
+    const user = await createTestUser();
+    // The outcome of a run whose model asks for a memory write: "interrupt" when it waits for a person.
+    const write = async (apiKey: string) => {
+      const key = `cli_${randomUUID().replaceAll("-", "").slice(0, 10)}`;
+      const list = await events(await postRun(apiKey, runInput({}, rememberTurn(key)), { stream: true }));
+      return { outcome: (ofType(list, "RUN_FINISHED")[0]!.outcome as { type: string }).type, stored: await fact(user.id, key) };
+    };
+
+    const created = await admin("apikey:create", "--email", user.email, "--self-approve");
+    expect(created.status).toBe(0);
+    expect(created.stdout).toContain("approving its own changes");
+    const robotKey = created.stdout.trim().split("\n").at(-1)!;
+    expect(await write(robotKey)).toEqual({ outcome: "success", stored: "yes" });
+
+    const id = created.stdout.match(/Created API key ([0-9a-f-]{36})/)![1]!;
+    const off = await admin("apikey:update", "--id", id, "--no-self-approve");
+    expect(off.status).toBe(0);
+    expect((await write(robotKey)).outcome).toBe("interrupt");
+    expect((await admin("apikey:update", "--id", id, "--self-approve")).status).toBe(0);
+    expect((await write(robotKey)).outcome).toBe("success");
+
+    // The user's own key follows their policy: asked by default, never once set so.
+    expect((await write(user.apiKey)).outcome).toBe("interrupt");
+    const never = await admin("user:approval-policy", "--email", user.email, "--policy", "never");
+    expect(never.status).toBe(0);
+    expect(await write(user.apiKey)).toEqual({ outcome: "success", stored: "yes" });
+
+    const bad = await admin("user:approval-policy", "--email", user.email, "--policy", "sometimes");
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain('Unknown approval policy "sometimes": use one of always, others, never');
+    const noChoice = await admin("apikey:update", "--id", id);
+    expect(noChoice.status).toBe(1);
+    expect(noChoice.stderr).toContain("needs --self-approve or --no-self-approve");
   });
 
   it("registers a runner endpoint, prints its runner ids, and binds one for a user", { timeout: 180_000 }, async () => {

@@ -14,7 +14,13 @@ Commands:
                                             refused for the last active admin
   user:reactivate --email E                 restores their sign-in and API keys
                                             (the three user: commands also take the email alone)
-  apikey:create --email E [--name N]        prints the new key as the last line
+  user:approval-policy --email E --policy always|others|never
+                                            which of the agent's writes wait for the user's approval
+                                            (docs/approvals.md); their next runs follow it
+  apikey:create --email E [--name N] [--self-approve]
+                                            prints the new key as the last line; --self-approve:
+                                            runs the key starts make their writes without asking
+  apikey:update --id ID --self-approve | --no-self-approve
   apikey:list   --email E
   apikey:revoke --id ID
   runner:register --url URL --secret S      discovers the endpoint's runners, prints their ids one per line
@@ -51,7 +57,9 @@ async function main(): Promise<void> {
       config: { type: "string" },
       policy: { type: "string" },
       admin: { type: "boolean", default: false },
+      "self-approve": { type: "boolean" },
     },
+    allowNegative: true,
     strict: true,
   });
   // `user:deactivate someone@example.com` reads as it should: the user commands take the email alone too.
@@ -67,8 +75,10 @@ async function main(): Promise<void> {
     }
   };
 
+  const selfApprove = values["self-approve"];
+  if (command === "apikey:update" && selfApprove === undefined) fail(`apikey:update needs --self-approve or --no-self-approve\n\n${usage}`);
   // Validate the command before opening the database, so a typo answers at once.
-  const commands = ["user:create", "user:reset-password", "user:deactivate", "user:reactivate", "apikey:create", "apikey:list", "apikey:revoke", "runner:register", "runner:refresh", "runner:list", "binding:create", "binding:delete"];
+  const commands = ["user:create", "user:reset-password", "user:deactivate", "user:reactivate", "user:approval-policy", "apikey:create", "apikey:update", "apikey:list", "apikey:revoke", "runner:register", "runner:refresh", "runner:list", "binding:create", "binding:delete"];
   if (!commands.includes(command)) fail(`Unknown command: ${command}\n\n${usage}`);
 
   const db = await prepareDatabase();
@@ -99,17 +109,25 @@ async function main(): Promise<void> {
         const active = command === "user:reactivate";
         const user = await setUserActiveByEmail({ email: need("email"), active });
         console.log(active ? `Reactivated ${user.email}: they can sign in and use their API keys again` : `Deactivated ${user.email}: they can no longer sign in or use their API keys; their threads and runs stay`);
+      } else if (command === "user:approval-policy") {
+        const { setApprovalPolicyByEmail } = await import("../server/services/approvals");
+        const policy = await setApprovalPolicyByEmail({ email: need("email"), policy: values.policy ?? fail(`${command} needs --policy always|others|never\n\n${usage}`) });
+        console.log(`Approval policy of ${need("email")} is now ${policy}; their next runs follow it`);
       } else if (command === "apikey:create") {
         const { createApiKeyForEmail } = await import("../server/services/api-keys");
-        const { key, record } = await createApiKeyForEmail({ email: need("email"), name: values.name });
-        console.log(`Created API key ${record.id} (${record.prefix}…) for ${need("email")}. It is shown only once:`);
+        const { key, record } = await createApiKeyForEmail({ email: need("email"), name: values.name, autoApprove: selfApprove ?? false });
+        console.log(`Created API key ${record.id} (${record.prefix}…) for ${need("email")}${record.autoApprove ? ", approving its own changes" : ""}. It is shown only once:`);
         console.log(key);
+      } else if (command === "apikey:update") {
+        const { updateApiKeyAutoApprove } = await import("../server/services/api-keys");
+        const key = await updateApiKeyAutoApprove({ id: need("id"), autoApprove: selfApprove! });
+        console.log(`API key ${key.id} (${key.prefix}…) ${key.autoApprove ? "now approves its own changes" : "now asks for approval as its user's policy says"}`);
       } else if (command === "apikey:list") {
         const { findUserByEmail } = await import("../server/repositories/users");
         const { listApiKeys } = await import("../server/services/api-keys");
         const user = (await findUserByEmail({ email: need("email").toLowerCase() })) ?? fail(`No user with email ${need("email")}`);
         for (const k of await listApiKeys({ userId: user.id })) {
-          console.log(`${k.id}  ${k.prefix}…  ${k.name}  ${k.revokedAt ? "revoked" : "active"}  created ${k.createdAt.toISOString()}`);
+          console.log(`${k.id}  ${k.prefix}…  ${k.name}  ${k.revokedAt ? "revoked" : "active"}${k.autoApprove ? "  self-approving" : ""}  created ${k.createdAt.toISOString()}`);
         }
       } else if (command.startsWith("runner:") || command.startsWith("binding:")) {
         await runnerCommand(command, { need, json, email: values.email, thread: values.thread });

@@ -61,6 +61,9 @@ const envSchema = z.object({
   // A reverse proxy in front of the app sets X-Forwarded-Host/-Proto: believe them (they are
   // ignored otherwise, since any client can send them).
   TRUST_PROXY: bool,
+  // Failed API key checks (and, counted apart, runner secret checks) from all addresses together
+  // in one minute before every further failing one answers 429 (server/limits/attempts.ts).
+  CREDENTIAL_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(100),
   // Hosts a runner endpoint may be registered on although they are not public addresses
   // (loopback, private networks: local development), comma-separated as URLs spell them.
   RUNNER_ALLOWED_HOSTS: z

@@ -158,7 +158,8 @@ function complete(res: http.ServerResponse, model: string, messages: ChatMessage
   );
 }
 
-type Call = { text: string; state: "open" | "done" | "aborted"; body: ChatRequest };
+/** One chat completions request, as GET /v1/calls lists it (with the W3C trace headers it came with). */
+type Call = { text: string; state: "open" | "done" | "aborted"; body: ChatRequest; traceparent: string | null; tracestate: string | null };
 const CALLS_KEPT = 1_000;
 
 async function handle(req: http.IncomingMessage, res: http.ServerResponse, apiKey: string, calls: Call[]): Promise<void> {
@@ -178,7 +179,8 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, apiKe
   const body = JSON.parse(await readBody(req)) as ChatRequest;
   const messages = body.messages ?? [];
   const lastUserText = textOf(messages.findLast((m) => m.role === "user")?.content);
-  const call: Call = { text: lastUserText, state: "open", body };
+  const header = (name: string) => (typeof req.headers[name] === "string" ? (req.headers[name] as string) : null);
+  const call: Call = { text: lastUserText, state: "open", body, traceparent: header("traceparent"), tracestate: header("tracestate") };
   calls.push(call);
   if (calls.length > CALLS_KEPT) calls.shift();
   res.once("close", () => (call.state = res.writableFinished ? "done" : "aborted"));

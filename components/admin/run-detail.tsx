@@ -69,6 +69,11 @@ function RunHeader({ detail }: { detail: RunDetail }) {
         <Fact label={t.taskId}>
           <span className="mono">{run.id}</span>
         </Fact>
+        {run.traceId ? (
+          <Fact label={t.traceId} testId="run-trace">
+            <span className="mono">{run.traceId}</span>
+          </Fact>
+        ) : null}
         <Fact label={t.created}>{dates.dateTime(run.createdAt)}</Fact>
         <Fact label={t.started}>{dates.dateTime(run.startedAt)}</Fact>
         <Fact label={t.finished}>{dates.dateTime(run.finishedAt)}</Fact>

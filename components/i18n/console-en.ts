@@ -118,6 +118,7 @@ export const consoleEn = {
     protocol: "Protocol",
     runId: "Run id",
     taskId: "Task id",
+    traceId: "Trace id",
     created: "Created",
     started: "Started",
     finished: "Finished",

@@ -119,6 +119,7 @@ export const consoleZhCN: Dictionary["console"] = {
     protocol: "协议",
     runId: "运行 ID",
     taskId: "任务 ID",
+    traceId: "追踪 ID",
     created: "创建时间",
     started: "开始时间",
     finished: "结束时间",

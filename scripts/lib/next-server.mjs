@@ -15,6 +15,19 @@ const ROUTER = Symbol.for("dispatch.nodeRouter");
 const HAND_OFF = Symbol.for("dispatch.handOffRuns");
 // Closes the server's database connections (server/start-up.ts).
 const CLOSE_DATABASE = Symbol.for("dispatch.closeDatabase");
+// The connection's address, for the credential back-off (server/lib/peer-address.ts): written
+// into every request here, so a client's own copy of the header never reaches the app.
+const PEER_ADDRESS_HEADER = "x-dispatch-peer-address";
+const PEER_ADDRESS_STAMPED = Symbol.for("dispatch.peerAddressStamped");
+
+/** Replaces any PEER_ADDRESS_HEADER the client sent with the TCP peer's address, before anything reads the headers. */
+function stampPeerAddress(req) {
+  const raw = req.rawHeaders;
+  for (let i = raw.length - 2; i >= 0; i -= 2) if (raw[i].toLowerCase() === PEER_ADDRESS_HEADER) raw.splice(i, 2);
+  const address = req.socket.remoteAddress ?? "";
+  raw.push(PEER_ADDRESS_HEADER, address);
+  req.headers[PEER_ADDRESS_HEADER] = address;
+}
 
 /**
  * Serves until SIGINT, SIGTERM or SIGHUP, then drains and exits 0 once `afterStop` (what the server
@@ -39,6 +52,7 @@ export async function serveNext({ port, hostname, afterStop = async () => {} }) 
   // Set before Next and React load, as `next start` does.
   process.env.NODE_ENV ??= "production";
   globalThis[ROUTER] = null;
+  globalThis[PEER_ADDRESS_STAMPED] = true;
   const { default: next } = await import("next");
   const app = next({ dev: false, dir: process.cwd(), hostname: hostname ?? "localhost", port });
   await app.prepare();
@@ -46,6 +60,7 @@ export async function serveNext({ port, hostname, afterStop = async () => {} }) 
   const router = () => globalThis[ROUTER];
 
   const server = http.createServer((req, res) => {
+    stampPeerAddress(req);
     if (router()?.(req, res)) return;
     void handle(req, res);
   });

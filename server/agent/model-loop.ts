@@ -14,6 +14,7 @@ import {
   standardizePrompt,
 } from "ai/internal";
 import { sdkStepStreamer, type StepStreamer } from "../models/step-stream";
+import { traceHeaders } from "../telemetry/tracing";
 
 // The agent's tool loop, driven on the provider's own stream (a StepStreamer: the model's
 // doStream, or the lean OpenAI-compatible reader) rather than through streamText, whose chain
@@ -103,7 +104,9 @@ export async function runModelLoop(opts: {
       provider: model.provider,
     });
     onPart({ type: "start-step" });
-    const stream = await retry(() => streamer({ ...callOptions, prompt, tools: toolDefinitions, toolChoice, abortSignal: signal }));
+    // The run's trace goes with each model call (`traceparent`), so a provider's own traces join it.
+    const headers = traceHeaders();
+    const stream = await retry(() => streamer({ ...callOptions, prompt, tools: toolDefinitions, toolChoice, abortSignal: signal, headers }));
 
     const texts = new Map<string, string>();
     const toolCalls: LanguageModelV4ToolCall[] = [];

@@ -10,8 +10,8 @@ import { keepAlive } from "./keep-alive";
 import { requestOrigin } from "./origin";
 import { errorResponse } from "./json";
 import { closeAfterRefusal } from "./refusal";
-import { contextFromHeaders, tracer } from "../telemetry/tracing";
-import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { contextFromHeaders, traceHeaders, tracer } from "../telemetry/tracing";
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
 
 // Every route under app/api (and app/storage) is one endpoint defined here: what it serves
 // (method, path), who may call it (auth), how its body is read, and its handler, which reads like
@@ -119,10 +119,29 @@ export function endpoint<M extends Method, K extends AuthKind, B = undefined, N 
     span.setAttribute("http.response.status_code", response.status);
     if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
-    logRequest(req, path, response.status, started, requestId, span.isRecording() ? span.spanContext().traceId : undefined);
-    return response;
+    logRequest(req, path, response.status, started, requestId, span.spanContext().traceId);
+    return withTraceResponse(response, span);
   };
   return { method: def.method, path: def.path, handler };
+}
+
+/**
+ * Tells the client which trace its request joined (or started): W3C Trace Context Level 2's
+ * `traceresponse`, the request span's own `traceparent`. A run started by this request carries
+ * the same trace id to its runner and model calls.
+ */
+function withTraceResponse(response: Response, span: Span): Response {
+  const traceResponse = traceHeaders(trace.setSpan(ROOT_CONTEXT, span)).traceparent;
+  if (!traceResponse) return response;
+  try {
+    response.headers.set("traceresponse", traceResponse);
+    return response;
+  } catch {
+    // A response whose headers are immutable (one fetched from elsewhere) is copied once.
+    const headers = new Headers(response.headers);
+    headers.set("traceresponse", traceResponse);
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  }
 }
 
 /** An adapter's 503 (tRPC's mapped outage) says when to retry, as the endpoints' do. */

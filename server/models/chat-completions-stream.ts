@@ -211,6 +211,13 @@ function abortError(signal: AbortSignal): Error {
   return reason instanceof Error ? reason : Object.assign(new Error("The model call was aborted"), { name: "AbortError" });
 }
 
+/** The call's own headers (the run's `traceparent`), those the SDK's options leave undefined dropped. */
+function callHeaders(given: Record<string, string | undefined> | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(given ?? {})) if (value !== undefined) headers[name] = value;
+  return headers;
+}
+
 /** A streamer for one OpenAI-compatible chat completions endpoint. */
 export function createChatCompletionsStreamer(config: ChatCompletionsConfig): StepStreamer {
   const url = new URL(`${config.baseURL.replace(/\/+$/, "")}/chat/completions`);
@@ -225,7 +232,7 @@ export function createChatCompletionsStreamer(config: ChatCompletionsConfig): St
       const signal = options.abortSignal;
       if (signal?.aborted) return reject(abortError(signal));
       const body = requestBody(config, options);
-      const req = client.request(url, { method: "POST", agent, headers: { ...headers, "content-length": String(Buffer.byteLength(body)) } });
+      const req = client.request(url, { method: "POST", agent, headers: { ...callHeaders(options.headers), ...headers, "content-length": String(Buffer.byteLength(body)) } });
       const onAbort = () => req.destroy(abortError(signal!));
       signal?.addEventListener("abort", onAbort, { once: true });
       const done = () => signal?.removeEventListener("abort", onAbort);

@@ -66,7 +66,7 @@ describe("multitaskStrategy enqueue", () => {
     const second = runInput({ threadId, forwardedProps: enqueue }, "second question");
     const accepted = await post(second);
     expect(accepted.status).toBe(202);
-    expect(await accepted.json()).toEqual({ taskId: expect.any(String), threadId, runId: second.runId, created: expect.any(String), status: "queued", queuePosition: 1 });
+    expect(await accepted.json()).toEqual({ taskId: expect.any(String), threadId, runId: second.runId, created: expect.any(String), traceId: expect.stringMatching(/^[0-9a-f]{32}$/), status: "queued", queuePosition: 1 });
 
     // A streaming request for a queued run: the stream opens now, its first event is RUN_STARTED when the run really starts.
     const third = runInput({ threadId, forwardedProps: enqueue }, "third question");

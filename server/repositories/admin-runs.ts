@@ -36,7 +36,7 @@ export type AdminRunListRow = Omit<RunRow, "usage" | "deadlineAt"> & {
 
 export type AdminRunRow = AdminRunListRow &
   Pick<RunRow, "usage" | "deadlineAt"> &
-  Pick<RunModel, "heartbeatAt" | "cancelRequestedAt"> & { threadTitle: ThreadModel["title"] };
+  Pick<RunModel, "heartbeatAt" | "cancelRequestedAt"> & { threadTitle: ThreadModel["title"]; traceId: string | null };
 
 export type RunEventRow = { seq: number; type: string; payload: string; createdAt: Date };
 
@@ -106,7 +106,7 @@ export async function listAdminRunsPage(q: AdminRunQuery): Promise<AdminRunListR
 export async function findAdminRun({ id }: { id: string }): Promise<AdminRunRow | null> {
   const { rows } = await getPool().query<AdminRunRow>(
     `select ${LIST_COLUMNS}, t.title as "threadTitle", r.usage, r.deadline_at as "deadlineAt", r.heartbeat_at as "heartbeatAt",
-       r.cancel_requested_at as "cancelRequestedAt"
+       r.cancel_requested_at as "cancelRequestedAt", split_part(r.trace_parent, '-', 2) as "traceId"
      from runs r join users u on u.id = r.user_id join threads t on t.id = r.thread_id where r.id = $1`,
     [id],
   );

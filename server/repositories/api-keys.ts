@@ -51,6 +51,11 @@ export async function markApiKeyRevoked({ id }: { id: string }): Promise<{ count
   return { count: rowCount ?? 0 };
 }
 
+export async function setApiKeyAutoApprove({ id, autoApprove }: { id: string; autoApprove: boolean }): Promise<ApiKeyView | null> {
+  const { rows } = await getPool().query<ApiKeyView>(`update api_keys k set auto_approve = $2 where k.id = $1 returning ${VIEW_COLUMNS}`, [id, autoApprove]);
+  return rows[0] ?? null;
+}
+
 export async function findApiKeyById({ id }: { id: string }): Promise<ApiKeyView | null> {
   const { rows } = await getPool().query<ApiKeyView>(`select ${VIEW_COLUMNS} from api_keys k where k.id = $1`, [id]);
   return rows[0] ?? null;

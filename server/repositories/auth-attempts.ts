@@ -27,3 +27,18 @@ export async function countRecentFailures({ kind, account, address, windowSecond
   );
   return rows[0]!;
 }
+
+/**
+ * Failures of `kind` from every address in the last `windowSeconds`, counted up to `upTo` only:
+ * under a flood of them, the count costs no more than the ceiling it is compared with.
+ */
+export async function countFailuresEverywhere({ kind, windowSeconds, upTo }: { kind: AttemptKind; windowSeconds: number; upTo: number }): Promise<number> {
+  const { rows } = await getPool().query<{ failures: number }>({
+    name: "count-failures-everywhere",
+    text: `select count(*)::int as failures from (
+             select 1 from auth_attempts where kind = $1 and not succeeded and created_at > now() - make_interval(secs => $2) limit $3
+           ) recent`,
+    values: [kind, windowSeconds, upTo],
+  });
+  return rows[0]!.failures;
+}

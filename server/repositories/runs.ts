@@ -8,12 +8,12 @@ import type { Db } from "./sql";
 /** A run as the engine reads it; `usage` is the JSON the executor stored. */
 export type RunRow = Pick<
   RunModel,
-  "id" | "runId" | "threadId" | "userId" | "status" | "protocol" | "runner" | "model" | "errorCode" | "errorMessage" | "createdAt" | "startedAt" | "finishedAt" | "deadlineAt"
+  "id" | "runId" | "threadId" | "userId" | "status" | "protocol" | "runner" | "model" | "errorCode" | "errorMessage" | "createdAt" | "startedAt" | "finishedAt" | "deadlineAt" | "traceParent" | "traceState"
 > & { usage: TokenUsage | null };
 
 const RUN_COLUMNS = `id, run_id as "runId", thread_id as "threadId", user_id as "userId", status, protocol, runner, model,
   error_code as "errorCode", error_message as "errorMessage", usage, created_at as "createdAt", started_at as "startedAt",
-  finished_at as "finishedAt", deadline_at as "deadlineAt"`;
+  finished_at as "finishedAt", deadline_at as "deadlineAt", trace_parent as "traceParent", trace_state as "traceState"`;
 
 export async function findRunByClientId({ userId, runId }: { userId: string; runId: string }, db: Db = getPool()): Promise<RunRow | null> {
   const { rows } = await db.query<RunRow>(`select ${RUN_COLUMNS} from runs where user_id = $1 and run_id = $2`, [userId, runId]);
@@ -38,6 +38,8 @@ export type NewRun = {
   eventId?: string | null;
   /** The sampling parameters the protocol passed, kept for an executor that takes the run over. */
   generation?: Record<string, unknown>;
+  /** The run's W3C trace context, for its runner and model calls wherever it executes. */
+  trace?: { traceParent: string; traceState: string | null };
 };
 
 export type RunUserMessage = { messageId: string; content: string; metadata: Record<string, unknown> };
@@ -122,7 +124,7 @@ export async function acceptRunRow({
   /** The opening events of a run `start`ed here (seq 1..n): written as its log's first batch in the same statement. */
   opening?: { type: string; json: string }[];
 }): Promise<AcceptOutcome> {
-  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)`;
+  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)`;
   const { rows } = await getPool().query<{
     result: { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string; position?: number; context?: AgentContextJson | null } & Partial<Omit<BudgetRefusal, "retryAfterSeconds">> & {
       retry_after?: number;
@@ -133,7 +135,7 @@ export async function acceptRunRow({
       : {
           // CASE evaluates the (volatile) function only when the key holds.
           name: "dispatch-accept-run-with-key",
-          text: `select case when exists (select 1 from api_keys k join users u on u.id = k.user_id where k.key_hash = $27 and k.user_id = $1 and k.revoked_at is null and u.disabled_at is null)
+          text: `select case when exists (select 1 from api_keys k join users u on u.id = k.user_id where k.key_hash = $29 and k.user_id = $1 and k.revoked_at is null and u.disabled_at is null)
             then ${accept} else '{"status":"key_refused"}'::json end as result`,
         }),
     values: [
@@ -165,6 +167,8 @@ export async function acceptRunRow({
       executor ?? null,
       opening?.length ? opening.map((e) => e.type).join(" ") : null,
       opening?.length ? opening.map((e) => e.json).join("\n") : null,
+      run.trace?.traceParent ?? null,
+      run.trace?.traceState ?? null,
       ...(apiKeyHash === undefined ? [] : [apiKeyHash]),
     ],
   });
@@ -286,6 +290,8 @@ export type ClaimedRun = {
   generation: Record<string, unknown> | null;
   attempt: number;
   apiKeyHash: string | null;
+  traceParent: string | null;
+  traceState: string | null;
   /** Someone asked to cancel it: the execution taking it over closes it as cancelled instead. */
   cancelRequested: boolean;
 };
@@ -307,6 +313,7 @@ export async function claimAbandonedRun({ id, staleBefore, instance }: { id: str
        on conflict (run_id, attempt) do nothing)
      select r.id, r.run_id as "runId", r.thread_id as "threadId", r.user_id as "userId", r.protocol, r.runner,
        r.deadline_at as "deadlineAt", r.created_at as "createdAt", r.input, r.generation, r.attempt,
+       r.trace_parent as "traceParent", r.trace_state as "traceState",
        (select k.key_hash from api_keys k where k.id = r.api_key_id) as "apiKeyHash", r.cancel_requested_at is not null as "cancelRequested"
      from claimed r`,
     [id, staleBefore, instance],

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { findModel, currentModelInfo } from "../models/catalog";
 import type { GenerationParams } from "../runs/types";
-import { activeTraceId } from "../telemetry/tracing";
+import { activeTraceId, traceIdOf } from "../telemetry/tracing";
 import { requestedLocale } from "../lib/locale";
 import { resolveTimeZone } from "../lib/time";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
@@ -28,7 +28,7 @@ const DEFAULT_LOCALE = "en-US";
 const projectCliParametersJson = z.toJSONSchema(projectCliArgsSchema);
 
 export type RunContextSource = {
-  run: { id: string; threadId: string; userId: string; deadlineAt: Date; protocol: string };
+  run: { id: string; threadId: string; userId: string; deadlineAt: Date; protocol: string; traceParent?: string | null };
   input: RunAgentInput;
   via: "session" | "api_key";
   entry: EntryEvent;
@@ -229,8 +229,8 @@ export async function buildRunContext(src: RunContextSource): Promise<AgentRunCo
     state,
     runtime: {
       host: "dispatch",
-      // The run's trace when traces are recorded (the runner also gets its `traceparent`), else the task id.
-      trace_id: activeTraceId() ?? run.id,
+      // The run's trace, exported or not (the runner also gets its `traceparent`); the task id for a run older than traces.
+      trace_id: (run.traceParent ? traceIdOf(run.traceParent) : activeTraceId()) ?? run.id,
       deadline_at: run.deadlineAt.getTime() / 1000,
       locale: requestLocale(input),
       timezone: resolveTimeZone(input),

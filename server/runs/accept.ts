@@ -9,7 +9,7 @@ import { acceptRunRow, findRunByClientId, type RunRow, type RunToolMessage } fro
 import { findWaitingRuns } from "../repositories/run-queue";
 import { budgetExceeded, DEFAULT_BUDGETS } from "../usage/budgets";
 import { metrics } from "../telemetry/metrics";
-import { dbSpan } from "../telemetry/tracing";
+import { dbSpan, runTraceOf } from "../telemetry/tracing";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { EntryEvent } from "../runner-host/entry-events";
 import type { MultitaskStrategy } from "../protocols/ag-ui/multitask";
@@ -119,6 +119,8 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], tried: { 
   const user = userMessageParts(input);
   // A run started here has its opening events written by the statement that accepts it.
   const opened = opts.start ? opening(input, input) : undefined;
+  // The starting request's trace (a fresh one outside any): its runner and model calls join it.
+  const runTrace = runTraceOf();
   let outcome;
   try {
     outcome = await dbSpan("dispatch_accept_run", () => acceptRunRow({
@@ -134,6 +136,7 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], tried: { 
         authorization: opts.authorization ?? null,
         eventId: opts.entry?.id ?? null,
         generation: opts.generation,
+        trace: runTrace,
       },
       threadTitle: titleFrom(user.text),
       message: user.fromUser

@@ -126,6 +126,8 @@ function handleOf(run: ClaimedRun) {
     status: "running" as const,
     apiKeyHash: run.apiKeyHash,
     attempt: run.attempt,
+    traceParent: run.traceParent,
+    traceState: run.traceState,
   };
 }
 

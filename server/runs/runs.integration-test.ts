@@ -64,7 +64,7 @@ describe("a run over AG-UI", () => {
     const res = await postRun(alice.apiKey, body);
     expect(res.status).toBe(202);
     const task = (await res.json()) as Record<string, string>;
-    expect(task).toEqual({ taskId: expect.any(String), threadId: body.threadId, runId: body.runId, created: expect.any(String) });
+    expect(task).toEqual({ taskId: expect.any(String), threadId: body.threadId, runId: body.runId, created: expect.any(String), traceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
     expect(new Date(task.created!).toISOString()).toBe(task.created);
     const frames = await collectSse(await getJson(alice.apiKey, `/api/v1/agent/runs/${body.runId}/events`));
     expect(types(frames).at(-1)).toBe("RUN_FINISHED");

@@ -33,6 +33,9 @@ export type RunHandle = {
   apiKeyHash?: string | null;
   /** Which execution of the run this is (runs.attempt): 1, or more once instances took it over. */
   attempt?: number;
+  /** The run's W3C trace context (runs.trace_parent, trace_state): its spans, runner and model calls join that trace. */
+  traceParent?: string | null;
+  traceState?: string | null;
 };
 
 /** Data that goes with an event into the thread's messages, never onto the wire. */

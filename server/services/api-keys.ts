@@ -2,7 +2,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { API_KEY_PREFIX, hashApiKey } from "../auth/api-keys";
 import { AppError } from "../errors";
-import { findApiKeyById, insertApiKey, listApiKeysForUser, listApiKeysPage, markApiKeyRevoked } from "../repositories/api-keys";
+import { findApiKeyById, insertApiKey, listApiKeysForUser, listApiKeysPage, markApiKeyRevoked, setApiKeyAutoApprove } from "../repositories/api-keys";
 import { findUserByEmail } from "../repositories/users";
 
 // Issuing, listing and revoking keys. Reading a key on a request is authentication (auth/api-keys.ts).
@@ -20,10 +20,10 @@ export async function createApiKey({ userId, name, autoApprove = false }: { user
   return { key, record };
 }
 
-export async function createApiKeyForEmail({ email, name }: { email: string; name?: string }) {
+export async function createApiKeyForEmail({ email, name, autoApprove }: { email: string; name?: string; autoApprove?: boolean }) {
   const user = await findUserByEmail({ email: email.trim().toLowerCase() });
   if (!user) throw new AppError("NOT_FOUND", `No user with email ${email}`);
-  return createApiKey({ userId: user.id, name });
+  return createApiKey({ userId: user.id, name, autoApprove });
 }
 
 export function listApiKeys({ userId }: { userId: string }) {
@@ -36,6 +36,13 @@ export function listApiKeyPage(page: Parameters<typeof listApiKeysPage>[0]) {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Turns "approves its own changes" on or off for an existing key; runs it starts from now on follow. */
+export async function updateApiKeyAutoApprove({ id, autoApprove }: { id: string; autoApprove: boolean }) {
+  const updated = UUID.test(id) ? await setApiKeyAutoApprove({ id, autoApprove }) : null;
+  if (!updated) throw new AppError("NOT_FOUND", "API key not found");
+  return updated;
+}
 
 export async function revokeApiKey({ id }: { id: string }) {
   const existing = UUID.test(id) ? await findApiKeyById({ id }) : null;

@@ -9,6 +9,7 @@ import { AppError } from "../errors";
 import { invalidInput } from "../errors";
 import type { ResumeEntry, RunAgentInput } from "../protocols/ag-ui/run-input";
 import { findRunByClientId, findRunInput, type RunRow } from "../repositories/runs";
+import { findUserByEmail } from "../repositories/users";
 import type { UiSchema } from "../ui-schema/schema";
 import { startRun, type KeepAlive } from "./runs";
 
@@ -168,6 +169,17 @@ export async function getApprovalPolicy({ userId }: { userId: string }): Promise
 export async function setApprovalPolicy({ userId, policy }: { userId: string; policy: UserApprovalPolicy }): Promise<UserApprovalPolicy> {
   await setUserApprovalPolicy({ userId, policy });
   return policy;
+}
+
+/** The admin CLI's `user:approval-policy`: the same change, named by email, with the allowed values said when one is not. */
+export async function setApprovalPolicyByEmail({ email, policy }: { email: string; policy: string }): Promise<UserApprovalPolicy> {
+  const parsed = userApprovalPolicySchema.safeParse(policy);
+  if (!parsed.success) {
+    throw new AppError("BAD_REQUEST", `Unknown approval policy ${JSON.stringify(policy)}: use one of ${userApprovalPolicySchema.options.join(", ")}`, { field: "policy" });
+  }
+  const user = await findUserByEmail({ email: email.trim().toLowerCase() });
+  if (!user) throw new AppError("NOT_FOUND", `No user with email ${email}`);
+  return setApprovalPolicy({ userId: user.id, policy: parsed.data });
 }
 
 /** The admin console's run page: the approvals the run asked for or carried, and who decided what, when. */

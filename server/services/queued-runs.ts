@@ -50,7 +50,7 @@ export async function startQueuedRun(id: string): Promise<Promise<void> | null> 
   }
   logger.info({ runId: run.id }, "a queued run's turn came: starting it");
   return executeRun(
-    runHandle(run, { status: "running", apiKeyHash: started.apiKeyHash, attempt: started.attempt }),
+    runHandle(run, { status: "running", apiKeyHash: started.apiKeyHash, attempt: started.attempt, traceParent: run.traceParent, traceState: run.traceState }),
     input,
     runner,
     (started.generation ?? {}) as GenerationParams,

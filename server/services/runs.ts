@@ -20,6 +20,7 @@ import type { GenerationParams, Runner } from "../runs/types";
 import { findModel, listModels } from "../models/catalog";
 import { queuePositions } from "../repositories/run-queue";
 import { forwardedMultitaskStrategy, type MultitaskStrategy } from "../protocols/ag-ui/multitask";
+import { traceIdOf } from "../telemetry/tracing";
 
 /** Keeps background work a request started alive after its answer (the edge's, e.g. Next's `after`). */
 export type KeepAlive = (work: Promise<unknown>) => void;
@@ -136,7 +137,7 @@ export async function startRun(opts: {
     const r = accepted.run;
     const runner = runnerFor(plan, local, { run: r, via: opts.via ?? "api_key", attachments });
     const execution = executeRun(
-      runHandle(r, { status: r.status, apiKeyHash: opts.apiKeyHash ?? opts.claimedKey?.hash ?? null }),
+      runHandle(r, { status: r.status, apiKeyHash: opts.apiKeyHash ?? opts.claimedKey?.hash ?? null, traceParent: r.traceParent, traceState: r.traceState }),
       opts.input,
       runner,
       generation,
@@ -201,6 +202,7 @@ export function taskAccepted(run: RunRow, position?: number) {
     threadId: run.threadId,
     runId: run.runId,
     created: run.createdAt.toISOString(),
+    traceId: runTraceId(run),
     ...(position === undefined ? {} : { status: "queued" as const, queuePosition: position }),
   };
 }
@@ -211,6 +213,9 @@ export async function runStatusForUser({ userId, runId }: { userId: string; runI
   const position = run.status === "queued" ? (await queuePositions({ ids: [run.id] })).get(run.id) : undefined;
   return { ...runView(run), ...(position === undefined ? {} : { queuePosition: position }) };
 }
+
+/** The W3C trace id the run's runner and model calls carry (docs/operations.md#traces); null for a run older than traces. */
+const runTraceId = (run: RunRow): string | null => (run.traceParent ? traceIdOf(run.traceParent) : null);
 
 export function runView(run: RunRow) {
   const end = run.finishedAt ?? null;
@@ -229,5 +234,6 @@ export function runView(run: RunRow) {
     deadlineAt: run.deadlineAt.toISOString(),
     error: run.errorCode ? { code: run.errorCode, message: run.errorMessage ?? "" } : null,
     usage: run.usage,
+    traceId: runTraceId(run),
   };
 }

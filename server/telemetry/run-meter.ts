@@ -14,7 +14,7 @@ import {
 import type { AgUiEvent } from "../protocols/ag-ui/events";
 import type { TokenUsage } from "../runs/types";
 import { metrics } from "./metrics";
-import { tracer } from "./tracing";
+import { runTraceContext, tracer } from "./tracing";
 
 // What the metrics and the trace learn from one run executing here: its span (GenAI's
 // invoke_agent), a span per tool call (execute_tool, with project_cli's module and method), its
@@ -61,13 +61,15 @@ export type RunMeter = {
   end(end: { status: string; usage?: TokenUsage | null; model?: string | null; errorCode?: string | null }): void;
 };
 
-export function meterRun(run: { id: string; runId: string; threadId: string; protocol: string; runner?: string }): RunMeter {
+export function meterRun(run: { id: string; runId: string; threadId: string; protocol: string; runner?: string; traceParent?: string | null; traceState?: string | null }): RunMeter {
   const { protocol } = run;
   const started = performance.now();
   let waitingForFirst = true;
   const open = new Map<string, OpenCall>();
   let ended = false;
   metrics.activeRuns.inc();
+  // The run's kept trace, so a run executed away from its request (queued, taken over) joins it too.
+  const parent = runTraceContext({ traceParent: run.traceParent ?? "", traceState: run.traceState ?? null }) ?? context.active();
   const span = tracer().startSpan(`invoke_agent ${run.runner ?? "dispatch"}`, {
     kind: SpanKind.INTERNAL,
     attributes: {
@@ -78,8 +80,8 @@ export function meterRun(run: { id: string; runId: string; threadId: string; pro
       "dispatch.task.id": run.id,
       "dispatch.protocol": protocol,
     },
-  });
-  const runContext = trace.setSpan(context.active(), span);
+  }, parent);
+  const runContext = trace.setSpan(parent, span);
   return {
     within: (work) => context.with(runContext, work),
     event(event) {

@@ -32,6 +32,7 @@
 -- and the client's state) as its event log's first batch (seq 1..n, run_event_batches' columns), in
 -- this transaction: its executor's first event-log write is not needed before a client's first event.
 -- Other instances hear of them with the executor's next write (nothing here notifies).
+-- p_trace_parent / p_trace_state: the run's W3C trace context, kept for whichever instance executes it.
 -- p_enqueue (the enqueue policy): on a busy thread the run is recorded as "queued" instead of
 -- refused, its messages kept in runs.queued_input rather than added to the thread (they go in when
 -- it starts, after the answer of the run before it), and its graphile-worker job is added parked
@@ -66,7 +67,9 @@ CREATE OR REPLACE FUNCTION dispatch_accept_run(
   p_enqueue BOOLEAN DEFAULT false,
   p_instance TEXT DEFAULT NULL,
   p_opening_types TEXT DEFAULT NULL,
-  p_opening_events TEXT DEFAULT NULL
+  p_opening_events TEXT DEFAULT NULL,
+  p_trace_parent TEXT DEFAULT NULL,
+  p_trace_state TEXT DEFAULT NULL
 ) RETURNS JSON
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -137,14 +140,15 @@ BEGIN
     END IF;
   END IF;
 
-  INSERT INTO runs (id, run_id, thread_id, user_id, status, protocol, runner, input, deadline_at, started_at, heartbeat_at, binding_id, "authorization", event_id, api_key_id, generation, queued_input)
+  INSERT INTO runs (id, run_id, thread_id, user_id, status, protocol, runner, input, deadline_at, started_at, heartbeat_at, binding_id, "authorization", event_id, api_key_id, generation, queued_input, trace_parent, trace_state)
   VALUES (v_run_uuid, p_run_id, p_thread_id, p_user_id,
     CASE WHEN p_start AND NOT v_waiting THEN 'running'::"RunStatus" ELSE 'queued'::"RunStatus" END,
     p_protocol, p_runner, p_input, p_deadline_at, CASE WHEN p_start AND NOT v_waiting THEN now() END, CASE WHEN NOT v_waiting THEN now() END,
     p_binding_id, p_authorization, p_entry->>'id', p_api_key_id, p_generation,
     CASE WHEN v_waiting THEN jsonb_build_object(
       'message', CASE WHEN p_message_id IS NOT NULL THEN jsonb_build_object('message_id', p_message_id, 'content', p_content, 'metadata', p_message_metadata) END,
-      'tool_messages', p_tool_messages) END)
+      'tool_messages', p_tool_messages) END,
+    p_trace_parent, p_trace_state)
   RETURNING dispatch_run_json(runs) INTO v_run;
 
   IF p_start AND NOT v_waiting AND p_instance IS NOT NULL THEN

@@ -4,7 +4,7 @@ import type { RunAuthorization } from "../policy";
 import { findEndpointBySecretHash, findEndpointRunRow, type EndpointRunRow } from "../repository";
 import { hashRunnerSecret } from "../secrets";
 import { HostApiFailure, refused } from "./failure";
-import { clientAddress, refusedCredential } from "../../limits/attempts";
+import { credentialAddress, failuresFrom, refusedCredential } from "../../limits/attempts";
 
 // Who is calling (the runner endpoint its secret names) and which run session the call
 // belongs to. The runner's identity comes from its credential only; run_id merely picks one
@@ -38,8 +38,10 @@ export async function authenticateRunner(req: Request): Promise<{ endpointId: st
   const endpoint = await findEndpointBySecretHash({ secretHash: hashRunnerSecret(match[1]!) });
   if (!endpoint) {
     // Refused secrets are audited; from an address that keeps failing they are answered rate_limited.
-    const seconds = await refusedCredential({ kind: "runner_secret", address: clientAddress(req.headers) });
-    if (seconds > 0) throw new HostApiFailure("rate_limited", `Too many invalid runner secrets from your address: retry in ${seconds} s`, { details: { retry_after_ms: seconds * 1000 } });
+    const held = await refusedCredential({ kind: "runner_secret", address: credentialAddress(req.headers) });
+    if (held.seconds > 0) {
+      throw new HostApiFailure("rate_limited", `Too many invalid runner secrets ${failuresFrom(held)}: retry in ${held.seconds} s`, { details: { retry_after_ms: held.seconds * 1000 } });
+    }
     throw credentialFailure("The runner secret is not valid");
   }
   return { endpointId: endpoint.id };

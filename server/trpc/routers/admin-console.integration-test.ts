@@ -254,6 +254,8 @@ describe("adminRuns.get", () => {
       errorCode: null,
     });
     expect(detail.run.durationMs).toEqual(expect.any(Number));
+    // The trace the run's runner and model calls carried, exported or not (docs/operations.md).
+    expect(detail.run.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(detail.eventCount).toBe(13);
 
     const [ok, bad] = detail.toolCalls;
