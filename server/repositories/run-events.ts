@@ -3,7 +3,8 @@ import { getPool } from "../db";
 import type { RunEventBatchModel } from "../generated/prisma/models";
 
 // The run event log, stored in batches (run_event_batches): each row holds a run's events
-// first_seq..last_seq as the JSON that was streamed, one per line, with their types. The
+// first_seq..last_seq as the JSON that was streamed, one per line, with their types: the text
+// itself, never rebuilt in SQL (jsonb would reorder its keys), so a replay is the bytes sent. The
 // batching itself (group commit, retries) is server/runs/event-log.ts; these are its statements.
 
 /** Where other instances hear of new events: payload `<runs.id>:<last seq>`, sent at commit. */

@@ -2,6 +2,7 @@ import "server-only";
 import { logger } from "../logger";
 import { metrics } from "../telemetry/metrics";
 import { findLastPersistedSeq, insertEventBatches, selectEventBatches, type EventBatchInsert } from "../repositories/run-events";
+import { reachingDatabase } from "./database-reach";
 import type { EventRecord } from "./types";
 
 // Group commit for run events: appends from every run on this instance queue up and one
@@ -97,7 +98,7 @@ async function drain(): Promise<void> {
   unwritten = [];
   waiters = [];
   const writeStarted = performance.now();
-  inFlight = insertEventBatches(rows, sent).then(
+  inFlight = reachingDatabase(() => insertEventBatches(rows, sent)).then(
     ({ closedRunIds }) => {
       metrics.eventLogWrite.observe((performance.now() - writeStarted) / 1000);
       retryDelayMs = 0;

@@ -14,6 +14,7 @@ import { INSTANCE_ID } from "../lib/instance-id";
 import { withRunUsage } from "../usage/token-usage";
 import { meterRun } from "../telemetry/run-meter";
 import { dbSpan } from "../telemetry/tracing";
+import { reachingDatabase } from "./database-reach";
 import { announceDurable, discardUnwrittenEvents, flushEvents, onRunClosedElsewhere } from "./event-log";
 import { requestContinuation } from "./continuation";
 import { handOffAt } from "./function-limits";
@@ -44,7 +45,8 @@ let cancelListener: Promise<unknown> | null = null;
 function startBackgroundDuties(): void {
   heartbeat ??= setInterval(() => {
     const runs = [...executions].map(([id, { attempt }]) => ({ id, attempt }));
-    heartbeatRuns({ runs }).then(
+    if (runs.length === 0) return;
+    reachingDatabase(() => heartbeatRuns({ runs })).then(
       (open) => {
         const stillOpen = new Set(open.map((r) => r.id));
         for (const { id } of runs) if (!stillOpen.has(id)) stopRunClosedElsewhere(id);

@@ -93,6 +93,9 @@ export type KeepExecuting = (execution: Promise<unknown>) => void;
  * handed to `keepExecuting` when the caller is an invocation that must outlive its answer.
  */
 export async function takeOverAbandonedRun(id: string, staleBefore: Date, keepExecuting?: KeepExecuting): Promise<boolean> {
+  // Still executing here: its heartbeat lapsed while this instance lost the database, and resumes
+  // with it. Claiming it would leave it to nobody (the execution here would stop as closed elsewhere).
+  if (getLiveRun(id)) return false;
   const claimed = await claimAbandonedRun({ id, staleBefore, instance: INSTANCE_ID });
   if (!claimed) return false;
   const records = await readWholeLog(claimed.id);

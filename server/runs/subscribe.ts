@@ -4,6 +4,7 @@ import { logger } from "../logger";
 import { listen } from "../repositories/notifications";
 import { RUN_EVENTS_CHANNEL } from "../repositories/run-events";
 import { lastPersistedSeq, readEvents } from "./event-log";
+import { onDatabaseLost } from "./database-reach";
 import { streamDeadline } from "./function-limits";
 import { END_OF_RUN, getLiveRun } from "./live-runs";
 import { TERMINAL_EVENT_TYPES, type EventRecord } from "./types";
@@ -25,7 +26,10 @@ export const FOLLOWER_REREAD_MS = 2_000;
  * subscriber rather than one per token.
  *
  * On Vercel the follow also ends, without a terminal event, shortly before the invocation serving
- * it is stopped (function-limits.ts): the client rejoins from its last event id.
+ * it is stopped (function-limits.ts): the client rejoins from its last event id. So does a follow
+ * from memory when this instance loses its database (database-reach.ts): nothing it holds becomes
+ * durable, so nothing more would reach the client until the database is back; it rejoins, here or
+ * on an instance that reaches the database, and misses nothing.
  */
 export async function* followRunBatches(opts: { runId: string; after: number; signal: AbortSignal }): AsyncGenerator<EventRecord[]> {
   const { runId, signal } = opts;
@@ -52,6 +56,8 @@ export async function* followRunBatches(opts: { runId: string; after: number; si
 
   let localEnded = false;
   let stopLive: (() => void) | null = null;
+  let databaseLost = false;
+  let stopDatabaseWatch: (() => void) | null = null;
   let remoteHigh = 0;
   let stopRemote: (() => void) | null = null;
   try {
@@ -61,6 +67,10 @@ export async function* followRunBatches(opts: { runId: string; after: number; si
         if (rec === END_OF_RUN) localEnded = true;
         else pending.push(rec);
         pokeSoon();
+      });
+      stopDatabaseWatch = onDatabaseLost(() => {
+        databaseLost = true;
+        poke();
       });
     } else {
       // Listen before reading, so an event committed in between still wakes us. Without LISTEN
@@ -95,7 +105,7 @@ export async function* followRunBatches(opts: { runId: string; after: number; si
         }
         // The run left this instance without a terminal event it could write: the stream ends
         // here, and the run's status (closed by recovery) says what happened.
-        if (localEnded) return;
+        if (localEnded || databaseLost) return;
       } else if (remoteHigh > cursor) {
         remoteHigh = 0;
         for (;;) {
@@ -113,7 +123,7 @@ export async function* followRunBatches(opts: { runId: string; after: number; si
       let reread: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         wake = resolve;
-        if (pending.length > 0 || signal.aborted || outOfTime || localEnded || (!local && remoteHigh > cursor)) poke();
+        if (pending.length > 0 || signal.aborted || outOfTime || localEnded || databaseLost || (!local && remoteHigh > cursor)) poke();
         else if (!local) {
           reread = setTimeout(() => {
             remoteHigh = Number.MAX_SAFE_INTEGER;
@@ -127,6 +137,7 @@ export async function* followRunBatches(opts: { runId: string; after: number; si
     clearTimeout(budget);
     signal.removeEventListener("abort", poke);
     stopLive?.();
+    stopDatabaseWatch?.();
     stopRemote?.();
   }
 }

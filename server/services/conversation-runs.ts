@@ -147,14 +147,18 @@ export async function* followConversationRun(opts: { run: RunRow; after: number;
         }
       : {},
   );
-  let sawEnd = false;
+  // Whether the client left before the run's end: not when it got the terminal event, nor when the
+  // follow ended by itself without one (the server closed the stream for the client to rejoin: this
+  // instance lost its database, or a Vercel invocation ends).
+  let clientLeft = true;
   try {
     for await (const batch of followRunBatches({ runId: run.id, after: opts.after, signal: opts.signal })) {
-      if (batch.length > 0 && TERMINAL_EVENT_TYPES.has(batch[batch.length - 1]!.type)) sawEnd = true;
+      if (batch.length > 0 && TERMINAL_EVENT_TYPES.has(batch[batch.length - 1]!.type)) clientLeft = false;
       yield batch;
     }
+    if (!opts.signal.aborted) clientLeft = false;
   } finally {
-    release(sawEnd);
+    release(!clientLeft);
   }
 }
 

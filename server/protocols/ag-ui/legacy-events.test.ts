@@ -2,6 +2,7 @@ import { EventType } from "@ag-ui/core";
 import { HttpAgent as HttpAgent10 } from "@ag-ui/client";
 import { EventSchemas as Schemas048, HttpAgent as HttpAgent048 } from "@ag-ui/client-0.0.48";
 import { EventSchemas as Schemas059, HttpAgent as HttpAgent059 } from "@ag-ui/client-0.0.59";
+import { isDeepStrictEqual } from "node:util";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { RUN_BODY, RUN_ENDINGS, RUN_ID, records, THREAD_ID, UI_SCHEMA } from "@/test/ag-ui-events";
 import { LEGACY_SSE_ENCODING, SSE_ENCODING } from "./encoding";
@@ -108,6 +109,16 @@ describe("legacyEventJson", () => {
     for (const type of ["TEXT_MESSAGE_CONTENT", "TOOL_CALL_ARGS", "TEXT_MESSAGE_START", "CUSTOM"]) expect(legacyEventJson(type, "<not parsed>")).toBe("<not parsed>");
     const [result] = records([byType("TOOL_CALL_RESULT")]);
     expect(legacyEventJson(result!.type, result!.json)).toBe(result!.json);
+  });
+
+  it("sends an event whose downgrade changes nothing as its stored bytes, and one cut down with its fields in place", () => {
+    // A client compares a live pre-1.0 stream with a replay in 1.0 by event id: equal as JSON must be equal as bytes.
+    for (const rec of records([...RUN_BODY, ...Object.values(RUN_ENDINGS)])) {
+      const legacy = legacyEventJson(rec.type, rec.json);
+      const [down, stored] = [JSON.parse(legacy) as object, JSON.parse(rec.json) as object];
+      if (isDeepStrictEqual(down, stored)) expect(legacy, rec.type).toBe(rec.json);
+      expect(Object.keys(down), rec.type).toEqual(Object.keys(stored).filter((key) => key in down));
+    }
   });
 
   it("keeps what AG-UI 1.0 expresses the legacy way, and drops only what those clients cannot read", () => {

@@ -56,13 +56,17 @@ function withoutInput(event: Json): Json {
 }
 
 // Pre-1.0 AG-UI has no cancelled outcome: to those clients a cancelled run simply finished,
-// with what it streamed so far.
+// with what it streamed so far. An outcome they read as it is stays as it is, and one cut down
+// keeps its place: the event is then the stored bytes, as a replay in AG-UI 1.0 sends them.
 function withLegacyOutcome(event: Json): Json {
   const outcome = event.outcome as { type?: unknown; interrupts?: unknown } | undefined;
   if (outcome === undefined) return event;
+  const keys = Object.keys(outcome);
+  if (outcome.type === "success") return keys.length === 1 ? event : { ...event, outcome: { type: "success" } };
+  if (outcome.type === "interrupt") {
+    return keys.length === 2 && keys[0] === "type" && keys[1] === "interrupts" ? event : { ...event, outcome: { type: "interrupt", interrupts: outcome.interrupts } };
+  }
   const { outcome: _outcome, ...rest } = event;
-  if (outcome.type === "success") return { ...rest, outcome: { type: "success" } };
-  if (outcome.type === "interrupt") return { ...rest, outcome: { type: "interrupt", interrupts: outcome.interrupts } };
   return rest;
 }
 
