@@ -1,7 +1,9 @@
 import "server-only";
 import type { RunHandle } from "../runs/types";
 import { createRunnerArtifact } from "./artifact-store";
-import type { ExternalRunnerSpec } from "./http-runner";
+import type { EntryEvent } from "./entry-events";
+import type { RunAuthorization } from "./policy";
+import type { BindingRow } from "./repository";
 import type { ResultEffects } from "./result-stream";
 import { setState, stateScopeIds } from "./state-store";
 import { PlatformActionRefusal, performPlatformAction } from "./platform-actions";
@@ -9,7 +11,10 @@ import { PlatformActionRefusal, performPlatformAction } from "./platform-actions
 // What the host does for state.updated, artifact.created and action.requested results,
 // inside the run's frozen authorization (platform actions: platform-actions.ts).
 
-export function hostEffects({ run, spec }: { run: RunHandle; spec: ExternalRunnerSpec }): ResultEffects {
+/** What of the runner's spec the effects need (http-runner.ts has the whole of it). */
+type EffectsSpec = { authorization: RunAuthorization; binding: BindingRow | null; entry: EntryEvent };
+
+export function hostEffects({ run, spec }: { run: RunHandle; spec: EffectsSpec }): ResultEffects {
   const auth = spec.authorization;
   return {
     async updateState(d) {

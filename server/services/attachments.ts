@@ -15,7 +15,8 @@ import {
   type AttachmentRow,
 } from "../repositories/attachments";
 import { ATTACHMENT_NOT_FOUND } from "../storage/attachment-bytes";
-import { getStorage, type ObjectRef } from "../storage/driver";
+import { getStorage } from "../storage/driver";
+import type { ObjectRef } from "../storage/types";
 import { ALLOWED_IMAGES_TEXT, MAX_ATTACHMENT_BYTES, normalizeImageType, sniffImageType, type ImageMimeType } from "../storage/image-type";
 import { newAttachmentKey } from "../storage/object-key";
 import { parseSignedUrl, type SignedUrlParse, type StorageTargets } from "../storage/signed-url";

@@ -1,7 +1,8 @@
 import "server-only";
 import { AppError } from "../errors";
 import { findAttachment } from "../repositories/attachments";
-import { getStorage, type ObjectRef } from "./driver";
+import { getStorage } from "./driver";
+import type { ObjectRef } from "./types";
 
 export const ATTACHMENT_NOT_FOUND = "Attachment not found";
 

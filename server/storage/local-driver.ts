@@ -5,7 +5,7 @@ import { mkdir, readFile, rename, stat, writeFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { imageTypeForPath } from "./image-type";
-import type { ObjectRef, SignatureCheck, StorageDriver } from "./driver";
+import type { ObjectRef, SignatureCheck, StorageDriver } from "./types";
 import { isValidObjectPath } from "./object-key";
 import { LOCAL_SIGN_PREFIX, LOCAL_UPLOAD_PREFIX, type ParsedSignedUrl } from "./signed-url";
 import { signUrlToken, verifyUrlToken, type TokenCheck } from "./url-token";

@@ -2,7 +2,7 @@ import "server-only";
 import { timingSafeEqual } from "node:crypto";
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import type { ObjectRef, SignatureCheck, StorageDriver } from "./driver";
+import type { ObjectRef, SignatureCheck, StorageDriver } from "./types";
 import type { ParsedSignedUrl, StorageTargets } from "./signed-url";
 
 // Any S3-compatible service (AWS, MinIO, R2, Supabase's S3 API...). Checksums are only
