@@ -9,6 +9,8 @@ import { waitFor } from "@/test/wait";
 import { defineRunner } from "@/sdk/runner/define-runner";
 import { delta, runFailed } from "@/sdk/runner/results";
 import { startRunners, type StartedRunner } from "@/examples/runners/start";
+import { recoverAbandonedRuns } from "@/server/runs/recovery";
+import { createEndpoint, startRunSession } from "@/server/runner-host/api/test-fixtures";
 
 // Issue #46: the daily token budget holds under concurrency. A run reserves an estimate of its
 // tokens when it is accepted (server/usage/reservation.ts), in the accepting statement, so runs
@@ -138,5 +140,28 @@ describe("daily token budgets under concurrency", () => {
     release();
     expect(await waitForRunEnd(user.apiKey, next.runId)).toMatchObject({ status: "failed" });
     expect(await ledgerAndActual(user.id)).toEqual({ ledger: 300, actual: 300, runs: 2, failed: 2 });
+  });
+
+  it("a run whose executor stopped reporting gives its reservation back when the sweep closes it", async () => {
+    const user = await createTestUser();
+    await setBudgets({ subject: "user", subjectId: user.id, values: { tokensPerDay: 1_000, runsPerMinute: null, concurrentRuns: null } });
+    // An external runner's run, accepted and running, whose executor is gone: nothing renews its heartbeat.
+    const endpoint = await createEndpoint();
+    const lost = await startRunSession({ userId: user.id, endpoint });
+    expect((await reservations(user.id))[0]).toBeGreaterThan(1_000);
+    expect((await postRun(user.apiKey, runInput({}, "while it holds"))).status).toBe(429);
+
+    await getPool().query(`update runs set heartbeat_at = now() - interval '20 seconds' where id = $1`, [lost.id]);
+    // The sweep every instance runs (the server's own may get there first).
+    await recoverAbandonedRuns({ runId: lost.id });
+    const closed = async () => (await getPool().query<{ status: string; error_code: string }>(`select status, error_code from runs where id = $1`, [lost.id])).rows[0]!;
+    await waitFor(async () => (await closed()).status !== "running", 10_000);
+    expect(await closed()).toEqual({ status: "failed", error_code: "EXECUTOR_LOST" });
+    const after = runInput({}, "after the sweep");
+    expect((await postRun(user.apiKey, after)).status).toBe(202);
+    expect((await waitForRunEnd(user.apiKey, after.runId)).status).toBe("completed");
+    const books = await ledgerAndActual(user.id);
+    expect(books).toMatchObject({ runs: 2, failed: 1 });
+    expect(books.ledger).toBe(books.actual);
   });
 });
