@@ -79,6 +79,9 @@ const envSchema = z.object({
   BUDGET_TOKENS_PER_DAY: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
   BUDGET_RUNS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).optional(),
   BUDGET_CONCURRENT_RUNS: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  // The output tokens a run reserves of its daily token budgets when its request names no max_tokens
+  // (server/usage/reservation.ts).
+  BUDGET_RESERVE_OUTPUT_TOKENS: z.coerce.number().int().min(0).max(10_000_000).default(4096),
   METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
   // OpenTelemetry traces go over OTLP/HTTP when one of these names a collector (the exporter reads
   // the other standard OTEL_EXPORTER_OTLP_* variables itself); none set: tracing is off and costs nothing.

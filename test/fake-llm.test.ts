@@ -1,5 +1,5 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { generateText, isStepCount, jsonSchema, streamText, tool } from "ai";
+import { cosineSimilarity, embedMany, generateText, isStepCount, jsonSchema, streamText, tool } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeLlm, type FakeLlm } from "./fake-llm";
 
@@ -69,6 +69,20 @@ describe("the fake OpenAI-compatible LLM", () => {
     });
     expect(messages.text).toBe("user: earlier\nassistant: reply\nuser: [[show:messages]]");
     expect((await generateText({ model: model(), instructions: "Be brief.", prompt: "[[show:system]]" })).text).toBe("Be brief.");
+  });
+
+  it("embeds texts so that those sharing more words are more alike, and reranks by the query's words", async () => {
+    const embedder = createOpenAICompatible({ name: "fake", baseURL: llm.baseUrl, apiKey: llm.apiKey }).embeddingModel("fake-embedding");
+    const { embeddings } = await embedMany({ model: embedder, values: ["zeppelin budget", "the quarterly zeppelin budget review", "zeppelin flights over the lake", "sourdough bread"] });
+    const [query, two, one, none] = embeddings;
+    expect(cosineSimilarity(query!, two!)).toBeGreaterThan(cosineSimilarity(query!, one!));
+    expect(cosineSimilarity(query!, one!)).toBeGreaterThan(cosineSimilarity(query!, none!));
+    const res = await fetch(`${llm.baseUrl}/rerank`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${llm.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "fake-rerank", query: "zeppelin flights", documents: ["bread", "zeppelin budget", "zeppelin flights"], top_n: 2 }),
+    });
+    expect(await res.json()).toEqual({ model: "fake-rerank", results: [{ index: 2, relevance_score: 1 }, { index: 1, relevance_score: 0.5 }] });
   });
 
   it("rejects a wrong API key", async () => {

@@ -15,6 +15,11 @@
 // whether the client is still reading it ("open"), read it to the end ("done") or went away
 // ("aborted"), so a test can see a model call really stopped, and the request body it received
 // (`body`: messages, tools...), so a test can see what a model is sent.
+// POST /v1/embeddings embeds each input as a bag of its words (lowercased letters and digits),
+// hashed into 256 dimensions: texts sharing words have a higher cosine similarity. POST /v1/rerank
+// (vLLM, Jina and Cohere style: {model, query, documents, top_n}) scores each document by the share
+// of the query's words it contains, and answers {results: [{index, relevance_score}]}, best first.
+// Both are listed in /v1/calls too, their text being the inputs (or the query) joined by newlines.
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -158,29 +163,82 @@ function complete(res: http.ServerResponse, model: string, messages: ChatMessage
   );
 }
 
-/** One chat completions request, as GET /v1/calls lists it (with the W3C trace headers it came with). */
-type Call = { text: string; state: "open" | "done" | "aborted"; body: ChatRequest; traceparent: string | null; tracestate: string | null };
+/** One request, as GET /v1/calls lists it (with the W3C trace headers it came with). */
+type Call = { text: string; state: "open" | "done" | "aborted"; body: ChatRequest | EmbeddingsRequest | RerankRequest; traceparent: string | null; tracestate: string | null };
 const CALLS_KEPT = 1_000;
+
+type EmbeddingsRequest = { model?: string; input?: string | string[] };
+type RerankRequest = { model?: string; query?: string; documents?: string[]; top_n?: number };
+
+const EMBEDDING_DIMENSIONS = 256;
+const wordsOf = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+
+function embedding(text: string): number[] {
+  const vector = new Array<number>(EMBEDDING_DIMENSIONS).fill(0);
+  for (const word of wordsOf(text)) {
+    let hash = 2166136261;
+    for (const ch of word) hash = Math.imul(hash ^ ch.codePointAt(0)!, 16777619) >>> 0;
+    vector[hash % EMBEDDING_DIMENSIONS]! += 1;
+  }
+  return vector;
+}
+
+function relevance(query: string, document: string): number {
+  const asked = new Set(wordsOf(query));
+  const present = new Set(wordsOf(document));
+  return asked.size === 0 ? 0 : [...asked].filter((w) => present.has(w)).length / asked.size;
+}
+
+const json = (res: http.ServerResponse, status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+
+function embeddings(res: http.ServerResponse, body: EmbeddingsRequest): void {
+  const inputs = typeof body.input === "string" ? [body.input] : (body.input ?? []);
+  const tokens = inputs.reduce((n, text) => n + wordsOf(text).length, 0);
+  json(res, 200, {
+    object: "list",
+    model: body.model ?? "fake-embedding",
+    data: inputs.map((text, index) => ({ object: "embedding", index, embedding: embedding(text) })),
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  });
+}
+
+function rerank(res: http.ServerResponse, body: RerankRequest): void {
+  const documents = body.documents ?? [];
+  const results = documents.map((document, index) => ({ index, relevance_score: relevance(body.query ?? "", document) }));
+  results.sort((a, b) => b.relevance_score - a.relevance_score || a.index - b.index);
+  json(res, 200, { model: body.model, results: results.slice(0, body.top_n ?? documents.length) });
+}
 
 async function handle(req: http.IncomingMessage, res: http.ServerResponse, apiKey: string, calls: Call[]): Promise<void> {
   if (req.method === "GET" && req.url?.startsWith("/v1/calls")) {
     const contains = new URL(req.url, "http://fake").searchParams.get("contains") ?? "";
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(calls.filter((c) => c.text.includes(contains))));
+    json(res, 200, calls.filter((c) => c.text.includes(contains)));
     return;
   }
-  if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
-    res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found" } }));
+  const endpoint = req.method === "POST" ? ["/chat/completions", "/embeddings", "/rerank"].find((e) => req.url?.endsWith(e)) : undefined;
+  if (!endpoint) {
+    json(res, 404, { error: { message: "not found" } });
     return;
   }
   if (req.headers.authorization !== `Bearer ${apiKey}`) {
-    res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "bad api key", type: "invalid_request_error" } }));
+    json(res, 401, { error: { message: "bad api key", type: "invalid_request_error" } });
+    return;
+  }
+  const header = (name: string) => (typeof req.headers[name] === "string" ? (req.headers[name] as string) : null);
+  const trace = { traceparent: header("traceparent"), tracestate: header("tracestate") };
+  if (endpoint !== "/chat/completions") {
+    const body = JSON.parse(await readBody(req)) as EmbeddingsRequest & RerankRequest;
+    const text = endpoint === "/embeddings" ? [body.input ?? []].flat().join("\n") : [body.query ?? "", ...(body.documents ?? [])].join("\n");
+    calls.push({ text, state: "done", body, ...trace });
+    if (calls.length > CALLS_KEPT) calls.shift();
+    if (endpoint === "/embeddings") embeddings(res, body);
+    else rerank(res, body);
     return;
   }
   const body = JSON.parse(await readBody(req)) as ChatRequest;
   const messages = body.messages ?? [];
   const lastUserText = textOf(messages.findLast((m) => m.role === "user")?.content);
-  const header = (name: string) => (typeof req.headers[name] === "string" ? (req.headers[name] as string) : null);
-  const call: Call = { text: lastUserText, state: "open", body, traceparent: header("traceparent"), tracestate: header("tracestate") };
+  const call: Call = { text: lastUserText, state: "open", body, ...trace };
   calls.push(call);
   if (calls.length > CALLS_KEPT) calls.shift();
   res.once("close", () => (call.state = res.writableFinished ? "done" : "aborted"));

@@ -39,16 +39,13 @@ export const recallRunner = defineRunner({
     }
     const read = await host.tools.call({ tool_name: TOOL, tool_call_id: `call_${randomUUID().replaceAll("-", "")}`, parameters: { module: "memory", method: "read", input: {} } });
     const facts = read.output.status === "success" ? ((read.output.result?.data as MemoryRead | undefined)?.facts ?? []) : [];
-    // models/rerank names a model the run may use; the ranking itself needs none of its own.
-    const model = ctx.resources.models.find((m) => m.selected) ?? ctx.resources.models[0];
     if (read.output.status !== "success") {
       yield completed(`I could not read what I remember: ${read.output.error?.message ?? "failed"}.`);
     } else if (facts.length === 0) {
       yield completed("I do not remember anything about you yet.");
-    } else if (!model) {
-      yield completed("This run may use no model, so I cannot rank what I remember.");
     } else {
-      const { results, ranker } = await host.models.rerank({ model_id: model.model_id, query: question, documents: facts.map(rankedText), top_k: TOP_K });
+      // The host ranks with its own ranker: no model of the run's is named.
+      const { results, ranker } = await host.models.rerank({ query: question, documents: facts.map(rankedText), top_k: TOP_K });
       const best = results.map((r, i) => `${i + 1}. ${facts[r.index]!.key}: ${facts[r.index]!.value}`);
       yield completed([`What I remember that fits best (ranked by ${ranker.replace("_", " ")}):`, ...best].join("\n"));
     }

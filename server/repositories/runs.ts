@@ -67,8 +67,27 @@ export type BudgetRefusal = {
   scope: "user" | "api_key";
   max: number;
   used: number;
+  /** tokens_per_day: the tokens the user's (or key's) runs in progress hold besides `used` (the ended runs'). */
+  reserved?: number;
   retryAfterSeconds: number;
+  /** When the limit's window frees up (ISO 8601, UTC): the next 00:00 UTC for tokens_per_day. */
+  resetsAt?: string;
 };
+
+/** A refusal as dispatch_run_limits answers it. */
+export type BudgetRefusalJson = { limit: BudgetRefusal["limit"]; scope: BudgetRefusal["scope"]; max: number | string; used: number | string; reserved?: number | string; retry_after: number; resets_at?: string };
+
+export function toBudgetRefusal(r: BudgetRefusalJson): BudgetRefusal {
+  return {
+    limit: r.limit,
+    scope: r.scope,
+    max: Number(r.max),
+    used: Number(r.used),
+    ...(r.reserved !== undefined ? { reserved: Number(r.reserved) } : {}),
+    retryAfterSeconds: r.retry_after,
+    ...(r.resets_at ? { resetsAt: r.resets_at } : {}),
+  };
+}
 
 /** The environment's default budgets, as dispatch_run_limits takes them; an absent one is no limit. */
 export type DefaultBudgets = { tokens_per_day?: number; runs_per_minute?: number; concurrent_runs?: number };
@@ -95,6 +114,7 @@ export async function acceptRunRow({
   enqueue = false,
   executor,
   opening,
+  reservedTokens,
 }: {
   run: NewRun;
   threadTitle: string;
@@ -123,11 +143,14 @@ export async function acceptRunRow({
   executor?: string;
   /** The opening events of a run `start`ed here (seq 1..n): written as its log's first batch in the same statement. */
   opening?: { type: string; json: string }[];
+  /** The tokens the run holds of its daily token budgets while it is in progress (server/usage/reservation.ts). */
+  reservedTokens: number;
 }): Promise<AcceptOutcome> {
-  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)`;
+  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)`;
   const { rows } = await getPool().query<{
-    result: { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string; position?: number; context?: AgentContextJson | null } & Partial<Omit<BudgetRefusal, "retryAfterSeconds">> & {
+    result: { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string; position?: number; context?: AgentContextJson | null } & Partial<Omit<BudgetRefusal, "retryAfterSeconds" | "resetsAt">> & {
       retry_after?: number;
+      resets_at?: string;
     };
   }>({
     ...(apiKeyHash === undefined
@@ -135,7 +158,7 @@ export async function acceptRunRow({
       : {
           // CASE evaluates the (volatile) function only when the key holds.
           name: "dispatch-accept-run-with-key",
-          text: `select case when exists (select 1 from api_keys k join users u on u.id = k.user_id where k.key_hash = $29 and k.user_id = $1 and k.revoked_at is null and u.disabled_at is null)
+          text: `select case when exists (select 1 from api_keys k join users u on u.id = k.user_id where k.key_hash = $30 and k.user_id = $1 and k.revoked_at is null and u.disabled_at is null)
             then ${accept} else '{"status":"key_refused"}'::json end as result`,
         }),
     values: [
@@ -169,6 +192,7 @@ export async function acceptRunRow({
       opening?.length ? opening.map((e) => e.json).join("\n") : null,
       run.trace?.traceParent ?? null,
       run.trace?.traceState ?? null,
+      reservedTokens,
       ...(apiKeyHash === undefined ? [] : [apiKeyHash]),
     ],
   });
@@ -189,7 +213,7 @@ export async function acceptRunRow({
     case "key_refused":
       return { status: "key_refused" };
     case "limited":
-      return { status: "limited", refusal: { limit: result.limit!, scope: result.scope!, max: Number(result.max), used: Number(result.used), retryAfterSeconds: result.retry_after! } };
+      return { status: "limited", refusal: toBudgetRefusal(result as BudgetRefusalJson) };
     default:
       return { status: "not_found" };
   }

@@ -1,6 +1,6 @@
 import "server-only";
 import { getPool } from "../db";
-import type { BudgetRefusal, DefaultBudgets } from "./runs";
+import { toBudgetRefusal, type BudgetRefusal, type BudgetRefusalJson, type DefaultBudgets } from "./runs";
 
 // The usage ledger (usage_daily, added to by the statement that closes each run) and the budgets
 // admins set (usage_limits). Sums are read as float8: token totals stay exact far beyond any
@@ -121,11 +121,11 @@ export async function findUserActivity({ userId }: { userId: string }): Promise<
  * or null while both have tokens left: checked before a run in progress asks the host for a model.
  */
 export async function findTokenBudgetRefusal({ userId, apiKeyId, budgets }: { userId: string; apiKeyId: string | null; budgets: DefaultBudgets }): Promise<BudgetRefusal | null> {
-  const { rows } = await getPool().query<{ refusal: { limit: BudgetRefusal["limit"]; scope: BudgetRefusal["scope"]; max: number; used: number; retry_after: number } | null }>({
+  const { rows } = await getPool().query<{ refusal: BudgetRefusalJson | null }>({
     name: "dispatch-token-budget",
     text: "select dispatch_run_limits($1, $2, $3, true) as refusal",
     values: [userId, apiKeyId, JSON.stringify(budgets)],
   });
   const r = rows[0]?.refusal;
-  return r ? { limit: r.limit, scope: r.scope, max: Number(r.max), used: Number(r.used), retryAfterSeconds: r.retry_after } : null;
+  return r ? toBudgetRefusal(r) : null;
 }

@@ -8,6 +8,7 @@ import { ApiKeyRefusedError, AppError } from "../errors";
 import { acceptRunRow, findRunByClientId, type RunRow, type RunToolMessage } from "../repositories/runs";
 import { findWaitingRuns } from "../repositories/run-queue";
 import { budgetExceeded, DEFAULT_BUDGETS } from "../usage/budgets";
+import { runReservation } from "../usage/reservation";
 import { metrics } from "../telemetry/metrics";
 import { dbSpan, runTraceOf } from "../telemetry/tracing";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
@@ -150,6 +151,7 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], tried: { 
       apiKeyHash: opts.apiKeyHash,
       apiKeyId: opts.apiKeyId,
       budgets: DEFAULT_BUDGETS,
+      reservedTokens: runReservation(input, opts.generation),
       enqueue: opts.multitaskStrategy === "enqueue",
       // A run started here executes here: its first attempt is this instance's.
       executor: opts.start ? INSTANCE_ID : undefined,

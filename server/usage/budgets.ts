@@ -17,7 +17,8 @@ export function tokenBudgetRefusal(run: { userId: string; apiKeyId: string | nul
 }
 
 // What a caller is told when a run would exceed a budget: which limit, whose (their account's or
-// the API key's), how much of it is used, and when to try again (the Retry-After header).
+// the API key's), how much of it is used (and reserved by runs in progress), when to try again (the
+// Retry-After header) and when the limit's window frees up (`resetsAt`).
 
 const WHOSE: Record<BudgetRefusal["scope"], string> = { user: "your account", api_key: "this API key" };
 
@@ -25,7 +26,9 @@ export function describeBudgetRefusal(r: BudgetRefusal): string {
   const whose = WHOSE[r.scope];
   switch (r.limit) {
     case "tokens_per_day":
-      return `The daily token budget of ${whose} (${r.max} tokens) is used up: ${r.used} tokens today. It resets at 00:00 UTC.`;
+      return r.used >= r.max
+        ? `The daily token budget of ${whose} (${r.max} tokens) is used up: ${r.used} tokens today. It resets at 00:00 UTC (${r.resetsAt}).`
+        : `The daily token budget of ${whose} (${r.max} tokens) is held by runs in progress: ${r.used} tokens used today and ${r.reserved} reserved by runs in progress. Retry in ${r.retryAfterSeconds} s, when one may have ended; the budget resets at 00:00 UTC (${r.resetsAt}).`;
     case "runs_per_minute":
       return `The run rate limit of ${whose} (${r.max} runs per minute) is reached. Retry in ${r.retryAfterSeconds} s.`;
     case "concurrent_runs":
@@ -40,6 +43,8 @@ export function budgetExceeded(refusal: BudgetRefusal): AppError {
     scope: refusal.scope,
     max: refusal.max,
     used: refusal.used,
+    ...(refusal.reserved !== undefined ? { reserved: refusal.reserved } : {}),
     retryAfterSeconds: refusal.retryAfterSeconds,
+    ...(refusal.resetsAt ? { resetsAt: refusal.resetsAt } : {}),
   });
 }

@@ -25,6 +25,9 @@
 -- is no longer the one planned with (id and stamp), nothing is written and the status is "replan".
 -- p_limits (the environment's default budgets, see dispatch_run_limits): a new run that would exceed
 -- a budget of the user's or of p_api_key_id's writes nothing and answers that function's "limited".
+-- p_reserved_tokens (the token reservation): the run's estimated tokens, recorded on the run it
+-- creates (runs.reserved_tokens) in the transaction whose dispatch_run_limits check holds the
+-- user's lock, so the next accept's check counts them; the run's end releases them.
 -- p_generation: the sampling parameters, kept for an executor that takes the run over.
 -- p_instance: the instance that executes a run started here (p_start), recorded as the run's
 -- first attempt (run_attempts) in this transaction rather than by a statement of its executor.
@@ -69,7 +72,8 @@ CREATE OR REPLACE FUNCTION dispatch_accept_run(
   p_opening_types TEXT DEFAULT NULL,
   p_opening_events TEXT DEFAULT NULL,
   p_trace_parent TEXT DEFAULT NULL,
-  p_trace_state TEXT DEFAULT NULL
+  p_trace_state TEXT DEFAULT NULL,
+  p_reserved_tokens BIGINT DEFAULT NULL
 ) RETURNS JSON
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -140,7 +144,7 @@ BEGIN
     END IF;
   END IF;
 
-  INSERT INTO runs (id, run_id, thread_id, user_id, status, protocol, runner, input, deadline_at, started_at, heartbeat_at, binding_id, "authorization", event_id, api_key_id, generation, queued_input, trace_parent, trace_state)
+  INSERT INTO runs (id, run_id, thread_id, user_id, status, protocol, runner, input, deadline_at, started_at, heartbeat_at, binding_id, "authorization", event_id, api_key_id, generation, queued_input, trace_parent, trace_state, reserved_tokens)
   VALUES (v_run_uuid, p_run_id, p_thread_id, p_user_id,
     CASE WHEN p_start AND NOT v_waiting THEN 'running'::"RunStatus" ELSE 'queued'::"RunStatus" END,
     p_protocol, p_runner, p_input, p_deadline_at, CASE WHEN p_start AND NOT v_waiting THEN now() END, CASE WHEN NOT v_waiting THEN now() END,
@@ -148,7 +152,7 @@ BEGIN
     CASE WHEN v_waiting THEN jsonb_build_object(
       'message', CASE WHEN p_message_id IS NOT NULL THEN jsonb_build_object('message_id', p_message_id, 'content', p_content, 'metadata', p_message_metadata) END,
       'tool_messages', p_tool_messages) END,
-    p_trace_parent, p_trace_state)
+    p_trace_parent, p_trace_state, p_reserved_tokens)
   RETURNING dispatch_run_json(runs) INTO v_run;
 
   IF p_start AND NOT v_waiting AND p_instance IS NOT NULL THEN

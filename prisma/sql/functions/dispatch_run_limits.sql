@@ -1,15 +1,25 @@
 -- The budgets a new run must fit, checked by dispatch_accept_run before it writes anything: for
 -- the user (their usage_limits row, else the default row, else p_defaults from the environment)
 -- and, when the run comes with an API key, for that key (its own row only). Three kinds, each
--- counted from the database so every server instance sees the same numbers: tokens per UTC day
--- (usage_daily), runs started in the last minute and runs in progress (runs). When a run-count
--- limit applies, the user's accepts are serialized by an advisory lock held to the end of the
--- accepting statement, so two instances cannot both admit the run that would exceed it.
+-- counted from the database so every server instance sees the same numbers: tokens per UTC day,
+-- runs started in the last minute and runs in progress (runs). When any limit applies, the user's
+-- accepts are serialized by an advisory lock held to the end of the accepting statement, so two
+-- instances cannot both admit the run that would exceed it.
+-- Token reservations: a day's tokens are those of the runs that ended today (usage_daily) plus
+-- those reserved by the runs in progress (runs.reserved_tokens, written by the accepting statement
+-- under the same lock). A run is admitted while that sum is below the budget, so runs accepted at
+-- the same time exceed it by at most one run's reservation; a run's end replaces its reservation
+-- with its actual usage (its status leaves queued/running in the statement that adds it to
+-- usage_daily), whatever ends it: its executor, a cancel, or the sweep that closes a run whose
+-- executor stopped reporting.
 -- p_defaults: {"tokens_per_day": n, "runs_per_minute": n, "concurrent_runs": n}, any may be absent.
 -- Returns NULL when the run fits, else {"status": "limited", "limit": "tokens_per_day" |
 -- "runs_per_minute" | "concurrent_runs", "scope": "user" | "api_key", "max": n, "used": n,
--- "retry_after": seconds}.
--- p_tokens_only: only the daily token budgets (a run in progress asking the host for a model call).
+-- "retry_after": seconds, "resets_at": when the window frees up (not for concurrent_runs), and for
+-- tokens_per_day "reserved": n}. A token budget held only by reservations is retried in a few
+-- seconds (a run in progress may end using less); one used up by ended runs at 00:00 UTC.
+-- p_tokens_only: only the daily token budgets, by ended runs' usage alone (a run in progress asking
+-- the host for a model call: its own reservation must not refuse it).
 CREATE OR REPLACE FUNCTION dispatch_run_limits(p_user_id UUID, p_api_key_id UUID, p_defaults JSONB, p_tokens_only BOOLEAN DEFAULT false) RETURNS JSON
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -22,7 +32,11 @@ DECLARE
   v_rpm INTEGER;
   v_concurrent INTEGER;
   v_used BIGINT;
+  v_reserved BIGINT;
   v_oldest TIMESTAMP(3);
+  v_retry INTEGER;
+  -- The next 00:00 UTC, when the day's token budgets start again.
+  v_midnight TIMESTAMPTZ := (date_trunc('day', now() AT TIME ZONE 'UTC') + interval '1 day') AT TIME ZONE 'UTC';
 BEGIN
   SELECT * INTO v_default FROM usage_limits WHERE subject = 'default' AND subject_id = v_nil;
   SELECT * INTO v_user FROM usage_limits WHERE subject = 'user' AND subject_id = p_user_id;
@@ -48,7 +62,7 @@ BEGIN
       v_concurrent := NULL;
     END IF;
 
-    IF v_rpm IS NOT NULL OR v_concurrent IS NOT NULL THEN
+    IF v_rpm IS NOT NULL OR v_concurrent IS NOT NULL OR (v_tokens IS NOT NULL AND NOT p_tokens_only) THEN
       PERFORM pg_advisory_xact_lock(hashtextextended('dispatch_run_limits:' || p_user_id::text, 0));
     END IF;
 
@@ -71,17 +85,24 @@ BEGIN
         SELECT created_at INTO v_oldest FROM runs
           WHERE created_at > now() - interval '1 minute' AND (CASE WHEN v_scope = 'user' THEN user_id = p_user_id ELSE api_key_id = p_api_key_id END)
           ORDER BY created_at OFFSET v_used - v_rpm LIMIT 1;
+        v_retry := greatest(1, ceil(extract(epoch FROM (v_oldest + interval '1 minute' - now())))::integer);
         RETURN json_build_object('status', 'limited', 'limit', 'runs_per_minute', 'scope', v_scope, 'max', v_rpm, 'used', v_used,
-          'retry_after', greatest(1, ceil(extract(epoch FROM (v_oldest + interval '1 minute' - now())))::integer));
+          'retry_after', v_retry, 'resets_at', to_char((now() + make_interval(secs => v_retry)) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'));
       END IF;
     END IF;
 
     IF v_tokens IS NOT NULL THEN
       SELECT coalesce(sum(total_tokens), 0) INTO v_used FROM usage_daily
         WHERE day = (now() AT TIME ZONE 'UTC')::date AND user_id = p_user_id AND (v_scope = 'user' OR api_key_id = p_api_key_id);
-      IF v_used >= v_tokens THEN
+      v_reserved := 0;
+      IF NOT p_tokens_only AND v_used < v_tokens THEN
+        SELECT coalesce(sum(reserved_tokens), 0) INTO v_reserved FROM runs
+          WHERE status IN ('queued', 'running') AND user_id = p_user_id AND (v_scope = 'user' OR api_key_id = p_api_key_id);
+      END IF;
+      IF v_used + v_reserved >= v_tokens THEN
         RETURN json_build_object('status', 'limited', 'limit', 'tokens_per_day', 'scope', v_scope, 'max', v_tokens, 'used', v_used,
-          'retry_after', greatest(1, ceil(extract(epoch FROM (date_trunc('day', now() AT TIME ZONE 'UTC') + interval '1 day' - (now() AT TIME ZONE 'UTC'))))::integer));
+          'reserved', v_reserved, 'resets_at', to_char(v_midnight AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+          'retry_after', CASE WHEN v_used >= v_tokens THEN greatest(1, ceil(extract(epoch FROM (v_midnight - now())))::integer) ELSE 5 END);
       END IF;
     END IF;
   END LOOP;

@@ -278,15 +278,21 @@ export const HOST_API_ACTIONS = {
   }),
   "models/rerank": action({
     description:
-      "Orders documents by relevance to the query, best first: the configured rerank model, else embedding similarity, else full-text ranking (`ranker` says which; scores are comparable within one answer only).",
+      "Orders documents by relevance to the query, best first, with the host's ranker: its rerank model, else embedding similarity with its embedding model, else full-text ranking (`ranker` says which and `model_id` which model, null for full text; scores are comparable within one answer only). The operation is the grant: the ranking model is the host's, not one of ctx.resources.models.",
     permission: { group: "models", operation: "rerank" },
     request: request({
-      model_id: id("A model id from ctx.resources.models"),
+      model_id: id(
+        "Optional: the ranking model the runner expects (the host's LLM_RERANK_MODEL, else its LLM_EMBEDDING_MODEL); refused (invalid_argument) when the host ranks with another, or by full text. Omit it to rank with whatever the host has.",
+      ).optional(),
       query: z.string().min(1).max(10_000),
       documents: z.array(z.string().max(100_000)).min(1).max(1000),
       top_k: z.int().min(1).max(1000).optional(),
     }),
-    response: z.object({ results: z.array(z.object({ index: z.int().min(0), score: z.number() })), ranker: z.enum(["rerank_model", "embeddings", "full_text"]) }),
+    response: z.object({
+      results: z.array(z.object({ index: z.int().min(0), score: z.number() })),
+      ranker: z.enum(["rerank_model", "embeddings", "full_text"]),
+      model_id: z.string().nullable(),
+    }),
   }),
   "tools/get_detail": action({
     description: "A granted tool's description and JSON Schema of its parameters.",

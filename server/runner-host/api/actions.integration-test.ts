@@ -335,14 +335,19 @@ describe("models", () => {
 
   it("reranks without a rerank model or embeddings by full-text relevance, best first, never 501", async () => {
     const documents = ["a recipe for sourdough bread", "the team meeting is on the calendar tomorrow at 10", "notes from the last meeting", "会议记录"];
-    const ranked = await ok<{ results: { index: number; score: number }[]; ranker: string }>("models/rerank", { model_id: modelId, query: "calendar meeting tomorrow", documents, top_k: 3 });
-    expect(ranked.ranker).toBe("full_text");
+    const ranked = await ok<{ results: { index: number; score: number }[]; ranker: string; model_id: string | null }>("models/rerank", { query: "calendar meeting tomorrow", documents, top_k: 3 });
+    expect(ranked).toMatchObject({ ranker: "full_text", model_id: null });
     expect(ranked.results.map((r) => r.index)).toEqual([1, 2, 0]);
     expect(ranked.results[0]!.score).toBeGreaterThan(ranked.results[1]!.score);
     expect(ranked.results[1]!.score).toBeGreaterThan(ranked.results[2]!.score);
-    const chinese = await ok<{ results: { index: number }[] }>("models/rerank", { model_id: modelId, query: "会议", documents });
+    const chinese = await ok<{ results: { index: number }[] }>("models/rerank", { query: "会议", documents });
     expect(chinese.results[0]!.index).toBe(3);
-    expect(await failure("models/rerank", { model_id: "not-configured", query: "q", documents: ["a"] })).toMatchObject({ code: expect.any(String) });
+    // A chat model id is no ranking model: the host has none to rank with, and says so.
+    expect(await failure("models/rerank", { model_id: modelId, query: "q", documents: ["a"] })).toMatchObject({
+      code: "invalid_argument",
+      status: 400,
+      message: expect.stringContaining("this host has no ranking model"),
+    });
   });
 });
 

@@ -69,7 +69,8 @@ const model = () => inject("llmModel");
 const SPECS: Record<HostApiActionName, Spec> = {
   "models/invoke": { valid: () => ({ model_id: model(), messages: [{ role: "user", content: "hi" }] }), ungranted: () => ({ model_id: "gpt-secret", messages: [{ role: "user", content: "hi" }] }) },
   "models/stream": { valid: () => ({ model_id: model(), messages: [{ role: "user", content: "hi" }] }), ungranted: () => ({ model_id: "gpt-secret", messages: [{ role: "user", content: "hi" }] }) },
-  "models/rerank": { valid: () => ({ model_id: model(), query: "q", documents: ["a"] }), ungranted: () => ({ model_id: "gpt-secret", query: "q", documents: ["a"] }) },
+  // The ranking model is the host's, no run's grant: the operation is the whole grant (see models/rerank).
+  "models/rerank": { valid: () => ({ query: "q", documents: ["a"] }) },
   "tools/get_detail": { valid: () => ({ tool_name: "project_cli" }), ungranted: () => ({ tool_name: "shell" }) },
   "tools/call": {
     valid: () => ({ tool_name: "project_cli", parameters: { module: "calendar", method: "create", input: { title: "Refused", start_at: "2026-05-01T10:00:00+00:00", duration_minutes: 30 } } }),

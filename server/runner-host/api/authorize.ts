@@ -46,6 +46,11 @@ function operationGranted(action: HostApiActionName, session: RunSession): void 
 
 const noResourceCheck = () => {};
 
+const ranksWithHostModel = (action: HostApiActionName) => {
+  const permission = HOST_API_ACTIONS[action].permission;
+  return "operation" in permission && permission.operation === "rerank";
+};
+
 // Events and artifacts are looked up inside the run's conversation by their handlers, so one
 // elsewhere is simply not found; conversations are checked here.
 const historyConversation = (action: HostApiActionName, raw: Record<string, unknown>) =>
@@ -57,7 +62,11 @@ const GROUP_RULES: Record<Group, GroupRule> = {
   models: {
     checkOperation: operationGranted,
     target: (_action, raw) => ({ resource: str(raw.model_id), scope: null }),
-    checkResource: (_action, raw, auth) => grantedOrRefuse("model", str(raw.model_id), auth.models.model_ids),
+    // A ranking model is the host's own (models/rerank), never one of the run's granted chat models:
+    // its operation is the whole grant.
+    checkResource: (action, raw, auth) => {
+      if (!ranksWithHostModel(action)) grantedOrRefuse("model", str(raw.model_id), auth.models.model_ids);
+    },
   },
   tools: {
     checkOperation: operationGranted,

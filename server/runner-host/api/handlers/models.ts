@@ -114,7 +114,7 @@ async function withinTokenBudget(session: RunSession): Promise<void> {
   const refusal = await tokenBudgetRefusal({ userId: session.userId, apiKeyId: session.apiKeyId });
   if (!refusal) return;
   throw new HostApiFailure("rate_limited", describeBudgetRefusal(refusal), {
-    details: { limit: refusal.limit, scope: refusal.scope, max: refusal.max, used: refusal.used, retry_after_ms: refusal.retryAfterSeconds * 1000 },
+    details: { limit: refusal.limit, scope: refusal.scope, max: refusal.max, used: refusal.used, retry_after_ms: refusal.retryAfterSeconds * 1000, resets_at: refusal.resetsAt },
   });
 }
 

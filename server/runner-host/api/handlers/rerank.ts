@@ -1,7 +1,6 @@
 import "server-only";
-import { cosineSimilarity, embedMany } from "ai";
+import { AISDKError, APICallError, cosineSimilarity, embedMany, type EmbeddingModel } from "ai";
 import { env } from "../../../env";
-import { findModel } from "../../../models/catalog";
 import { knowledgeEmbeddingModel } from "../../../knowledge/embeddings";
 import { looseQueryText, segmentForSearch } from "../../../knowledge/search-text";
 import { logger } from "../../../logger";
@@ -14,8 +13,9 @@ import { HostApiFailure } from "../failure";
 // names a rerank model (LLM_RERANK_MODEL: vLLM, Infinity, Jina and Cohere-style servers answer
 // POST {base}/rerank with {results: [{index, relevance_score}]}); otherwise cosine similarity of
 // embeddings when knowledge embeddings are configured (LLM_EMBEDDING_MODEL); otherwise the
-// full-text ranker the knowledge bases use. The answer says which ranked it (`ranker`), since
-// the scores of the three are not on one scale.
+// full-text ranker the knowledge bases use. The answer says which ranked it (`ranker`, and the
+// model's id), since the scores of the three are not on one scale. The ranking model is the
+// host's: a runner need not name one, and one that names another is told which the host has.
 
 type RerankRequest = HostApiParsedRequest<"models/rerank">;
 type Ranked = { index: number; score: number }[];
@@ -39,12 +39,21 @@ async function rerankEndpoint(req: RerankRequest, model: string, signal: AbortSi
   });
 }
 
-async function rerankByEmbeddings(req: RerankRequest, signal: AbortSignal): Promise<Ranked | null> {
-  const model = knowledgeEmbeddingModel();
-  if (!model) return null;
-  const { embeddings } = await embedMany({ model, values: [req.query, ...req.documents], abortSignal: signal });
-  const [query, ...documents] = embeddings;
-  return documents.map((vector, index) => ({ index, score: cosineSimilarity(query!, vector) }));
+async function rerankByEmbeddings(req: RerankRequest, model: EmbeddingModel, signal: AbortSignal): Promise<Ranked> {
+  try {
+    const { embeddings } = await embedMany({ model, values: [req.query, ...req.documents], abortSignal: AbortSignal.any([signal, AbortSignal.timeout(RERANK_TIMEOUT_MS)]) });
+    const [query, ...documents] = embeddings;
+    return documents.map((vector, index) => ({ index, score: cosineSimilarity(query!, vector) }));
+  } catch (err) {
+    if (signal.aborted || !AISDKError.isInstance(err)) throw err;
+    const status = APICallError.isInstance(err) ? err.statusCode : undefined;
+    logger.warn({ status, error: err.name }, "rerank embeddings call failed");
+    throw new HostApiFailure("runtime_error", `The embedding model call failed${status ? ` (HTTP ${status})` : ""}`, {
+      status: UPSTREAM_ERROR_STATUS,
+      retryable: true,
+      details: status ? { provider_status: status } : {},
+    });
+  }
 }
 
 async function rerankFullText(req: RerankRequest): Promise<Ranked> {
@@ -54,19 +63,30 @@ async function rerankFullText(req: RerankRequest): Promise<Ranked> {
   return scores.map((score, index) => ({ index, score }));
 }
 
+type Ranker = { ranker: "rerank_model" | "embeddings" | "full_text"; modelId: string | null; rank: (req: RerankRequest, signal: AbortSignal) => Promise<Ranked> };
+
+/** What this host ranks with: its rerank model, else its embedding model, else full text. */
+function hostRanker(): Ranker {
+  const rerankModel = env.LLM_RERANK_MODEL;
+  if (rerankModel && env.LLM_BASE_URL) return { ranker: "rerank_model", modelId: rerankModel, rank: (req, signal) => rerankEndpoint(req, rerankModel, signal) };
+  const embeddings = knowledgeEmbeddingModel();
+  if (embeddings && env.LLM_EMBEDDING_MODEL) return { ranker: "embeddings", modelId: env.LLM_EMBEDDING_MODEL, rank: (req, signal) => rerankByEmbeddings(req, embeddings, signal) };
+  return { ranker: "full_text", modelId: null, rank: rerankFullText };
+}
+
 export const rerankModel: JsonHandler<"models/rerank"> = async ({ params, signal }) => {
-  if (!findModel(params.model_id)) throw new HostApiFailure("not_found", `Model ${params.model_id} is not configured on this host`);
-  let ranked: Ranked;
-  let ranker: "rerank_model" | "embeddings" | "full_text";
-  if (env.LLM_RERANK_MODEL && env.LLM_BASE_URL) {
-    ranked = await rerankEndpoint(params, env.LLM_RERANK_MODEL, signal);
-    ranker = "rerank_model";
-  } else {
-    const byEmbeddings = await rerankByEmbeddings(params, signal);
-    ranked = byEmbeddings ?? (await rerankFullText(params));
-    ranker = byEmbeddings ? "embeddings" : "full_text";
+  const host = hostRanker();
+  if (params.model_id !== undefined && params.model_id !== host.modelId) {
+    throw new HostApiFailure(
+      "invalid_argument",
+      host.modelId
+        ? `model_id: this host ranks with ${host.modelId} (${host.ranker === "rerank_model" ? "its rerank model" : "its embedding model"}), not ${params.model_id}; omit model_id to rank with it`
+        : `model_id: this host has no ranking model (it ranks by full-text relevance), so ${params.model_id} cannot rank; omit model_id`,
+      { details: { model_id: params.model_id, ranker: host.ranker, ranking_model_id: host.modelId } },
+    );
   }
+  const ranked = await host.rank(params, signal);
   // Best first; equal scores keep the documents' order.
   const results = ranked.sort((a, b) => b.score - a.score || a.index - b.index).slice(0, params.top_k ?? params.documents.length);
-  return { results, ranker };
+  return { results, ranker: host.ranker, model_id: host.modelId };
 };
