@@ -64,6 +64,8 @@ const envSchema = z.object({
   // Failed API key checks (and, counted apart, runner secret checks) from all addresses together
   // in one minute before every further failing one answers 429 (server/limits/attempts.ts).
   CREDENTIAL_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  // Refused credentials one address may send within 15 minutes before the back-off starts.
+  CREDENTIAL_FAILURES_FREE_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(20),
   // Hosts a runner endpoint may be registered on although they are not public addresses
   // (loopback, private networks: local development), comma-separated as URLs spell them.
   RUNNER_ALLOWED_HOSTS: z

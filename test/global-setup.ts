@@ -79,6 +79,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
         NEXT_TELEMETRY_DISABLED: "1",
         PUBLIC_URL: baseUrl,
         RUNNER_ALLOWED_HOSTS: "127.0.0.1",
+        // As in setup-env.ts: the suite's refused keys all come from 127.0.0.1.
+        CREDENTIAL_FAILURES_FREE_PER_ADDRESS: "1000000",
+        CREDENTIAL_FAILURES_PER_MINUTE: "1000000",
         // The Agent API image tests serve their "foreign" images from 127.0.0.1 (and refuse localhost).
         IMAGE_URL_ALLOWED_HOSTS: "127.0.0.1",
         LLM_BASE_URL: llm.baseUrl,

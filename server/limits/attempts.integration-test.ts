@@ -13,11 +13,13 @@ import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 
 // Without TRUST_PROXY, and with a ceiling of failed key checks across all addresses a test reaches.
 const CEILING = 200;
+// The product's default back-off per address, which the rest of the suite's servers raise (test/setup-env.ts).
+const PER_ADDRESS = { CREDENTIAL_FAILURES_FREE_PER_ADDRESS: "20" };
 let proxied: ExtraServer | undefined;
 let direct: ExtraServer | undefined;
 beforeAll(async () => {
   baseUrl();
-  [proxied, direct] = await Promise.all([startExtraServer({ TRUST_PROXY: "true" }), startExtraServer({ CREDENTIAL_FAILURES_PER_MINUTE: String(CEILING) })]);
+  [proxied, direct] = await Promise.all([startExtraServer({ TRUST_PROXY: "true", ...PER_ADDRESS }), startExtraServer({ ...PER_ADDRESS, CREDENTIAL_FAILURES_PER_MINUTE: String(CEILING) })]);
 }, 120_000);
 afterAll(() => {
   proxied?.child.kill("SIGTERM");

@@ -19,7 +19,6 @@ const WINDOW_SECONDS = 15 * 60;
 const BACKOFF_FIRST_SECONDS = 30;
 const BACKOFF_MAX_SECONDS = 15 * 60;
 const FREE_PER_ACCOUNT = 5;
-const FREE_PER_ADDRESS = 20;
 const CEILING_WINDOW_SECONDS = 60;
 
 /** The client's address as a trusted reverse proxy reports it (TRUST_PROXY); null otherwise. */
@@ -77,7 +76,7 @@ async function accountWait(kind: "sign_in" | "password_change", { email, address
   ]);
   return Math.max(
     wait(byAccount.failures, FREE_PER_ACCOUNT, byAccount.secondsSinceLast),
-    byAddress ? wait(byAddress.failures, FREE_PER_ADDRESS, byAddress.secondsSinceLast) : 0,
+    byAddress ? wait(byAddress.failures, env.CREDENTIAL_FAILURES_FREE_PER_ADDRESS, byAddress.secondsSinceLast) : 0,
   );
 }
 
@@ -101,7 +100,7 @@ export async function refusedCredential({ kind, address }: { kind: Exclude<Attem
     countFailuresEverywhere({ kind, windowSeconds: CEILING_WINDOW_SECONDS, upTo: ceiling + 1 }),
   ]);
   // This failure is counted already; the wait is the one the failures before it earned.
-  const seconds = byAddress ? wait(byAddress.failures - 1, FREE_PER_ADDRESS, byAddress.secondsSinceLast) : 0;
+  const seconds = byAddress ? wait(byAddress.failures - 1, env.CREDENTIAL_FAILURES_FREE_PER_ADDRESS, byAddress.secondsSinceLast) : 0;
   if (seconds > 0) return { seconds, by: "address" };
   return everywhere > ceiling ? { seconds: CEILING_WINDOW_SECONDS, by: "everyone" } : { seconds: 0, by: "address" };
 }
