@@ -6,7 +6,7 @@ import { forkThread as copyThread } from "../repositories/thread-fork";
 import { findThreadItem, updateThreadLabels, type ThreadListItem, type ThreadMetadata } from "../repositories/thread-list";
 import { searchMessages } from "../repositories/thread-search";
 import { decodeCursor, toPage } from "./admin-cursor";
-import { deleteThread, renameThread } from "./threads";
+import { deleteThread } from "./threads";
 
 // The threads REST API's use cases beyond the web chat's list, rename and delete (threads.ts):
 // one thread, its labels, search, fork, its runs. Always in the caller's name: a thread of anyone
@@ -23,13 +23,12 @@ export async function getThread({ userId, id }: { userId: string; id: string }):
   return thread;
 }
 
-/** Renames, relabels or retags the user's thread; metadata and tags are replaced whole. */
+/** Renames, relabels or retags the user's thread in one statement; metadata and tags are replaced whole. */
 export async function updateThread(opts: { userId: string; id: string; title?: string; metadata?: ThreadMetadata; tags?: string[] }): Promise<ThreadListItem> {
-  await getThread(opts);
-  if (opts.title !== undefined) await renameThread({ userId: opts.userId, id: opts.id, title: opts.title });
-  if (opts.metadata === undefined && opts.tags === undefined) return getThread(opts);
+  const title = opts.title?.replace(/\s+/g, " ").trim();
+  if (title === "") throw new AppError("BAD_REQUEST", "A chat title cannot be empty", { field: "title" });
   const tags = opts.tags && [...new Set(opts.tags)];
-  const thread = await updateThreadLabels({ id: opts.id, userId: opts.userId, metadata: opts.metadata, tags });
+  const thread = UUID_PATTERN.test(opts.id) ? await updateThreadLabels({ id: opts.id, userId: opts.userId, title, metadata: opts.metadata, tags }) : null;
   if (!thread) throw notFound(opts.id);
   return thread;
 }

@@ -92,6 +92,8 @@ describe("listing threads", () => {
     expect(refused.error).toMatchObject({ code: "BAD_REQUEST", details: { field: "metadata" } });
     await json(api(user.apiKey, `/threads/${a}`, { method: "PATCH", body: { metadata: { nested: { no: 1 } } } }), 400);
     await json(api(user.apiKey, `/threads/${a}`, { method: "PATCH", body: {} }), 400);
+    await json(api(user.apiKey, `/threads/${a}`, { method: "PATCH", body: { title: "   ", tags: ["lost"] } }), 400);
+    expect(await json(api(user.apiKey, `/threads/${a}`))).toMatchObject({ title: "a", tags: ["work", "urgent"] });
   });
 });
 
