@@ -74,6 +74,8 @@ describe("listing threads", () => {
     const cookie = await signInOverHttp(user.email, user.password);
     const viaSession = await json<{ items: { id: string }[] }>(fetch(`${baseUrl()}/api/v1/threads`, { headers: { cookie: cookie! } }));
     expect(viaSession.items.map((t) => t.id)).toEqual([...ids].reverse());
+    const renamed = await fetch(`${baseUrl()}/api/v1/threads/${ids[0]}`, { method: "PATCH", headers: { cookie: cookie!, "content-type": "application/json" }, body: JSON.stringify({ title: "by session" }) });
+    expect(await json(renamed)).toMatchObject({ id: ids[0], title: "by session" });
     expect((await fetch(`${baseUrl()}/api/v1/threads`)).status).toBe(401);
   });
 
