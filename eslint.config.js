@@ -29,7 +29,7 @@ export default tseslint.config(
   {
     // Start scripts, test harness and tool configs run outside the app and set up its environment;
     // the project_cli executable runs outside it too, with two variables of its own.
-    files: ["server/env.ts", "server/tools/project-cli/cli.ts", "instrumentation.ts", "scripts/**", "test/**", "*.config.ts", "*.config.js", "e2e/**", "prisma.config.ts", "**/*.test.ts", "**/*.integration-test.ts", "bench/**", "examples/**"],
+    files: ["server/env.ts", "server/tools/project-cli/cli.ts", "instrumentation.ts", "scripts/**", "test/**", "*.config.ts", "*.config.js", "e2e/**", "prisma.config.ts", "**/*.test.ts", "**/*.integration-test.ts", "bench/**", "examples/**", "sdk/*/examples/**"],
     rules: { "no-restricted-properties": "off" },
   },
 );

@@ -10,7 +10,8 @@ const nextConfig = {
   typescript: { ignoreBuildErrors: process.env.DISPATCH_TYPECHECKED === "1" },
   // The project_cli executable the server spawns is a file the traced code never imports, so
   // file tracing cannot see it; `npm run build` makes bin/ before `next build`.
-  outputFileTracingIncludes: { "/**": ["./bin/project-cli*"] },
+  // The API reference page's renderer (@scalar/api-reference's browser bundle) is served as a file too.
+  outputFileTracingIncludes: { "/**": ["./bin/project-cli*"], "/api/v1/reference/scalar.js": ["./node_modules/@scalar/api-reference/dist/browser/standalone.js"] },
 };
 
 export default nextConfig;

@@ -7,7 +7,11 @@ import type { UploadStream } from "../storage/upload-body";
 
 // How an endpoint reads its body (endpoint.ts), each mapping its refusals to 400/413 here.
 
-export type BodyReader<B> = { read: (req: Request) => Promise<B> };
+export type BodyReader<B> = {
+  read: (req: Request) => Promise<B>;
+  /** A JSON body's schema, which the OpenAPI document describes it with. */
+  schema?: z.ZodType;
+};
 
 /** What a protocol's own parser answers for a body it refuses. */
 export type ParseRefusal = { ok: false; status: 400 | 413; message: string; field?: string };
@@ -39,6 +43,7 @@ const JSON_BODY_MAX_BYTES = 64 * 1024;
 /** A JSON body checked against a schema: 400 when it is not JSON, or names the first field that is wrong. */
 export function jsonBody<S extends z.ZodType>(schema: S): BodyReader<z.output<S>> {
   return {
+    schema,
     read: async (req) => {
       const parsed = schema.safeParse(await readJson(req));
       if (!parsed.success) throw invalidInput(parsed.error.issues);

@@ -6,6 +6,8 @@ import { logger } from "../logger";
 import type { KeepAlive } from "../services/runs";
 import { asCaller, type Authenticated, type AuthKind } from "./authenticate";
 import type { BodyReader } from "./bodies";
+import type { OperationDoc } from "./openapi/operation";
+import { readQuery, type QuerySchema } from "./query";
 import { keepAlive } from "./keep-alive";
 import { requestOrigin } from "./origin";
 import { errorResponse } from "./json";
@@ -24,10 +26,12 @@ type RouteContext = { params: Promise<Record<string, string | string[]>> };
 export type RouteHandler = (req: Request, ctx: RouteContext) => Promise<Response>;
 
 /** What a handler is given: the request, its path parameters, its caller, its read body, and what the edge offers services. */
-export type EdgeCall<K extends AuthKind, B, N> = Authenticated[K] & {
+export type EdgeCall<K extends AuthKind, B, N, Q = undefined> = Authenticated[K] & {
   req: Request;
   params: RouteParams;
   body: B;
+  /** The query string as `query` parsed it. */
+  query: Q;
   /** What `negotiate` chose from the request's headers before anything else. */
   negotiated: N;
   /** The origin the caller reached the app at, for absolute URLs handed back to it (origin.ts). */
@@ -36,9 +40,9 @@ export type EdgeCall<K extends AuthKind, B, N> = Authenticated[K] & {
   keepAlive: KeepAlive;
 };
 
-type Method = "GET" | "POST" | "PUT";
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-export type EndpointDefinition<M extends Method, K extends AuthKind, B, N> = {
+export type EndpointDefinition<M extends Method, K extends AuthKind, B, N, Q> = {
   method: M;
   /** Next's segment syntax, as the route's folder: `/api/v1/agent/runs/[runId]/events`. */
   path: string;
@@ -46,7 +50,11 @@ export type EndpointDefinition<M extends Method, K extends AuthKind, B, N> = {
   /** Runs before the caller or the body is read: an Accept header nothing can suit is refused (406) first. */
   negotiate?: (req: Request) => N;
   body?: BodyReader<B>;
-  handle: (call: EdgeCall<K, NoInfer<B>, NoInfer<N>>) => Promise<Response>;
+  /** The query string's schema (a repeated parameter is a list where the schema says so): 400 names the first wrong one. */
+  query?: QuerySchema<Q>;
+  /** How the OpenAPI document describes it (server/http/openapi); its request schemas are `body`'s and `query`'s own. */
+  doc?: OperationDoc;
+  handle: (call: EdgeCall<K, NoInfer<B>, NoInfer<N>, NoInfer<Q>>) => Promise<Response>;
   /**
    * The body is an upload that may be left unread part-way: a refusal before it has been read
    * through (by `body`, else by the handler's service) closes the connection, and on 413 reads on
@@ -61,6 +69,8 @@ export type Endpoint<M extends Method = Method> = {
   method: M;
   path: string;
   handler: RouteHandler;
+  /** What the OpenAPI document is made from: the definition's own schemas and doc. */
+  schemas?: { body?: BodyReader<unknown>["schema"]; query?: QuerySchema<unknown>; doc?: OperationDoc };
 };
 
 // A catch-all segment ([...path]) arrives as its parts; handlers take it as the path it was.
@@ -85,15 +95,17 @@ export function logRequest(req: Request, path: string, status: number, started: 
   logger.info({ method: req.method, path, status, ms: Math.round((performance.now() - started) * 10) / 10, requestId, ...(traceId ? { traceId } : {}) }, "request");
 }
 
-export function endpoint<M extends Method, K extends AuthKind, B = undefined, N = undefined>(def: EndpointDefinition<M, K, B, N>): Endpoint<M> {
+export function endpoint<M extends Method, K extends AuthKind, B = undefined, N = undefined, Q = undefined>(def: EndpointDefinition<M, K, B, N, Q>): Endpoint<M> {
   // `read` notes when the body has been read through: an upload's refusal closes the connection before that.
   const serve = async (req: Request, params: RouteParams, read: { done: boolean }): Promise<Response> => {
-    refuseHostileUrl(new URL(req.url), params);
+    const url = new URL(req.url);
+    refuseHostileUrl(url, params);
     const negotiated = def.negotiate?.(req) as N;
     return asCaller(def.auth, req, async (who) => {
+      const query = (def.query ? readQuery(url, def.query) : undefined) as Q;
       const body = (def.body ? await def.body.read(req) : undefined) as B;
       read.done = def.body !== undefined;
-      return def.handle({ ...who, req, params, body, negotiated, origin: () => requestOrigin(req), keepAlive });
+      return def.handle({ ...who, req, params, body, query, negotiated, origin: () => requestOrigin(req), keepAlive });
     });
   };
   const handler: RouteHandler = async (req, ctx) => {
@@ -122,7 +134,7 @@ export function endpoint<M extends Method, K extends AuthKind, B = undefined, N 
     logRequest(req, path, response.status, started, requestId, span.spanContext().traceId);
     return withTraceResponse(response, span);
   };
-  return { method: def.method, path: def.path, handler };
+  return { method: def.method, path: def.path, handler, schemas: { body: def.body?.schema, query: def.query as QuerySchema<unknown> | undefined, doc: def.doc } };
 }
 
 /**

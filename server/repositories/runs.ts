@@ -3,7 +3,7 @@ import { getPool } from "../db";
 import { endOpenAttemptSql } from "./run-attempts";
 import type { RunModel } from "../generated/prisma/models";
 import type { ContextPrefetch, PrefetchedContext, PrefetchedMessage, TokenUsage } from "../runs/types";
-import type { Db } from "./sql";
+import { newestFirstPage, sqlFilters, type Db } from "./sql";
 
 /** A run as the engine reads it; `usage` is the JSON the executor stored. */
 export type RunRow = Pick<
@@ -366,4 +366,11 @@ export async function releaseRun({ id, attempt }: { id: string; attempt: number 
 export async function findRunInput({ id }: { id: string }): Promise<{ input: unknown } | null> {
   const { rows } = await getPool().query<{ input: unknown }>(`select input from runs where id = $1`, [id]);
   return rows[0] ?? null;
+}
+
+/** One newest-first page of a thread's runs (`limit + 1` rows: the caller cuts the page). */
+export async function listThreadRunsPage(opts: { threadId: string; after: { at: Date; id: string } | null; limit: number }): Promise<RunRow[]> {
+  const filters = sqlFilters();
+  filters.where.push(`thread_id = ${filters.param(opts.threadId)}`);
+  return newestFirstPage<RunRow>(getPool(), filters, { select: RUN_COLUMNS, from: "runs", orderAt: "created_at", orderId: "id", after: opts.after, limit: opts.limit });
 }

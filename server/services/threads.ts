@@ -10,6 +10,7 @@ import {
   parseThreadCursor,
   threadIdTaken,
   updateThreadTitle,
+  type ThreadFilter,
   type ThreadListItem,
 } from "../repositories/thread-list";
 import { findThreadForUser } from "../repositories/threads";
@@ -17,15 +18,16 @@ import { findWaitingRuns } from "../repositories/run-queue";
 import { cancelRun } from "../runs/cancel";
 import { flushEvents } from "../runs/event-log";
 import { followRun } from "../runs/subscribe";
+import { getStorage } from "../storage/driver";
 import { getHistoryDay } from "./history";
 
 /** How long deleting a chat waits for its run to stop before giving up with a clear message. */
 const STOP_WAIT_MS = 10_000;
 
-export async function listThreads(opts: { userId: string; cursor?: string | null; limit: number }) {
+export async function listThreads(opts: { userId: string; cursor?: string | null; limit: number; filter?: ThreadFilter }) {
   const cursor = opts.cursor ? parseThreadCursor(opts.cursor) : null;
   if (opts.cursor && !cursor) throw new AppError("BAD_REQUEST", "cursor is not a cursor this list returned", { field: "cursor" });
-  return listThreadsPage({ userId: opts.userId, cursor, limit: opts.limit });
+  return listThreadsPage({ userId: opts.userId, cursor, limit: opts.limit, filter: opts.filter });
 }
 
 export async function renameThread(opts: { userId: string; id: string; title: string }): Promise<ThreadListItem> {
@@ -67,11 +69,24 @@ export async function deleteThread(opts: { userId: string; id: string }): Promis
   const active = await activeRunOf(thread.id, opts.userId);
   if (active) await stopRun(active);
   const result = await deleteIdleThread({ id: thread.id, userId: opts.userId });
-  if (result === "not_found") throw new AppError("NOT_FOUND", `Thread ${opts.id} not found`);
-  if (result === "busy") {
+  if (!result.deleted && result.reason === "not_found") throw new AppError("NOT_FOUND", `Thread ${opts.id} not found`);
+  if (!result.deleted) {
     throw new AppError("CONFLICT", "This chat still has a run in progress that did not stop in time. Stop it, then delete the chat again.");
   }
+  await deleteObjects(result.attachments);
   return { id: thread.id };
+}
+
+/**
+ * The attachments' bytes, once their rows are gone. A failure is logged, not answered: the thread
+ * is deleted, and the object is unreachable without its row (no URL to it is signed again).
+ */
+async function deleteObjects(objects: { bucket: string; path: string }[]): Promise<void> {
+  const storage = getStorage();
+  const results = await Promise.allSettled(objects.map((object) => storage.deleteObject(object)));
+  results.forEach((result, i) => {
+    if (result.status === "rejected") logger.warn({ err: result.reason, object: objects[i] }, "deleting a deleted thread's attachment failed");
+  });
 }
 
 export type ThreadView = {

@@ -72,6 +72,11 @@ export function createLocalDriver({ root, bucket }: { root: string; bucket: stri
       return { contentType: contentTypeOf(ref), data: new Uint8Array(await readFile(/*turbopackIgnore: true*/ file)) };
     },
 
+    async deleteObject(ref) {
+      const file = fileOf(ref);
+      if (file) await rm(/*turbopackIgnore: true*/ file, { force: true });
+    },
+
     async openObject(ref) {
       const file = fileOf(ref);
       const size = file ? await sizeOf(file) : null;

@@ -1,6 +1,6 @@
 import "server-only";
 import { timingSafeEqual } from "node:crypto";
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import type { ObjectRef, SignatureCheck, StorageDriver } from "./types";
 import type { ParsedSignedUrl, StorageTargets } from "./signed-url";
@@ -90,6 +90,10 @@ export function createS3Driver(config: S3Config): S3Driver {
         if (isNotFound(err)) return null;
         throw err;
       }
+    },
+
+    async deleteObject({ bucket, path }) {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: path }));
     },
 
     signGetUrl({ bucket, path, expiresAt }: ObjectRef & { expiresAt: Date }) {

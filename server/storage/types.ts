@@ -17,6 +17,8 @@ export interface StorageDriver {
   putObject(ref: ObjectRef & { body: Uint8Array; contentType: string }): Promise<void>;
   headObject(ref: ObjectRef): Promise<ObjectInfo | null>;
   getObject(ref: ObjectRef): Promise<StoredBytes | null>;
+  /** Removes the object; one already gone is no error. */
+  deleteObject(ref: ObjectRef): Promise<void>;
   /** A URL anyone holding it may GET until `expiresAt`; `origin` is the app's public origin. */
   signGetUrl(ref: ObjectRef & { expiresAt: Date; origin: string }): Promise<string>;
   /** A URL to PUT exactly this type and length of body to, until `expiresAt`. */

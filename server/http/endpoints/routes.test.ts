@@ -34,23 +34,25 @@ function routeFiles(dir: string): string[] {
 describe("routes", () => {
   const files = [...routeFiles("app/api"), ...routeFiles("app/storage")].filter((f) => !ADAPTERS.has(f));
 
-  it.each(files)("%s exports the handler of an endpoint served at its own path and method", async (file) => {
+  it.each(files)("%s exports the handlers of endpoints served at its own path and methods", async (file) => {
     const source = readFileSync(path.join(root, file), "utf8");
-    const imported = /^import \{ (\w+) \} from "@\/(server\/http\/endpoints\/[\w-]+)";$/m.exec(source);
-    const exported = /^export const (GET|POST|PUT) = (\w+)\.handler;$/m.exec(source);
-    expect(imported, "one endpoint import").not.toBeNull();
-    expect(exported, "one `export const METHOD = endpoint.handler`").not.toBeNull();
-    expect(exported![2]).toBe(imported![1]);
+    const imported = /^import \{ ([\w, ]+) \} from "@\/(server\/http\/endpoints\/[\w-]+)";$/m.exec(source);
+    const exported = [...source.matchAll(/^export const (GET|POST|PUT|PATCH|DELETE) = (\w+)\.handler;$/gm)];
+    expect(imported, "one import of endpoints").not.toBeNull();
+    expect(exported.length, "`export const METHOD = endpoint.handler` lines").toBeGreaterThan(0);
+    expect(exported.map((e) => e[2]).sort()).toEqual(imported![1]!.split(", ").sort());
     const endpoints = (await import(`@/${imported![2]}`)) as Record<string, Endpoint>;
-    const endpoint = endpoints[imported![1]!]!;
-    expect(endpoint.method).toBe(exported![1]);
-    expect(endpoint.path).toBe(file.slice("app".length, -"/route.ts".length));
+    for (const [, method, name] of exported) {
+      const endpoint = endpoints[name!]!;
+      expect(endpoint.method).toBe(method);
+      expect(endpoint.path).toBe(file.slice("app".length, -"/route.ts".length));
+    }
     // Next reads segment config from the file's source, so it is a literal, checked here.
     const maxDuration = /^export const maxDuration = (\d+);$/m.exec(source);
     if (LONG_LIVED.has(file)) expect(Number(maxDuration?.[1]), "`export const maxDuration` = FUNCTION_MAX_DURATION_SECONDS").toBe(FUNCTION_MAX_DURATION_SECONDS);
     else expect(maxDuration, "no maxDuration: not a long-lived route").toBeNull();
     const lines = source.split("\n").filter((line) => line.trim() !== "");
-    expect(lines.length, "nothing but the import and the exports").toBe(maxDuration ? 4 : 3);
+    expect(lines.length, "nothing but the import and the exports").toBe(2 + exported.length + (maxDuration ? 1 : 0));
   });
 });
 

@@ -1,0 +1,4 @@
+import { listThreadsEndpoint } from "@/server/http/endpoints/threads";
+
+export const dynamic = "force-dynamic";
+export const GET = listThreadsEndpoint.handler;

@@ -1,0 +1,4 @@
+import { searchThreadsEndpoint } from "@/server/http/endpoints/threads";
+
+export const dynamic = "force-dynamic";
+export const GET = searchThreadsEndpoint.handler;
