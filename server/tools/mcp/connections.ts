@@ -1,0 +1,150 @@
+import "server-only";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { env } from "@/server/env";
+import { unsealSecret } from "@/server/lib/seal";
+import { logger } from "@/server/logger";
+import { mayConnectTo } from "@/server/net/public-address";
+import { findMcpServerConnection, updateMcpServerTools, type McpServerConnectionRow } from "./repository";
+import { toToolInfo, type McpToolInfo } from "./tool-info";
+
+// Connections to MCP servers, made by this process (never by the agent's child CLI, so a server's
+// secret never leaves it). One client per server per instance, opened on first use and reused;
+// a call that fails below MCP (the server went away) drops the client, and the next call opens a
+// new one. A server's notifications/tools/list_changed makes the pool read tools/list again and
+// store it. Bounds: each request has the server's timeout, each server at most MAX_CONCURRENT
+// calls at once from this instance (the rest wait their turn).
+
+export const MCP_AUTH_PURPOSE = "mcp-auth";
+const MAX_CONCURRENT = 8;
+const MAX_TOOL_PAGES = 20;
+const CLIENT_INFO = { name: "dispatch", version: "0.1.0" };
+
+export type McpConnectTarget = { url: string; headers: Record<string, string>; timeoutMs: number };
+
+/** The URL is not one this server may connect to (loopback, private networks) unless allowed. */
+export class McpUnreachableError extends Error {
+  constructor(url: string, reason: string) {
+    super(`${url}: the MCP server could not be reached (${reason})`);
+    this.name = "McpUnreachableError";
+  }
+}
+
+/** The auth headers a registration sealed, as header name → value. */
+export function unsealHeaders(sealed: string | null): Record<string, string> {
+  return sealed ? (JSON.parse(unsealSecret(MCP_AUTH_PURPOSE, sealed)) as Record<string, string>) : {};
+}
+
+/** Opens a client, refusing an address an admin could not register (server/net, RUNNER_ALLOWED_HOSTS). */
+export async function openClient(target: McpConnectTarget): Promise<Client> {
+  const url = new URL(target.url);
+  if (!(await mayConnectTo(url.hostname, env.RUNNER_ALLOWED_HOSTS))) {
+    throw new McpUnreachableError(target.url, "it must answer on a public address, or its host be listed in RUNNER_ALLOWED_HOSTS");
+  }
+  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: target.headers, redirect: "error" } });
+  try {
+    await client.connect(transport, { timeout: target.timeoutMs });
+  } catch (err) {
+    await client.close().catch(() => {});
+    // The SDK's message may quote the server's answer; the cause's name is enough here.
+    throw new McpUnreachableError(target.url, err instanceof Error ? err.name : "connection failed");
+  }
+  return client;
+}
+
+/** Every tool the server lists (following its cursors, up to MAX_TOOL_PAGES pages). */
+export async function listAllTools(client: Client, timeoutMs: number): Promise<McpToolInfo[]> {
+  const tools: McpToolInfo[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+    const answer = await client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs });
+    tools.push(...answer.tools.map((t) => toToolInfo(t as Parameters<typeof toToolInfo>[0])));
+    cursor = answer.nextCursor;
+    if (!cursor) break;
+  }
+  return tools;
+}
+
+type Pooled = { updatedAt: number; client: Promise<Client>; active: number; waiting: (() => void)[] };
+const pool = new Map<string, Pooled>();
+
+function drop(serverId: string, entry: Pooled): void {
+  if (pool.get(serverId) !== entry) return;
+  pool.delete(serverId);
+  void entry.client.then((c) => c.close()).catch(() => {});
+}
+
+function connect(row: McpServerConnectionRow): Pooled {
+  const client = openClient({ url: row.url, headers: unsealHeaders(row.authSealed), timeoutMs: row.timeoutMs }).then((opened) => {
+    opened.onclose = () => drop(row.id, entry);
+    opened.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      try {
+        await updateMcpServerTools({ id: row.id, tools: await listAllTools(opened, row.timeoutMs) });
+        logger.info({ mcpServer: row.name }, "MCP server's tools changed; tools/list read again");
+      } catch (err) {
+        logger.warn({ mcpServer: row.name, error: err instanceof Error ? err.name : String(err) }, "MCP tools/list after list_changed failed");
+      }
+    });
+    return opened;
+  });
+  const entry: Pooled = { updatedAt: row.updatedAt.getTime(), active: 0, waiting: [], client };
+  // A connection that failed is not kept: the next call tries again.
+  client.catch(() => drop(row.id, entry));
+  return entry;
+}
+
+async function acquire(entry: Pooled): Promise<void> {
+  if (entry.active < MAX_CONCURRENT) {
+    entry.active++;
+    return;
+  }
+  await new Promise<void>((resolve) => entry.waiting.push(resolve));
+}
+
+function release(entry: Pooled): void {
+  const next = entry.waiting.shift();
+  if (next) next();
+  else entry.active--;
+}
+
+function pooled(row: McpServerConnectionRow): Pooled {
+  const entry = pool.get(row.id);
+  // A server edited since its client was opened (new URL or auth) gets a new client.
+  if (entry && entry.updatedAt !== row.updatedAt.getTime()) drop(row.id, entry);
+  const live = pool.get(row.id) ?? connect(row);
+  pool.set(row.id, live);
+  return live;
+}
+
+/**
+ * Calls one tool on a registered server through the pool; throws when the server cannot answer.
+ * A call that fails on a client opened earlier (the server restarted, its session is gone) is
+ * made once more on a new client when `retry` allows it (reads: repeating them changes nothing).
+ */
+export async function callMcpTool(opts: { serverId: string; tool: string; input: Record<string, unknown>; retry: boolean; signal?: AbortSignal }): Promise<CallToolResult> {
+  const row = await findMcpServerConnection({ id: opts.serverId });
+  if (!row) throw new McpUnreachableError("(removed)", "the server was removed");
+  const reused = pool.has(row.id);
+  try {
+    return await callOnce(row, pooled(row), opts);
+  } catch (err) {
+    if (!opts.retry || !reused || opts.signal?.aborted || (err instanceof McpError && err.code === ErrorCode.RequestTimeout)) throw err;
+    return callOnce(row, pooled(row), opts);
+  }
+}
+
+async function callOnce(row: McpServerConnectionRow, entry: Pooled, opts: { tool: string; input: Record<string, unknown>; signal?: AbortSignal }): Promise<CallToolResult> {
+  await acquire(entry);
+  try {
+    const client = await entry.client;
+    return (await client.callTool({ name: opts.tool, arguments: opts.input }, undefined, { timeout: row.timeoutMs, signal: opts.signal })) as CallToolResult;
+  } catch (err) {
+    // An error the server answered leaves the session as it was; anything else may have broken it.
+    if (!(err instanceof McpError) || err.code === ErrorCode.RequestTimeout || err.code === ErrorCode.ConnectionClosed) drop(row.id, entry);
+    throw err;
+  } finally {
+    release(entry);
+  }
+}
