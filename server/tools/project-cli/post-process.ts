@@ -1,4 +1,5 @@
 import "server-only";
+import type { UiHints } from "./module";
 import type { CliOutput } from "./router";
 import type { ToolAgentOutput } from "./tool";
 import { failureHints, successHints } from "./ui-hints";
@@ -13,7 +14,8 @@ function isPartial(data: unknown): boolean {
   return Array.isArray(notInvited) && notInvited.length > 0;
 }
 
-export function postProcess(opts: { toolCallId: string; args: unknown; outcome: CliOutput }): {
+/** `hints` builds the card's ui_hints when the action is not a module's own (an MCP server's tool). */
+export function postProcess(opts: { toolCallId: string; args: unknown; outcome: CliOutput; hints?: (outcome: CliOutput) => UiHints | null }): {
   output: ToolAgentOutput;
   toolResponseText: string;
 } {
@@ -27,7 +29,7 @@ export function postProcess(opts: { toolCallId: string; args: unknown; outcome: 
         status: isPartial(outcome.data) ? "partial" : "success",
         result,
         error: null,
-        ui_hints: successHints(outcome.module, outcome.method, outcome.data),
+        ui_hints: opts.hints ? opts.hints(outcome) : successHints(outcome.module, outcome.method, outcome.data),
       },
       toolResponseText: JSON.stringify(result),
     };
@@ -38,7 +40,7 @@ export function postProcess(opts: { toolCallId: string; args: unknown; outcome: 
       status: "failure",
       result: null,
       error: outcome.error,
-      ui_hints: failureHints(outcome.module, outcome.method, outcome.error),
+      ui_hints: opts.hints ? opts.hints(outcome) : failureHints(outcome.module, outcome.method, outcome.error),
     },
     toolResponseText: JSON.stringify({ status: "failure", error: outcome.error }),
   };
