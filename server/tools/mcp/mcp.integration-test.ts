@@ -1,10 +1,14 @@
+import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { runProjectCli } from "@/server/tools/project-cli/tool";
 import { baseUrl, createTestUser } from "@/test/helpers";
 import { signInOverHttp, trpcGet } from "@/test/http-session";
 import { startEverythingServer, startTicketsServer, type EverythingServer, type TicketsServer } from "@/test/mcp-servers";
 import { postRun, runInput } from "@/test/runs";
+import { startExtraServer } from "@/test/extra-server";
 import { collectSse } from "@/test/sse";
 import { waitFor } from "@/test/wait";
 
@@ -171,4 +175,39 @@ describe("MCP servers as project_cli modules", () => {
     expect(history).toContain("T-2");
     for (const seen of [JSON.stringify(list), history, requests]) expect(seen).not.toContain(CANARY);
   });
+
+  it("keeps the token out of an instance's logs, at debug level, through a refused registration and calls", async () => {
+    let logs = "";
+    const extra = await startExtraServer({ LOG_LEVEL: "debug" }, { onOutput: (text) => (logs += text) });
+    try {
+      const cookie = (await signInOverHttp(admin.email, admin.password, extra.url))!;
+      const post = (procedure: string, input: unknown) =>
+        fetch(`${extra.url}/api/trpc/${procedure}`, { method: "POST", headers: { cookie, "content-type": "application/json", origin: extra.url }, body: JSON.stringify({ json: input }) });
+      expect((await post("mcpServers.register", { name: "tickets_logged", url: tickets.url, bearerToken: `${CANARY}-wrong` })).status).toBe(400);
+      expect((await post("mcpServers.register", { name: "tickets_logged", url: tickets.url, bearerToken: CANARY })).status).toBe(200);
+      expect((await post("mcpServers.grant", { name: "tickets_logged", email: user.email })).status).toBe(200);
+      const body = runInput({}, `[[tool:tickets_logged.find_ticket {"id":"T-3"}]] [[tool:tickets_logged.find_ticket {"id":3}]]`);
+      const res = await fetch(`${extra.url}/api/v1/agent/runs`, { method: "POST", headers: { authorization: `Bearer ${user.apiKey}`, "content-type": "application/json", accept: "text/event-stream" }, body: JSON.stringify(body) });
+      expect(JSON.stringify(await collectSse(res))).toContain("T-3");
+      await waitFor(() => logs.includes("project_cli call"), 10_000);
+      expect(logs).not.toContain(CANARY);
+    } finally {
+      extra.child.kill("SIGTERM");
+    }
+  }, 90_000);
+
+  it("registers, lists and removes a server with npm run admin, never printing its token", async () => {
+    const admin = (...args: string[]) =>
+      promisify(execFile)(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "--conditions=react-server", "scripts/admin.ts", ...args], {
+        env: { ...process.env, LOG_LEVEL: "silent" },
+        timeout: 90_000,
+      });
+    const registered = await admin("mcp:register", "--name", "tickets_cli", "--url", tickets.url, "--token", CANARY, "--header", "X-Team: support");
+    expect(registered.stdout).toContain("tickets_cli.delete_ticket  write");
+    const listed = await admin("mcp:list");
+    expect(listed.stdout).toMatch(/^tickets_cli {2}http:\/\/127\.0\.0\.1:\d+\/mcp {2}auth {2}tools: find_ticket \(read\)/m);
+    for (const out of [registered, listed]) expect(out.stdout + out.stderr).not.toContain(CANARY);
+    await admin("mcp:remove", "--name", "tickets_cli");
+    expect((await admin("mcp:list")).stdout).not.toContain("tickets_cli");
+  }, 180_000);
 });
