@@ -8,6 +8,11 @@ import { baseUrl, createTestUser } from "@/test/helpers";
 import { signInOverHttp, trpcGet } from "@/test/http-session";
 import { startEverythingServer, startTicketsServer, type EverythingServer, type TicketsServer } from "@/test/mcp-servers";
 import { postRun, runInput } from "@/test/runs";
+import { inputText } from "@/examples/runners/echo";
+import { startRunners } from "@/examples/runners/start";
+import { defineRunner } from "@/sdk/runner/define-runner";
+import { completed, runCompleted } from "@/sdk/runner/results";
+import { bindRunner, registerRunner } from "@/server/services/runners";
 import { startExtraServer } from "@/test/extra-server";
 import { collectSse } from "@/test/sse";
 import { waitFor } from "@/test/wait";
@@ -210,4 +215,40 @@ describe("MCP servers as project_cli modules", () => {
     await admin("mcp:remove", "--name", "tickets_cli");
     expect((await admin("mcp:list")).stdout).not.toContain("tickets_cli");
   }, 180_000);
+
+  it("serves a runner's tools/call with the server its binding was granted, under the same checks", async () => {
+    const RUNNER_ID = "plugin:dispatch-tests/mcp-caller/default";
+    // The runner calls project_cli with the JSON its user sent, after listing the skills it may use.
+    const runner = defineRunner({
+      manifest: { id: RUNNER_ID, name: "default", label: { en_US: "MCP caller" }, capabilities: { streaming: true, tool_calling: true }, permissions: { tools: ["call"] }, context: { bootstrap: "none" } },
+      async *run(ctx, { host }) {
+        const call = (parameters: unknown) => host.tools.call({ tool_name: "project_cli", tool_call_id: `call_${randomUUID().replaceAll("-", "")}`, parameters: parameters as Record<string, unknown> });
+        const listed = await call({ module: "skills", method: "list", input: {} });
+        const answer = await call(JSON.parse(inputText(ctx)));
+        yield completed(`${listed.tool_response_text}\n${answer.tool_response_text}`);
+        yield runCompleted({ finish_reason: "stop" });
+      },
+    });
+    const secret = `mcp-${randomUUID()}`;
+    const started = await startRunners({ secret, hostUrl: baseUrl(), runners: [runner] });
+    try {
+      expect((await registerRunner({ url: started.url, secret })).runnerIds).toEqual([RUNNER_ID]);
+      const [bound, unbound] = await Promise.all([createTestUser(), createTestUser()]);
+      const binding = await bindRunner({ runnerId: RUNNER_ID, email: bound.email });
+      await bindRunner({ runnerId: RUNNER_ID, email: unbound.email });
+      await data(await trpcPost("mcpServers.grant", { name: "everything", bindingId: binding.id, tools: ["get-sum"] }, adminCookie));
+      const answer = async (who: User, call: unknown) => {
+        const frames = await collectSse(await postRun(who.apiKey, runInput({}, JSON.stringify(call)), { stream: true }));
+        return frames.map((f) => JSON.parse(f.data) as Event).filter((e) => e.type === "TEXT_MESSAGE_CONTENT").map((e) => e.delta).join("");
+      };
+      const sum = await answer(bound, { module: "everything", method: "get-sum", input: { a: 20, b: 22 } });
+      expect(sum).toContain("The sum of 20 and 22 is 42");
+      expect(sum).toMatch(/"name":"everything","card":"everything \(get-sum\)/);
+      // Only the granted tool; and a user whose binding has no grant has no such module.
+      expect(await answer(bound, { module: "everything", method: "echo", input: { message: "hi" } })).toContain("UNKNOWN_ACTION");
+      expect(await answer(unbound, { module: "everything", method: "get-sum", input: { a: 1, b: 2 } })).toContain("UNKNOWN_ACTION");
+    } finally {
+      await started.close();
+    }
+  }, 60_000);
 });
