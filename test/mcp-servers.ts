@@ -14,17 +14,17 @@ import { waitFor } from "./wait";
 
 export type EverythingServer = { url: string; stop(): Promise<void> };
 
-/** `mcp-server-everything streamableHttp` on a free port; its endpoint is /mcp. */
-export async function startEverythingServer(): Promise<EverythingServer> {
+/** `mcp-server-everything streamableHttp` on a free port (endpoint /mcp), or its older HTTP+SSE transport (/sse). */
+export async function startEverythingServer(transport: "streamableHttp" | "sse" = "streamableHttp"): Promise<EverythingServer> {
   const port = await freePort();
   const entry = path.resolve(import.meta.dirname, "../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-  const child: ChildProcess = spawn(process.execPath, [entry, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+  const child: ChildProcess = spawn(process.execPath, [entry, transport], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
   let output = "";
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(() => output.includes("listening on port") || child.exitCode !== null, 30_000);
+  await waitFor(() => /(listening|running) on port/.test(output) || child.exitCode !== null, 30_000);
   if (child.exitCode !== null) throw new Error(`server-everything exited: ${output}`);
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${port}/${transport === "sse" ? "sse" : "mcp"}`,
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();

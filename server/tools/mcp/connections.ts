@@ -1,6 +1,8 @@
 import "server-only";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { env } from "@/server/env";
 import { unsealSecret } from "@/server/lib/seal";
@@ -36,22 +38,42 @@ export function unsealHeaders(sealed: string | null): Record<string, string> {
   return sealed ? (JSON.parse(unsealSecret(MCP_AUTH_PURPOSE, sealed)) as Record<string, string>) : {};
 }
 
-/** Opens a client, refusing an address an admin could not register (server/net, RUNNER_ALLOWED_HOSTS). */
+async function connectWith(transport: Transport, timeoutMs: number): Promise<Client> {
+  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  try {
+    await client.connect(transport, { timeout: timeoutMs });
+    return client;
+  } catch (err) {
+    await client.close().catch(() => {});
+    throw err;
+  }
+}
+
+// A server of the older HTTP+SSE transport answers Streamable HTTP's first POST with a 4xx (its
+// endpoint takes GET), which is the sign to try that transport instead (the SDK's advice).
+const refusedStreamableHttp = (err: unknown) => err instanceof StreamableHTTPError && typeof err.code === "number" && err.code >= 400 && err.code < 500 && err.code !== 401 && err.code !== 403;
+
+/**
+ * Opens a client over Streamable HTTP, or the older HTTP+SSE transport for a server that only
+ * speaks that, refusing an address an admin could not register (server/net, RUNNER_ALLOWED_HOSTS).
+ */
 export async function openClient(target: McpConnectTarget): Promise<Client> {
   const url = new URL(target.url);
   if (!(await mayConnectTo(url.hostname, env.RUNNER_ALLOWED_HOSTS))) {
     throw new McpUnreachableError(target.url, "it must answer on a public address, or its host be listed in RUNNER_ALLOWED_HOSTS");
   }
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
-  const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: target.headers, redirect: "error" } });
+  const requestInit: RequestInit = { headers: target.headers, redirect: "error" };
   try {
-    await client.connect(transport, { timeout: target.timeoutMs });
+    try {
+      return await connectWith(new StreamableHTTPClientTransport(url, { requestInit }), target.timeoutMs);
+    } catch (err) {
+      if (!refusedStreamableHttp(err)) throw err;
+      return await connectWith(new SSEClientTransport(url, { requestInit }), target.timeoutMs);
+    }
   } catch (err) {
-    await client.close().catch(() => {});
     // The SDK's message may quote the server's answer; the cause's name is enough here.
     throw new McpUnreachableError(target.url, err instanceof Error ? err.name : "connection failed");
   }
-  return client;
 }
 
 /** Every tool the server lists (following its cursors, up to MAX_TOOL_PAGES pages). */

@@ -12,6 +12,7 @@ import { inputText } from "@/examples/runners/echo";
 import { startRunners } from "@/examples/runners/start";
 import { defineRunner } from "@/sdk/runner/define-runner";
 import { completed, runCompleted } from "@/sdk/runner/results";
+import { decide } from "@/server/approvals/test-support";
 import { bindRunner, registerRunner } from "@/server/services/runners";
 import { startExtraServer } from "@/test/extra-server";
 import { collectSse } from "@/test/sse";
@@ -22,6 +23,7 @@ import { waitFor } from "@/test/wait";
 // (test/mcp-servers.ts), both over Streamable HTTP on loopback, which RUNNER_ALLOWED_HOSTS allows.
 
 type Event = Record<string, unknown> & { type: string };
+type Finished = { outcome?: { type: string; interrupts?: { id: string; message: string }[] } };
 type User = Awaited<ReturnType<typeof createTestUser>>;
 
 // The tickets server's bearer token: it must never show anywhere but the tickets server.
@@ -46,7 +48,7 @@ async function run(who: User, text: string) {
   const body = runInput({}, text);
   const list = (await collectSse(await postRun(who.apiKey, body, { stream: true }))).map((f) => JSON.parse(f.data) as Event);
   const results = list.filter((e) => e.type === "TOOL_CALL_RESULT").map((e) => JSON.parse(e.content as string) as Record<string, unknown>);
-  const finished = list.find((e) => e.type === "RUN_FINISHED") as { outcome?: { type: string; interrupts?: { message: string }[] } } | undefined;
+  const finished = list.find((e) => e.type === "RUN_FINISHED") as Finished | undefined;
   return { body, list, results, finished };
 }
 
@@ -131,7 +133,13 @@ describe("MCP servers as project_cli modules", () => {
     expect(JSON.stringify(read.results[1])).toContain("Paper jam");
     const destructive = await run(user, `[[tool:tickets.delete_ticket {"id":"T-9"}]]`);
     expect(destructive.finished?.outcome?.type).toBe("interrupt");
-    expect(destructive.finished?.outcome?.interrupts?.[0]?.message).toContain("tickets.delete_ticket");
+    const interrupt = destructive.finished!.outcome!.interrupts![0]!;
+    expect(interrupt.message).toContain("tickets.delete_ticket");
+    // Approved, the call is made by the run that carries the decision, with its card.
+    const continued = (await collectSse(await decide(user.apiKey, interrupt.id, { approve: true }, { stream: true }))).map((f) => JSON.parse(f.data) as Event);
+    const answered = continued.find((e) => e.type === "TOOL_CALL_RESULT")!;
+    expect(answered.content).toContain("Deleted ticket T-9");
+    expect(JSON.stringify((answered.metadata as { ui_schema: unknown }).ui_schema)).toContain("tickets · delete_ticket");
 
     // Under `always` every write asks, and a read still does not.
     await data(await trpcPost("approvalPolicy.set", { policy: "always" }, userCookie));
@@ -215,6 +223,19 @@ describe("MCP servers as project_cli modules", () => {
     await admin("mcp:remove", "--name", "tickets_cli");
     expect((await admin("mcp:list")).stdout).not.toContain("tickets_cli");
   }, 180_000);
+
+  it("falls back to the older HTTP+SSE transport for a server that only speaks that", async () => {
+    const legacy = await startEverythingServer("sse");
+    try {
+      const registered = await data<{ tools: { name: string }[] }>(await trpcPost("mcpServers.register", { name: "legacy", url: legacy.url }, adminCookie));
+      expect(registered.tools.map((t) => t.name)).toContain("get-sum");
+      await data(await trpcPost("mcpServers.grant", { name: "legacy", email: user.email }, adminCookie));
+      const { results } = await run(user, `[[tool:legacy.get-sum {"a":4,"b":5}]]`);
+      expect(JSON.stringify(results[0])).toContain("The sum of 4 and 5 is 9");
+    } finally {
+      await legacy.stop();
+    }
+  }, 60_000);
 
   it("serves a runner's tools/call with the server its binding was granted, under the same checks", async () => {
     const RUNNER_ID = "plugin:dispatch-tests/mcp-caller/default";
