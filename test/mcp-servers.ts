@@ -1,6 +1,7 @@
 // MCP servers for tests, over Streamable HTTP on loopback: server-everything from npm (its own
 // process) and "tickets", a small server built with the SDK for what server-everything lacks:
-// bearer auth, a destructive and a non-idempotent tool, tools/list_changed, going down and back.
+// bearer auth, a destructive and a non-idempotent tool, an answer too large, tools/list_changed,
+// going down and back.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import http from "node:http";
@@ -61,6 +62,12 @@ const TOOLS: Tool[] = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
+    name: "export_tickets",
+    description: "Exports every ticket (5 MB of text).",
+    inputSchema: { type: "object", properties: {} },
+    annotations: { readOnlyHint: true },
+  },
+  {
     name: "delete_ticket",
     description: "Deletes a ticket.",
     inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
@@ -96,6 +103,8 @@ export async function startTicketsServer({ token }: { token: string }): Promise<
         case "create_ticket":
           state.created++;
           return { content: [{ type: "text", text: `Opened ticket T-${state.created}: ${String(args.title)}` }] };
+        case "export_tickets":
+          return { content: [{ type: "text", text: "x".repeat(5 * 1024 * 1024) }] };
         case "delete_ticket":
           return { content: [{ type: "text", text: `Deleted ticket ${String(args.id)}` }] };
         case "close_ticket":

@@ -4,7 +4,7 @@ import type { JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/
 import { logger } from "@/server/logger";
 import { ToolError } from "../project-cli/errors";
 import type { CliOutput } from "../project-cli/router";
-import { callMcpTool } from "./connections";
+import { callMcpTool, McpResponseTooLargeError } from "./connections";
 import { claimMcpEffect, recordMcpEffect, type McpEffectKey, type RunMcpServer } from "./repository";
 import { mcpErrorText, mcpResultData } from "./results";
 import { kindOfMcpTool, strictInputSchema, type McpToolInfo } from "./tool-info";
@@ -88,6 +88,7 @@ async function callServer(server: RunMcpServer, tool: string, input: Record<stri
     return { ok: true, module: server.name, method: tool, data: mcpResultData(result) };
   } catch (err) {
     if (signal?.aborted) throw err;
+    if (err instanceof McpResponseTooLargeError) return fail(new ToolError("RESULT_TOO_LARGE", `The ${server.name} server's answer was larger than this server takes; ask for less`));
     // The SDK's message can quote what the server sent; the log keeps its name and the model a plain sentence.
     logger.warn({ mcpServer: server.name, tool, error: err instanceof Error ? err.name : typeof err }, "MCP call failed");
     return fail(new ToolError("TOOL_UNAVAILABLE", `The ${server.name} server did not answer; it may be down. Try again later or go on without it.`, { retryable: true }));

@@ -2,7 +2,7 @@ import "server-only";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { env } from "@/server/env";
 import { unsealSecret } from "@/server/lib/seal";
@@ -20,6 +20,8 @@ import { toToolInfo, type McpToolInfo } from "./tool-info";
 
 export const MCP_AUTH_PURPOSE = "mcp-auth";
 const MAX_CONCURRENT = 8;
+/** The most one answer to a request may carry; a bigger one breaks the connection. */
+export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 const MAX_TOOL_PAGES = 20;
 const CLIENT_INFO = { name: "dispatch", version: "0.1.0" };
 
@@ -31,6 +33,40 @@ export class McpUnreachableError extends Error {
     super(`${url}: the MCP server could not be reached (${reason})`);
     this.name = "McpUnreachableError";
   }
+}
+
+/** An answer went over MAX_RESPONSE_BYTES; its connection was dropped. */
+export class McpResponseTooLargeError extends Error {
+  constructor() {
+    super(`The MCP server's answer was larger than ${MAX_RESPONSE_BYTES} bytes`);
+    this.name = "McpResponseTooLargeError";
+  }
+}
+
+/**
+ * fetch for the SDK's transports whose answers to requests (POST) stop at MAX_RESPONSE_BYTES:
+ * past it the body errors and `onTooLarge` hears of it, since the SDK may otherwise wait for the
+ * rest of an event stream until the request times out. The long-lived notification stream (GET)
+ * is not bounded by size.
+ */
+function cappedFetch(onTooLarge: (err: McpResponseTooLargeError) => void): FetchLike {
+  return async (url, init) => {
+    const res = await fetch(url, init);
+    if (init?.method !== "POST" || !res.body) return res;
+    let seen = 0;
+    const body = res.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          seen += chunk.byteLength;
+          if (seen <= MAX_RESPONSE_BYTES) return controller.enqueue(chunk);
+          const err = new McpResponseTooLargeError();
+          onTooLarge(err);
+          controller.error(err);
+        },
+      }),
+    );
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
 }
 
 /** The auth headers a registration sealed, as header name → value. */
@@ -57,18 +93,19 @@ const refusedStreamableHttp = (err: unknown) => err instanceof StreamableHTTPErr
  * Opens a client over Streamable HTTP, or the older HTTP+SSE transport for a server that only
  * speaks that, refusing an address an admin could not register (server/net, RUNNER_ALLOWED_HOSTS).
  */
-export async function openClient(target: McpConnectTarget): Promise<Client> {
+export async function openClient(target: McpConnectTarget, onTooLarge: (err: McpResponseTooLargeError) => void = () => {}): Promise<Client> {
   const url = new URL(target.url);
   if (!(await mayConnectTo(url.hostname, env.RUNNER_ALLOWED_HOSTS))) {
     throw new McpUnreachableError(target.url, "it must answer on a public address, or its host be listed in RUNNER_ALLOWED_HOSTS");
   }
   const requestInit: RequestInit = { headers: target.headers, redirect: "error" };
+  const fetch = cappedFetch(onTooLarge);
   try {
     try {
-      return await connectWith(new StreamableHTTPClientTransport(url, { requestInit }), target.timeoutMs);
+      return await connectWith(new StreamableHTTPClientTransport(url, { requestInit, fetch }), target.timeoutMs);
     } catch (err) {
       if (!refusedStreamableHttp(err)) throw err;
-      return await connectWith(new SSEClientTransport(url, { requestInit }), target.timeoutMs);
+      return await connectWith(new SSEClientTransport(url, { requestInit, fetch }), target.timeoutMs);
     }
   } catch (err) {
     // The SDK's message may quote the server's answer; the cause's name is enough here.
@@ -89,7 +126,8 @@ export async function listAllTools(client: Client, timeoutMs: number): Promise<M
   return tools;
 }
 
-type Pooled = { updatedAt: number; client: Promise<Client>; active: number; waiting: (() => void)[] };
+/** One server's client in this instance; `broken` rejects when an answer was too large. */
+type Pooled = { updatedAt: number; client: Promise<Client>; broken: Promise<never>; active: number; waiting: (() => void)[] };
 const pool = new Map<string, Pooled>();
 
 function drop(serverId: string, entry: Pooled): void {
@@ -99,7 +137,10 @@ function drop(serverId: string, entry: Pooled): void {
 }
 
 function connect(row: McpServerConnectionRow): Pooled {
-  const client = openClient({ url: row.url, headers: unsealHeaders(row.authSealed), timeoutMs: row.timeoutMs }).then((opened) => {
+  let breaks: (err: McpResponseTooLargeError) => void = () => {};
+  const broken = new Promise<never>((_, reject) => (breaks = reject));
+  broken.catch(() => {});
+  const client = openClient({ url: row.url, headers: unsealHeaders(row.authSealed), timeoutMs: row.timeoutMs }, (err) => breaks(err)).then((opened) => {
     opened.onclose = () => drop(row.id, entry);
     opened.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       try {
@@ -111,7 +152,7 @@ function connect(row: McpServerConnectionRow): Pooled {
     });
     return opened;
   });
-  const entry: Pooled = { updatedAt: row.updatedAt.getTime(), active: 0, waiting: [], client };
+  const entry: Pooled = { updatedAt: row.updatedAt.getTime(), active: 0, waiting: [], client, broken };
   // A connection that failed is not kept: the next call tries again.
   client.catch(() => drop(row.id, entry));
   return entry;
@@ -152,7 +193,7 @@ export async function callMcpTool(opts: { serverId: string; tool: string; input:
   try {
     return await callOnce(row, pooled(row), opts);
   } catch (err) {
-    if (!opts.retry || !reused || opts.signal?.aborted || (err instanceof McpError && err.code === ErrorCode.RequestTimeout)) throw err;
+    if (!opts.retry || !reused || opts.signal?.aborted || err instanceof McpResponseTooLargeError || (err instanceof McpError && err.code === ErrorCode.RequestTimeout)) throw err;
     return callOnce(row, pooled(row), opts);
   }
 }
@@ -161,7 +202,8 @@ async function callOnce(row: McpServerConnectionRow, entry: Pooled, opts: { tool
   await acquire(entry);
   try {
     const client = await entry.client;
-    return (await client.callTool({ name: opts.tool, arguments: opts.input }, undefined, { timeout: row.timeoutMs, signal: opts.signal })) as CallToolResult;
+    const call = client.callTool({ name: opts.tool, arguments: opts.input }, undefined, { timeout: row.timeoutMs, signal: opts.signal });
+    return (await Promise.race([call, entry.broken])) as CallToolResult;
   } catch (err) {
     // An error the server answered leaves the session as it was; anything else may have broken it.
     if (!(err instanceof McpError) || err.code === ErrorCode.RequestTimeout || err.code === ErrorCode.ConnectionClosed) drop(row.id, entry);

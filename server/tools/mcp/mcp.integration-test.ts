@@ -82,8 +82,8 @@ describe("MCP servers as project_cli modules", () => {
 
     const registered = await data<{ name: string; hasAuth: boolean; tools: { name: string; kind: string; annotations?: object }[] }>(await trpcPost("mcpServers.register", tickets1, adminCookie));
     expect(registered.hasAuth).toBe(true);
-    expect(registered.tools.map((t) => [t.name, t.kind])).toEqual([["find_ticket", "read"], ["create_ticket", "write"], ["delete_ticket", "write"]]);
-    expect(registered.tools[2]!.annotations).toEqual({ readOnlyHint: false, destructiveHint: true });
+    expect(registered.tools.map((t) => [t.name, t.kind])).toEqual([["find_ticket", "read"], ["create_ticket", "write"], ["export_tickets", "read"], ["delete_ticket", "write"]]);
+    expect(registered.tools[3]!.annotations).toEqual({ readOnlyHint: false, destructiveHint: true });
     await data(await trpcPost("mcpServers.register", { name: "everything", url: everything.url }, adminCookie));
     expect((await trpcPost("mcpServers.register", tickets1, adminCookie)).status).toBe(409);
 
@@ -170,6 +170,13 @@ describe("MCP servers as project_cli modules", () => {
     await tickets.start();
     const back = await run(user, `[[tool:tickets.find_ticket {"id":"T-1"}]]`);
     expect(back.results[0]).toMatchObject({ method: "find_ticket", data: { structuredContent: { id: "T-1" } } });
+  });
+
+  it("refuses an answer over the size bound as a tool error, and the next call gets a new connection", async () => {
+    const { results, finished } = await run(user, `[[tool:tickets.export_tickets {}]] [[tool:tickets.find_ticket {"id":"T-4"}]]`);
+    expect(results[0]).toMatchObject({ status: "failure", error: { code: "RESULT_TOO_LARGE" } });
+    expect(results[1]).toMatchObject({ method: "find_ticket", data: { structuredContent: { id: "T-4" } } });
+    expect(finished?.outcome?.type).toBe("success");
   });
 
   it("follows notifications/tools/list_changed", async () => {
