@@ -193,7 +193,9 @@ export async function callMcpTool(opts: { serverId: string; tool: string; input:
   try {
     return await callOnce(row, pooled(row), opts);
   } catch (err) {
-    if (!opts.retry || !reused || opts.signal?.aborted || err instanceof McpResponseTooLargeError || (err instanceof McpError && err.code === ErrorCode.RequestTimeout)) throw err;
+    // Only a connection that broke is worth a second try: not an answer, a timeout or an oversized answer.
+    const broke = err instanceof McpError ? err.code === ErrorCode.ConnectionClosed : !(err instanceof McpResponseTooLargeError);
+    if (!opts.retry || !reused || opts.signal?.aborted || !broke) throw err;
     return callOnce(row, pooled(row), opts);
   }
 }
