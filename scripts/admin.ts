@@ -29,7 +29,16 @@ Commands:
   binding:create  --runner ID [--email E | --thread THREAD_ID] [--config JSON] [--policy JSON]
                   binds the runner for that user's (or thread's) runs, everyone's without either;
                   prints the binding id as the last line
-  binding:delete  --id BINDING_ID`;
+  binding:delete  --id BINDING_ID
+  mcp:register  --name N --url URL [--token T] [--header "Name: value"]... [--timeout MS]
+                registers an MCP server (Streamable HTTP) as the project_cli module N and
+                prints its tools; the token and headers are sealed and never shown again
+  mcp:list                                  servers, their tools and grants
+  mcp:refresh   --name N                    reads tools/list again
+  mcp:grant     --name N (--email E | --binding BINDING_ID) [--tools a,b]
+                lets that user (or that binding's runs) use the server (only those tools)
+  mcp:revoke    --id GRANT_ID
+  mcp:remove    --name N`;
 
 function fail(message: string): never {
   console.error(message);
@@ -56,6 +65,11 @@ async function main(): Promise<void> {
       thread: { type: "string" },
       config: { type: "string" },
       policy: { type: "string" },
+      token: { type: "string" },
+      header: { type: "string", multiple: true },
+      timeout: { type: "string" },
+      binding: { type: "string" },
+      tools: { type: "string" },
       admin: { type: "boolean", default: false },
       "self-approve": { type: "boolean" },
     },
@@ -78,7 +92,7 @@ async function main(): Promise<void> {
   const selfApprove = values["self-approve"];
   if (command === "apikey:update" && selfApprove === undefined) fail(`apikey:update needs --self-approve or --no-self-approve\n\n${usage}`);
   // Validate the command before opening the database, so a typo answers at once.
-  const commands = ["user:create", "user:reset-password", "user:deactivate", "user:reactivate", "user:approval-policy", "apikey:create", "apikey:update", "apikey:list", "apikey:revoke", "runner:register", "runner:refresh", "runner:list", "binding:create", "binding:delete"];
+  const commands = ["user:create", "user:reset-password", "user:deactivate", "user:reactivate", "user:approval-policy", "apikey:create", "apikey:update", "apikey:list", "apikey:revoke", "runner:register", "runner:refresh", "runner:list", "binding:create", "binding:delete", ...MCP_COMMANDS];
   if (!commands.includes(command)) fail(`Unknown command: ${command}\n\n${usage}`);
 
   const db = await prepareDatabase();
@@ -129,6 +143,8 @@ async function main(): Promise<void> {
         for (const k of await listApiKeys({ userId: user.id })) {
           console.log(`${k.id}  ${k.prefix}…  ${k.name}  ${k.revokedAt ? "revoked" : "active"}${k.autoApprove ? "  self-approving" : ""}  created ${k.createdAt.toISOString()}`);
         }
+      } else if (command.startsWith("mcp:")) {
+        await mcpCommand(command, values);
       } else if (command.startsWith("runner:") || command.startsWith("binding:")) {
         await runnerCommand(command, { need, json, email: values.email, thread: values.thread });
       } else {
@@ -184,6 +200,50 @@ async function runnerCommand(command: string, { need, json, email, thread }: Fla
   } else {
     await runners.removeRunnerBinding({ id: need("id") });
     console.log(`Deleted binding ${need("id")}`);
+  }
+}
+
+const MCP_COMMANDS = ["mcp:register", "mcp:list", "mcp:refresh", "mcp:grant", "mcp:revoke", "mcp:remove"];
+
+type McpFlags = { name?: string; url?: string; token?: string; header?: string[]; timeout?: string; email?: string; binding?: string; tools?: string; id?: string };
+
+async function mcpCommand(command: string, flags: McpFlags): Promise<void> {
+  const mcp = await import("../server/services/mcp-servers");
+  const need = (key: "name" | "url" | "id"): string => flags[key] ?? fail(`${command} needs --${key}\n\n${usage}`);
+  const printTools = (s: Awaited<ReturnType<typeof mcp.registerMcpServer>>) => {
+    console.error(`MCP server ${s.name} (${s.url}): ${s.tools.length} tools`);
+    for (const t of s.tools) console.log(`${s.name}.${t.name}  ${t.kind}${t.annotations ? `  ${JSON.stringify(t.annotations)}` : ""}`);
+  };
+  if (command === "mcp:register") {
+    const headers = Object.fromEntries(
+      (flags.header ?? []).map((h) => {
+        const at = h.indexOf(":");
+        return at > 0 ? [h.slice(0, at).trim(), h.slice(at + 1).trim()] : fail(`--header must read "Name: value"`);
+      }),
+    );
+    const timeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout);
+    printTools(await mcp.registerMcpServer({ name: need("name"), url: need("url"), bearerToken: flags.token, headers, timeoutMs }));
+  } else if (command === "mcp:refresh") {
+    printTools(await mcp.refreshMcpServer({ name: need("name") }));
+  } else if (command === "mcp:list") {
+    const { servers, grants } = await mcp.listMcpServerViews();
+    for (const s of servers) {
+      console.log(`${s.name}  ${s.url}  ${s.hasAuth ? "auth" : "no auth"}  tools: ${s.tools.map((t) => `${t.name} (${t.kind})`).join(", ")}`);
+      for (const g of grants.filter((x) => x.serverId === s.id)) {
+        console.log(`  grant ${g.id}  ${g.userEmail ? `user ${g.userEmail}` : `binding ${g.bindingId}`}  ${g.tools.length > 0 ? g.tools.join(",") : "all tools"}`);
+      }
+    }
+  } else if (command === "mcp:grant") {
+    const tools = flags.tools?.split(",").map((t) => t.trim()).filter(Boolean);
+    const { id } = await mcp.grantMcpServer({ name: need("name"), email: flags.email, bindingId: flags.binding, tools });
+    console.error(`Granted ${need("name")} to ${flags.email ?? `binding ${flags.binding}`}`);
+    console.log(id);
+  } else if (command === "mcp:revoke") {
+    await mcp.revokeMcpGrant({ id: need("id") });
+    console.log(`Revoked grant ${need("id")}`);
+  } else {
+    await mcp.removeMcpServer({ name: need("name") });
+    console.log(`Removed MCP server ${need("name")} and its grants`);
   }
 }
 

@@ -9,13 +9,14 @@ export type ExtraServer = { url: string; child: ChildProcess };
  * Another production server (the build in NEXT_DIST_DIR) on the test database, with the test
  * server's secrets and fake model: for tests that need a second instance or one they may kill.
  */
-export async function startExtraServer(env: Record<string, string> = {}): Promise<ExtraServer> {
+export async function startExtraServer(env: Record<string, string> = {}, opts: { onOutput?: (text: string) => void } = {}): Promise<ExtraServer> {
   const root = path.resolve(import.meta.dirname, "..");
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [path.join(root, "scripts/start-server.mjs"), "-p", String(port), "-H", "127.0.0.1"], {
     cwd: root,
-    stdio: "ignore",
+    // Its logs (stdout and stderr) go to `onOutput` when a test reads them, nowhere otherwise.
+    stdio: opts.onOutput ? ["ignore", "pipe", "pipe"] : "ignore",
     env: {
       ...process.env,
       NODE_ENV: "production",
@@ -29,6 +30,7 @@ export async function startExtraServer(env: Record<string, string> = {}): Promis
       ...env,
     },
   });
+  for (const stream of [child.stdout, child.stderr]) stream?.on("data", (chunk: Buffer) => opts.onOutput?.(chunk.toString()));
   let exited = false;
   child.once("exit", () => (exited = true));
   const deadline = Date.now() + 60_000;

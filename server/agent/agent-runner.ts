@@ -19,6 +19,8 @@ import { AGENT_RUNNER_ID } from "../runs/runners/builtin-id";
 import type { PrefetchedContext, RunHandle, Runner, RunnerInput, RunnerResult } from "../runs/types";
 import { loadAttachmentBytes } from "../storage/attachment-bytes";
 import { DEFAULT_ALLOWED_MODULES } from "../tools/project-cli/allow-list";
+import { findRunMcpServers } from "../tools/mcp/repository";
+import { mcpIndexCard } from "../tools/mcp/skills";
 import { visibleSkills } from "../tools/project-cli/skills";
 import { findAgentContext, findPreviousRunToolEvents, findRunProgress, findRunUserAttachments, type AttachmentRef, type ThreadMessage, type ToolEventRow } from "./agent-repository";
 import { HISTORY_MESSAGE_LIMIT, MAX_AGENT_STEPS, MEMORY_FACT_LIMIT } from "./constants";
@@ -174,7 +176,10 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
       const locale = requestedLocale(input);
       const now = deps.now();
       const { projectCli } = deps;
-      const context = await deps.loadContext({ run, input, prefetched, resumed: resume !== undefined });
+      const [context, mcpServers] = await Promise.all([
+        deps.loadContext({ run, input, prefetched, resumed: resume !== undefined }),
+        findRunMcpServers({ runId: run.id, userId: run.userId }),
+      ]);
       const skills = visibleSkills({ allowed: DEFAULT_ALLOWED_MODULES, hidden: context.hiddenSkills ?? [] });
       const user = userMessageParts(input);
       const { model, info, streamer } = deps.model({ now: deps.now, timeZone, modelId: generation.model });
@@ -182,13 +187,14 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
       const translator = new AgUiEventTranslator(emit, serverToolNames, { model: info.id, usedToolCallIds: resume ? usedToolCallIds(resume) : [] });
       const gate = deps.approvalGate({ id: run.id, threadId: run.threadId, userId: run.userId, apiKeyHash: run.apiKeyHash, locale });
       const runCall = ({ toolCallId, args }: { toolCallId: string; args: unknown }) =>
-        runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, args, signal, timeZone, locale, visibleSkills: skills });
+        runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, args, signal, timeZone, locale, visibleSkills: skills, mcpServers });
       const answered = resume ? answeredToolCallIds(resume) : new Set<string>();
       // An approved call keeps the run it was made in, so it is done once whichever run carries it
       // (and however often: a run taken over carries again what it had not answered yet).
       const carried = await carryApprovals(
         (context.approvals ?? []).filter((a) => !answered.has(a.toolCallId)),
-        ({ toolCallId, callRunId, args }) => runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, callRunId, args, signal, timeZone, locale, visibleSkills: skills }),
+        ({ toolCallId, callRunId, args }) =>
+          runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, callRunId, args, signal, timeZone, locale, visibleSkills: skills, mcpServers }),
         locale,
       );
       for (const c of carried) emitCarried(emit, c);
@@ -201,7 +207,15 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
         await runModelLoop({
           model,
           streamer,
-          instructions: buildSystemPrompt({ now, timeZone, memoryFacts: context.memoryFacts, context: input.context, clientTools: input.tools, skills }),
+          instructions: buildSystemPrompt({
+            now,
+            timeZone,
+            memoryFacts: context.memoryFacts,
+            context: input.context,
+            clientTools: input.tools,
+            skills,
+            mcpCards: mcpServers.map(mcpIndexCard),
+          }),
           messages: buildConversation({
             history: context.history,
             clientResults: [...clientResults, ...carried.map(exchangeOf)],
@@ -219,6 +233,7 @@ export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Run
             signal,
             clientTools: input.tools,
             visibleSkills: skills,
+            mcpServers,
             approvals: gate,
             wireId: (id) => translator.callOnWire(id)?.wireId ?? id,
           }),

@@ -17,16 +17,18 @@ export type SystemPromptInput = {
   clientTools: readonly Tool[];
   /** The skills the run shows (their index cards); what the run may call is decided elsewhere. */
   skills: readonly string[];
+  /** The index cards of the MCP servers the run may use (server/tools/mcp/skills.ts). */
+  mcpCards?: readonly string[];
 };
 
 // The skills' index cards replace what used to be every action's signature: an action's fields,
 // example and pitfalls are read on demand, so a run pays for the skills it uses, once.
-function describeRole(skills: readonly string[]): string {
+function describeRole(skills: readonly string[], mcpCards: readonly string[]): string {
   const read = `{"module":"${SKILLS_MODULE}","method":"read","input":{"skill":"<name>","action":"<action>"}}`;
   return [
     skills.length > 0 ? `You are Dispatch, an assistant that manages the user's ${subjectsOf(skills)}.` : "You are Dispatch, an assistant.",
     `You act through one tool, ${PROJECT_CLI_TOOL_NAME}, called as {"module", "method", "input"}, with these skills:`,
-    ...(skills.length > 0 ? skills.map(skillIndexCard) : ["(none enabled)"]),
+    ...(skills.length + mcpCards.length > 0 ? [...skills.map(skillIndexCard), ...mcpCards] : ["(none enabled)"]),
     `- Before you first use an action in a conversation, read its document with ${read}: its input fields, an example and pitfalls (without "action", the whole skill's).`,
     `- When ${PROJECT_CLI_TOOL_NAME} answers {"status":"failure"} with INVALID_ACTION_INPUT, correct the input using its input_schema and issues, then call it again.`,
     "- After a tool call, answer in a few plain sentences; the user also sees the tool's result as a card.",
@@ -36,11 +38,13 @@ function describeRole(skills: readonly string[]): string {
 // The role depends only on which skills show; most runs share a handful of combinations.
 const roles = new Map<string, string>();
 
-function roleFor(skills: readonly string[]): string {
+function roleFor(skills: readonly string[], mcpCards: readonly string[]): string {
+  // MCP servers' cards change with their tools: those roles are made each time, not kept.
+  if (mcpCards.length > 0) return describeRole(skills, mcpCards);
   const key = skills.join(",");
   let role = roles.get(key);
   if (role === undefined) {
-    role = describeRole(skills);
+    role = describeRole(skills, []);
     roles.set(key, role);
   }
   return role;
@@ -93,7 +97,7 @@ function describeClientTools(tools: readonly Tool[]): string | null {
  * client-declared tools exactly as build_tools_prompt renders them (nothing when none).
  */
 export function buildSystemPrompt(input: SystemPromptInput): string {
-  return [roleFor(input.skills), describeNow(input.now, input.timeZone), describeMemory(input.memoryFacts), describeContext(input.context), describeClientTools(input.clientTools)]
+  return [roleFor(input.skills, input.mcpCards ?? []), describeNow(input.now, input.timeZone), describeMemory(input.memoryFacts), describeContext(input.context), describeClientTools(input.clientTools)]
     .filter((section): section is string => section !== null)
     .join("\n\n");
 }

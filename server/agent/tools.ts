@@ -1,6 +1,7 @@
 import "server-only";
 import { jsonSchema, tool, type JSONSchema7, type ToolSet } from "ai";
 import type { ApprovalGate } from "../approvals/gate";
+import type { RunMcpServer } from "../tools/mcp/repository";
 import { logger } from "../logger";
 import { LEFT_OPEN } from "./model-loop";
 import type { Tool as ClientTool } from "../protocols/ag-ui/run-input";
@@ -24,6 +25,8 @@ export type ProjectCliRequest = {
   visibleSkills?: readonly string[];
   /** The language of the call's card. */
   locale?: string;
+  /** The MCP servers the run may use, each a project_cli module. */
+  mcpServers?: readonly RunMcpServer[];
 };
 
 /** project_cli as the loop uses it; the real one is server/tools/project-cli/tool.ts. */
@@ -64,12 +67,13 @@ export function buildAgentTools(opts: {
   signal: AbortSignal;
   clientTools: readonly ClientTool[];
   visibleSkills?: readonly string[];
+  mcpServers?: readonly RunMcpServer[];
   /** Stops the writes the run's approval policy reserves for a person; the call is left open. */
   approvals?: ApprovalGate;
   /** The id the client saw for a call (the event translator may suffix a provider's reused id). */
   wireId?: (toolCallId: string) => string;
 }): ToolSet {
-  const { projectCli, userId, runId, timeZone, locale, signal, approvals, visibleSkills } = opts;
+  const { projectCli, userId, runId, timeZone, locale, signal, approvals, visibleSkills, mcpServers } = opts;
   const wireId = opts.wireId ?? ((id: string) => id);
   const tools: ToolSet = {};
   for (const client of opts.clientTools) {
@@ -88,7 +92,7 @@ export function buildAgentTools(opts: {
     execute: async (args, { toolCallId }): Promise<ToolOutcome | typeof LEFT_OPEN> => {
       const id = wireId(toolCallId);
       if (approvals && (await approvals.check({ toolCallId: id, args }))) return LEFT_OPEN;
-      return runProjectCliCall(projectCli, { userId, runId, toolCallId: id, args, signal, timeZone, locale, visibleSkills });
+      return runProjectCliCall(projectCli, { userId, runId, toolCallId: id, args, signal, timeZone, locale, visibleSkills, mcpServers });
     },
     toModelOutput: ({ output }) => ({ type: "text", value: (output as ToolOutcome).toolResponseText }),
   });

@@ -1,10 +1,13 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { env } from "../env";
+import { checkMcpInput } from "../tools/mcp/calls";
+import { findRunMcpServers, type RunMcpServer } from "../tools/mcp/repository";
+import { kindOfMcpTool } from "../tools/mcp/tool-info";
 import { findAction } from "../tools/project-cli/actions";
 import { PROJECT_CLI_TOOL_NAME, projectCliArgsSchema } from "../tools/project-cli/tool";
 import { approvalCard, approvalView } from "./preview";
-import { needsApproval, type RunApprovalPolicy } from "./policy";
+import { needsApproval, writeNeedsApproval, type RunApprovalPolicy } from "./policy";
 import { freezeRunPolicy, insertApproval, placeholderMessageId, type ApprovalRow } from "./repository";
 
 // The approval gate in front of project_cli. A write the run's policy says a person must approve
@@ -27,8 +30,21 @@ export type ApprovalGate = {
   pendingCards(parents: ReadonlyMap<string, string>): PendingCardMessage[];
 };
 
+/**
+ * An MCP tool's call as the policy sees it: a write and its reach, from the tool's annotations
+ * (tool-info.ts, kindOfMcpTool); null for a read, a tool the run may not use, or invalid input.
+ */
+function mcpWrite(servers: readonly RunMcpServer[], module: string, method: string, input: unknown): { involvesOthers: boolean } | null {
+  const server = servers.find((s) => s.name === module);
+  const tool = server?.tools.find((t) => t.name === method);
+  if (!server || !tool || checkMcpInput(server.name, tool, input)) return null;
+  const kind = kindOfMcpTool(tool);
+  return kind.kind === "write" ? { involvesOthers: kind.involvesOthers } : null;
+}
+
 export function createApprovalGate(run: ApprovalGateRun, now: () => Date = () => new Date()): ApprovalGate {
   let policy: Promise<RunApprovalPolicy> | null = null;
+  let mcpServers: Promise<RunMcpServer[]> | null = null;
   const requested: ApprovalRow[] = [];
   return {
     requested,
@@ -38,10 +54,17 @@ export function createApprovalGate(run: ApprovalGateRun, now: () => Date = () =>
       const { module, method, input } = parsed.data;
       const action = findAction(module, method);
       // Reads never ask, and invalid input is answered by the tool with what to fix.
-      if (!action || action.kind !== "write" || !action.input.safeParse(input).success) return null;
+      if (action && (action.kind !== "write" || !action.input.safeParse(input).success)) return null;
+      let mcp: { involvesOthers: boolean } | null = null;
+      if (!action) {
+        mcpServers ??= findRunMcpServers({ runId: run.id, userId: run.userId });
+        mcp = mcpWrite(await mcpServers, module, method, input);
+        if (!mcp) return null;
+      }
       policy ??= freezeRunPolicy({ runId: run.id, apiKeyHash: run.apiKeyHash ?? null });
       const frozen = await policy;
-      if (!needsApproval(frozen, module, method, input)) return null;
+      const asks = mcp ? writeNeedsApproval(frozen, () => mcp.involvesOthers) : needsApproval(frozen, module, method, input);
+      if (!asks) return null;
       const created = now();
       const asked: ApprovalRow = {
         id: randomUUID(),

@@ -19,12 +19,17 @@ export const DEFAULT_APPROVAL_POLICY: UserApprovalPolicy = "always";
 export function needsApproval(policy: RunApprovalPolicy, module: string, method: string, input: unknown): boolean {
   const action = findAction(module, method);
   if (!action || action.kind !== "write") return false;
+  // Each module declares its writes' reach (module.ts, involvesOthers); undeclared asks.
+  return writeNeedsApproval(policy, () => action.involvesOthers?.(input) ?? true);
+}
+
+/** Whether a write whose reach `involvesOthers` tells waits for a person under `policy`. */
+export function writeNeedsApproval(policy: RunApprovalPolicy, involvesOthers: () => boolean): boolean {
   switch (policy) {
     case "always":
       return true;
     case "others":
-      // Each module declares its writes' reach (module.ts, involvesOthers); undeclared asks.
-      return action.involvesOthers?.(input) ?? true;
+      return involvesOthers();
     default:
       return false;
   }

@@ -13,6 +13,7 @@ import { knowledgeRouter } from "./routers/knowledge";
 import { usageRouter } from "./routers/usage";
 import { approvalPolicyRouter } from "./routers/approval-policy";
 import { skillsRouter } from "./routers/skills";
+import { mcpServersRouter } from "./routers/mcp-servers";
 
 export const appRouter = createTRPCRouter({
   users: usersRouter,
@@ -28,6 +29,7 @@ export const appRouter = createTRPCRouter({
   usage: usageRouter,
   approvalPolicy: approvalPolicyRouter,
   skills: skillsRouter,
+  mcpServers: mcpServersRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { body, caption, compileCard, resolveLocale, title, type CompileUiHintsOptions } from "@/server/ui-schema/compile";
 import { languageOf, messagesFor, type UiMessages } from "@/server/ui-schema/messages";
 import type { UiNodeInput, UiSchema } from "@/server/ui-schema/schema";
+import { mcpResultCard } from "../mcp/cards";
 import { card, hintKind, hintText, type CardDefinition, type UiHints } from "./module";
 import { PROJECT_CLI_MODULE_DEFINITIONS } from "./modules/registry";
 
@@ -38,10 +39,10 @@ const errorCard = card<typeof errorHintSchema, null>({ en: null, zh: null }, {
 });
 
 const CARDS: ReadonlyMap<string, CardDefinition> = new Map(
-  [...PROJECT_CLI_MODULE_DEFINITIONS.flatMap((m) => m.cards), errorCard].map((c) => [c.kind, c]),
+  [...PROJECT_CLI_MODULE_DEFINITIONS.flatMap((m) => m.cards), mcpResultCard, errorCard].map((c) => [c.kind, c]),
 );
 
-/** Every ui_hints kind a module can write, and the error card. */
+/** Every ui_hints kind a module can write, an MCP tool's result card, and the error card. */
 export const uiHintsSchema = z.discriminatedUnion(
   "kind",
   [...CARDS.values()].map((c) => c.schema) as unknown as [z.ZodObject<{ kind: z.ZodLiteral<string> }>],

@@ -21,7 +21,8 @@ function isPartial(data: unknown): boolean {
   return Array.isArray(notInvited) && notInvited.length > 0;
 }
 
-export function postProcess(opts: { toolCallId: string; args: unknown; outcome: CliOutput }): {
+/** `hints` builds the card's ui_hints when the action is not a module's own (an MCP server's tool). */
+export function postProcess(opts: { toolCallId: string; args: unknown; outcome: CliOutput; hints?: (outcome: CliOutput) => UiHints | null }): {
   output: ToolAgentOutput;
   toolResponseText: string;
 } {
@@ -35,7 +36,7 @@ export function postProcess(opts: { toolCallId: string; args: unknown; outcome: 
         status: isPartial(outcome.data) ? "partial" : "success",
         result,
         error: null,
-        ui_hints: successHints(outcome.module, outcome.method, outcome.data),
+        ui_hints: opts.hints ? opts.hints(outcome) : successHints(outcome.module, outcome.method, outcome.data),
       },
       toolResponseText: JSON.stringify(result),
     };
@@ -46,7 +47,7 @@ export function postProcess(opts: { toolCallId: string; args: unknown; outcome: 
       status: "failure",
       result: null,
       error: outcome.error,
-      ui_hints: failureHints(outcome.module, outcome.method, outcome.error),
+      ui_hints: opts.hints ? opts.hints(outcome) : failureHints(outcome.module, outcome.method, outcome.error),
     },
     toolResponseText: JSON.stringify({ status: "failure", error: outcome.error }),
   };

@@ -6,6 +6,8 @@ import { describeInputSchema, type InputSchemaDescription } from "./input-schema
 import type { ModuleDefinition } from "./module";
 import { PROJECT_CLI_MODULE_DEFINITIONS } from "./modules/registry";
 import type { CliOutput } from "./router";
+import type { RunMcpServer } from "../mcp/repository";
+import { mcpIndexCard, mcpSkillDocument } from "../mcp/skills";
 
 // Skills: how the agent learns to use project_cli, disclosed progressively. A skill is a module.
 // The prompt carries one index card per visible skill; the rest (each action's input fields,
@@ -101,15 +103,21 @@ function invalidInput(method: string, schema: z.ZodType, error: z.ZodError): Too
   });
 }
 
-/** Answers a call of the skills pseudo-module, showing only the skills in `visible`. */
-export function runSkillsCall({ method, input, visible }: { method: string; input: unknown; visible: readonly string[] }): CliOutput {
+/**
+ * Answers a call of the skills pseudo-module, showing only the skills in `visible` and the MCP
+ * servers the run may use (`mcp`, each a skill of its own).
+ */
+export function runSkillsCall({ method, input, visible: builtIn, mcp = [] }: { method: string; input: unknown; visible: readonly string[]; mcp?: readonly RunMcpServer[] }): CliOutput {
+  const visible = [...builtIn, ...mcp.map((s) => s.name)];
   const fail = (error: ToolError): CliOutput => ({ ok: false, module: SKILLS_MODULE, method, error: error.toBody() });
   const ok = (data: unknown): CliOutput => ({ ok: true, module: SKILLS_MODULE, method, data });
   if (method === "list") {
     const schema = skillsInputs.list();
     const parsed = schema.safeParse(input);
     if (!parsed.success) return fail(invalidInput(method, schema, parsed.error));
-    return ok({ skills: visible.map((name) => ({ name, card: skillIndexCard(name).slice(2) })) });
+    return ok({
+      skills: [...builtIn.map((name) => ({ name, card: skillIndexCard(name).slice(2) })), ...mcp.map((s) => ({ name: s.name, card: mcpIndexCard(s).slice(2) }))],
+    });
   }
   if (method !== "read") {
     return fail(new ToolError("UNKNOWN_ACTION", `project_cli has no action ${SKILLS_MODULE}.${method}`, { details: { available: SKILLS_METHODS.map((m) => `${SKILLS_MODULE}.${m}`) } }));
@@ -124,6 +132,13 @@ export function runSkillsCall({ method, input, visible }: { method: string; inpu
   }
   // `read` and `calendar.read` name the same action.
   const one = action?.startsWith(`${skill}.`) ? action.slice(skill.length + 1) : action;
+  const server = mcp.find((s) => s.name === skill);
+  if (server) {
+    const document = mcpSkillDocument(server, one);
+    if (document) return ok(document);
+    const actions = server.tools.map((t) => t.name);
+    return fail(new ToolError("UNKNOWN_ACTION", `The ${skill} skill has no action ${one}; its actions: ${actions.join(", ")}`, { details: { available: actions } }));
+  }
   if (one !== undefined && !findAction(skill, one)) {
     const actions = Object.keys(BY_NAME.get(skill)!.methods);
     return fail(new ToolError("UNKNOWN_ACTION", `The ${skill} skill has no action ${one}; its actions: ${actions.join(", ")}`, { details: { available: actions } }));

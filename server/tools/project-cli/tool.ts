@@ -12,6 +12,9 @@ import type { CliOutput } from "./router";
 import { execProjectCli } from "./run-cli";
 import { runSkillsCall, SKILLS_MODULE, visibleSkills } from "./skills";
 import { findHiddenSkills } from "./skills-repository";
+import { mcpHints } from "./ui-hints";
+import { runMcpCall } from "../mcp/calls";
+import { findRunMcpServers, type RunMcpServer } from "../mcp/repository";
 
 // The agent's single tool. The model sees a thin schema (module, method, input) and a short
 // description that names no action: the skills' index cards (in the prompt) and their documents
@@ -56,10 +59,12 @@ export async function runProjectCli(opts: {
   timeZone?: string;
   /** The language of the call's card (BCP 47); English when absent. */
   locale?: string;
+  /** The MCP servers the run may use (each a module named as the server); read from its grants when absent. */
+  mcpServers?: readonly RunMcpServer[];
 }): Promise<{ output: ToolAgentOutput; toolResponseText: string; uiSchema: UiSchema | null }> {
   const started = Date.now();
-  const outcome = await execute(opts);
-  const { output, toolResponseText } = postProcess({ toolCallId: opts.toolCallId, args: opts.args, outcome });
+  const { outcome, mcp } = await execute(opts);
+  const { output, toolResponseText } = postProcess({ toolCallId: opts.toolCallId, args: opts.args, outcome, ...(mcp ? { hints: mcpHints } : {}) });
   logger.info(
     {
       runId: opts.runId,
@@ -67,7 +72,7 @@ export async function runProjectCli(opts: {
       module: outcome.module,
       method: outcome.method,
       // Whether the user's data may have changed, for whoever reads the log after a failure.
-      kind: outcome.module && outcome.method ? findAction(outcome.module, outcome.method)?.kind : undefined,
+      kind: outcome.module && outcome.method ? (mcp ? "mcp" : findAction(outcome.module, outcome.method)?.kind) : undefined,
       status: output.status,
       code: output.error?.code,
       ms: Date.now() - started,
@@ -77,20 +82,28 @@ export async function runProjectCli(opts: {
   return { output, toolResponseText, uiSchema: compileToolUiSchema(output, opts.locale) };
 }
 
-async function execute(opts: Parameters<typeof runProjectCli>[0]): Promise<CliOutput> {
+async function execute(opts: Parameters<typeof runProjectCli>[0]): Promise<{ outcome: CliOutput; mcp: boolean }> {
+  const builtIn = (outcome: CliOutput) => ({ outcome, mcp: false });
   const args = projectCliArgsSchema.safeParse(opts.args);
   if (!args.success) {
     const raw = (opts.args ?? {}) as { module?: unknown; method?: unknown };
     const error = new ToolError("INVALID_TOOL_ARGS", "project_cli takes {module, method, input} and nothing else", {
       details: { issues: args.error.issues.slice(0, 20).map((i) => ({ path: i.path.map(String).join("."), message: i.message })) },
     });
-    return { ok: false, module: typeof raw.module === "string" ? raw.module : null, method: typeof raw.method === "string" ? raw.method : null, error: error.toBody() };
+    return builtIn({ ok: false, module: typeof raw.module === "string" ? raw.module : null, method: typeof raw.method === "string" ? raw.method : null, error: error.toBody() });
   }
   const { module, method, input } = args.data;
   const allowed = opts.allowedModules ?? DEFAULT_ALLOWED_MODULES;
+  // Built-in modules keep their names: a server is registered under a name no module has.
+  const mcpServers = allowed.includes(module) ? [] : (opts.mcpServers ?? (await findRunMcpServers({ runId: opts.runId, userId: opts.userId })));
   if (module === SKILLS_MODULE) {
     const visible = opts.visibleSkills ?? visibleSkills({ allowed, hidden: await findHiddenSkills({ runId: opts.runId, userId: opts.userId }) });
-    return runSkillsCall({ method, input, visible });
+    return builtIn(runSkillsCall({ method, input, visible, mcp: mcpServers }));
+  }
+  const server = mcpServers.find((s) => s.name === module);
+  if (server) {
+    const effectKey = { userId: opts.userId, runId: opts.callRunId ?? opts.runId, toolCallId: opts.toolCallId };
+    return { outcome: await runMcpCall({ server, method, input, effectKey, signal: opts.signal }), mcp: true };
   }
   let credential: string;
   try {
@@ -102,18 +115,20 @@ async function execute(opts: Parameters<typeof runProjectCli>[0]): Promise<CliOu
     });
   } catch (err) {
     logger.error({ err }, "cannot mint a project_cli credential");
-    return { ok: false, module, method, error: new ToolError("TOOL_UNAVAILABLE", "project_cli is not available on this server").toBody() };
+    return builtIn({ ok: false, module, method, error: new ToolError("TOOL_UNAVAILABLE", "project_cli is not available on this server").toBody() });
   }
   const timeZone = timeZoneSchema.safeParse(opts.timeZone);
-  return execProjectCli({
-    module,
-    method,
-    input,
-    credential,
-    timeZone: timeZone.success ? timeZone.data : undefined,
-    signal: opts.signal,
-    timeoutMs: TIMEOUT_MS,
-  });
+  return builtIn(
+    await execProjectCli({
+      module,
+      method,
+      input,
+      credential,
+      timeZone: timeZone.success ? timeZone.data : undefined,
+      signal: opts.signal,
+      timeoutMs: TIMEOUT_MS,
+    }),
+  );
 }
 
 /**

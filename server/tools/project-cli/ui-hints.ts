@@ -1,8 +1,10 @@
 import "server-only";
 import { logger } from "@/server/logger";
+import { mcpResultHints } from "../mcp/results";
 import { findAction } from "./actions";
 import { uiHintsSchema } from "./cards";
 import type { UiHints } from "./module";
+import type { CliOutput } from "./router";
 
 // ui_hints come from here and nowhere else: each method's own builder, kept beside its module
 // (modules/<name>/module.ts); a method without one gets no card.
@@ -20,6 +22,16 @@ export function successHints(module: string, method: string, data: unknown): UiH
  */
 export function failureHints(module: string | null, method: string | null, error: { code: string; message: string; retryable?: boolean }): UiHints | null {
   if (!module || !method || !builderOf(module, method) || error.code === "INVALID_ACTION_INPUT") return null;
+  return normalize({ kind: "error", module, method, code: error.code, message: error.message, ...(error.retryable ? { retryable: true } : {}) });
+}
+
+/** ui_hints for a call of an MCP server's tool: its result card, or the error card (not for input the model got wrong). */
+export function mcpHints(outcome: CliOutput): UiHints | null {
+  const { module, method } = outcome;
+  if (!module || !method) return null;
+  if (outcome.ok) return normalize(mcpResultHints(module, method, outcome.data));
+  const { error } = outcome;
+  if (error.code === "INVALID_ACTION_INPUT") return null;
   return normalize({ kind: "error", module, method, code: error.code, message: error.message, ...(error.retryable ? { retryable: true } : {}) });
 }
 

@@ -1,0 +1,157 @@
+// MCP servers for tests, over Streamable HTTP on loopback: server-everything from npm (its own
+// process) and "tickets", a small server built with the SDK for what server-everything lacks:
+// bearer auth, a destructive and a non-idempotent tool, an answer too large, tools/list_changed,
+// going down and back.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import path from "node:path";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { freePort } from "@/scripts/lib/embedded-postgres";
+import { waitFor } from "./wait";
+
+export type EverythingServer = { url: string; stop(): Promise<void> };
+
+/** `mcp-server-everything streamableHttp` on a free port (endpoint /mcp), or its older HTTP+SSE transport (/sse). */
+export async function startEverythingServer(transport: "streamableHttp" | "sse" = "streamableHttp"): Promise<EverythingServer> {
+  const port = await freePort();
+  const entry = path.resolve(import.meta.dirname, "../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+  const child: ChildProcess = spawn(process.execPath, [entry, transport], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+  let output = "";
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  await waitFor(() => /(listening|running) on port/.test(output) || child.exitCode !== null, 30_000);
+  if (child.exitCode !== null) throw new Error(`server-everything exited: ${output}`);
+  return {
+    url: `http://127.0.0.1:${port}/${transport === "sse" ? "sse" : "mcp"}`,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+export type TicketsServer = {
+  url: string;
+  /** Calls of create_ticket that reached the server. */
+  created: number;
+  /** Every Authorization header the server was sent. */
+  authorizations: string[];
+  /** Adds the tool `close_ticket` and tells every connected client (notifications/tools/list_changed). */
+  addCloseTool(): Promise<void>;
+  /** Stops answering and drops every connection; `start` brings it back on the same port. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+};
+
+const TOOLS: Tool[] = [
+  {
+    name: "find_ticket",
+    description: "Finds a ticket by its id.",
+    inputSchema: { type: "object", properties: { id: { type: "string", description: "The ticket id" } }, required: ["id"] },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: "create_ticket",
+    description: "Opens a ticket.",
+    inputSchema: { type: "object", properties: { title: { type: "string" }, priority: { type: "integer", minimum: 1, maximum: 3 } }, required: ["title"] },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: "export_tickets",
+    description: "Exports every ticket (5 MB of text).",
+    inputSchema: { type: "object", properties: {} },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: "delete_ticket",
+    description: "Deletes a ticket.",
+    inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+    annotations: { readOnlyHint: false, destructiveHint: true },
+  },
+];
+
+/** The tickets server; it answers 401 without `Authorization: Bearer <token>`. */
+export async function startTicketsServer({ token }: { token: string }): Promise<TicketsServer> {
+  const tools = [...TOOLS];
+  const sessions = new Map<string, { server: Server; transport: StreamableHTTPServerTransport }>();
+  const sockets = new Set<Socket>();
+  const state: TicketsServer = {
+    url: "",
+    created: 0,
+    authorizations: [],
+    async addCloseTool() {
+      tools.push({ name: "close_ticket", description: "Closes a ticket.", inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] }, annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } });
+      await Promise.all([...sessions.values()].map((s) => s.server.sendToolListChanged().catch(() => {})));
+    },
+    stop: async () => {},
+    start: async () => {},
+  };
+
+  function newSession(): { server: Server; transport: StreamableHTTPServerTransport } {
+    const server = new Server({ name: "tickets", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+    server.setRequestHandler(CallToolRequestSchema, (request) => {
+      const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+      switch (request.params.name) {
+        case "find_ticket":
+          return { content: [{ type: "text", text: `Ticket ${String(args.id)}: printer on fire` }], structuredContent: { id: args.id, title: "Printer on fire", status: "open" } };
+        case "create_ticket":
+          state.created++;
+          return { content: [{ type: "text", text: `Opened ticket T-${state.created}: ${String(args.title)}` }] };
+        case "export_tickets":
+          return { content: [{ type: "text", text: "x".repeat(5 * 1024 * 1024) }] };
+        case "delete_ticket":
+          return { content: [{ type: "text", text: `Deleted ticket ${String(args.id)}` }] };
+        case "close_ticket":
+          return { content: [{ type: "text", text: `Closed ticket ${String(args.id)}` }] };
+        default:
+          return { content: [{ type: "text", text: `No tool ${request.params.name}` }], isError: true };
+      }
+    });
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, { server, transport }),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    return { server, transport };
+  }
+
+  const httpServer = http.createServer((req, res) => {
+    state.authorizations.push(req.headers.authorization ?? "");
+    if (req.headers.authorization !== `Bearer ${token}`) {
+      res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: "unauthorized" }));
+      return;
+    }
+    const id = req.headers["mcp-session-id"];
+    const known = typeof id === "string" ? sessions.get(id) : undefined;
+    if (known) return void known.transport.handleRequest(req, res);
+    // A session this server does not know (it restarted): the client must start a new one.
+    if (typeof id === "string") return void res.writeHead(404).end();
+    if (req.method !== "POST") return void res.writeHead(400).end();
+    const session = newSession();
+    void session.server.connect(session.transport).then(() => session.transport.handleRequest(req, res));
+  });
+  httpServer.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  const listen = (port: number) => new Promise<void>((resolve) => httpServer.listen(port, "127.0.0.1", () => resolve()));
+  await listen(0);
+  const { port } = httpServer.address() as AddressInfo;
+  state.url = `http://127.0.0.1:${port}/mcp`;
+  state.stop = async () => {
+    await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => {})));
+    sessions.clear();
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+  };
+  state.start = () => listen(port);
+  return state;
+}
