@@ -7,6 +7,7 @@ import { useConsoleDates } from "./format";
 import { CopyButton } from "../chat/copy-button";
 import { ConfirmButton } from "./confirm-button";
 
+// Long: one console panel: its list, its form and the state they share.
 export function ApiKeysPanel() {
   const dates = useConsoleDates();
   const trpc = useTRPC();

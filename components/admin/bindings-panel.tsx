@@ -23,6 +23,7 @@ function parseJsonObject(text: string, label: string): Record<string, unknown> |
   }
 }
 
+// Long: one form: its fields, their checks and the binding they make share one state.
 function CreateBindingForm({ runnerIds, onDone }: { runnerIds: string[]; onDone: () => void }) {
   const errorText = useRequestErrorText();
   const trpc = useTRPC();
@@ -149,6 +150,7 @@ function StrategySelect({ id, value, onChange, label }: { id: string; value: Str
   );
 }
 
+// Long: one console panel: its list, its form and the state they share.
 export function BindingsPanel() {
   const dates = useConsoleDates();
   const t = useDictionary().console.runners;

@@ -12,6 +12,7 @@ const SUBJECTS: Subject[] = ["default", "user", "api_key"];
 const numberOrNull = (text: string) => (text.trim() === "" ? null : Number(text));
 
 /** Budgets per user, per API key and the default: tokens per day, runs per minute, concurrent runs. */
+// Long: one console panel: its list, its form and the state they share.
 export function BudgetsPanel() {
   const errorText = useRequestErrorText();
   const dates = useConsoleDates();

@@ -8,6 +8,7 @@ import { useConsoleDates } from "./format";
 import styles from "./admin.module.css";
 
 /** Knowledge bases: create, list with counts, delete (after a confirmation). */
+// Long: one console panel: its list, its form and the state they share.
 export function KnowledgeBasesPanel() {
   const errorText = useRequestErrorText();
   const dates = useConsoleDates();

@@ -9,6 +9,7 @@ type Documents = { id: string; title: string }[];
 type Search = { query: string; topK: number; documentId: string };
 
 /** Runs the same retrieval a runner gets, and shows the ranked chunks. */
+// Long: one search: its form and its ranked results share one query state.
 export function KnowledgeSearch({ kbId, documents }: { kbId: string; documents: Documents }) {
   const errorText = useRequestErrorText();
   const trpc = useTRPC();

@@ -9,6 +9,7 @@ import styles from "./admin.module.css";
 const KIND_LABELS: Record<string, string> = { TEXT_MESSAGE: "Message", TOOL_CALL: "Tool call" };
 
 /** Every persisted event of the run, 500 a page: messages and tool calls grouped, raw events expandable. */
+// Long: one timeline: its paging, its filter and the events it shows share one state.
 export function RunTimeline({ runId, eventCount, startedAt }: { runId: string; eventCount: number; startedAt: Date }) {
   const dates = useConsoleDates();
   const c = useDictionary().console;

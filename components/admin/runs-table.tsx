@@ -59,6 +59,7 @@ function fromDraft(d: Draft): RunFilters {
   return f;
 }
 
+// Long: one table: its filters, its paging and its rows share one query state.
 export function RunsTable({ initialFilters }: { initialFilters: RunFilters }) {
   const errorText = useRequestErrorText();
   const dates = useConsoleDates();

@@ -8,6 +8,7 @@ import { useDictionary, useRequestErrorText } from "../i18n/use-dictionary";
 import { useConsoleDates } from "./format";
 import styles from "./admin.module.css";
 
+// Long: one table: its filter, its paging and its rows share one query state.
 export function ThreadsTable({ initialUserEmail }: { initialUserEmail: string }) {
   const errorText = useRequestErrorText();
   const dates = useConsoleDates();

@@ -81,6 +81,7 @@ function TokensPerDayChart({ days }: { days: Totals[] }) {
 }
 
 /** The usage ledger for a range of days: tiles, tokens per day, a table by user, key, model or day, and CSV export. */
+// Long: one panel: its period, its totals and its export share one query state.
 export function UsagePanel() {
   const errorText = useRequestErrorText();
   const count = useConsoleCount();

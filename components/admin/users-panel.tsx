@@ -10,6 +10,7 @@ import { ConfirmButton } from "./confirm-button";
 // The browser's hint only: the server's passwordSchema (server/services/users.ts) is the rule.
 const PASSWORD_MIN_LENGTH = 8;
 
+// Long: one console panel: its list, its form and the state they share.
 export function UsersPanel({ currentUserId }: { currentUserId: string }) {
   const errorText = useRequestErrorText();
   const trpc = useTRPC();

@@ -37,6 +37,7 @@ async function sendDecision(id: string, body: { approve: boolean; reason?: strin
   return answer;
 }
 
+// Long: one card: its sentence, its editable fields and its decision buttons share the request's state.
 export function ApprovalCard({ approval, uiSchema }: { approval: ApprovalInfo; uiSchema: unknown }) {
   const t = useDictionary().approvals;
   const common = useDictionary().common;

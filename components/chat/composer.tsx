@@ -17,6 +17,7 @@ function imageFiles(list: FileList | null | undefined): File[] {
   return [...(list ?? [])].filter((f) => f.type.startsWith("image/"));
 }
 
+// Long: one form: its text, attachments, model choice and send state belong together.
 export function Composer({
   threadId,
   busy,

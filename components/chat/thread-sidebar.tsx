@@ -71,6 +71,7 @@ export function ThreadSidebar({ isAdmin, onNavigate }: { isAdmin: boolean; onNav
   );
 }
 
+// Long: one row: its title, rename and delete share the row's editing state.
 function ThreadRow({ thread, current, onNavigate }: { thread: Thread; current: boolean; onNavigate: () => void }) {
   const t = useDictionary();
   const trpc = useTRPC();

@@ -51,6 +51,7 @@ function uploadError(status: number, body: string, t: Dictionary["uploads"]): st
   return t.failed(status);
 }
 
+// Long: one hook: uploads, previews and their errors share the attachment list.
 export function useAttachments(threadId: string) {
   const t = useDictionary().uploads;
   const [items, setItems] = useState<Attachment[]>([]);

@@ -41,6 +41,7 @@ export type SendInput = { text: string; images: LiveImage[] };
  * The runs started (or rejoined) on this page: send, stop, retry and reconnect. Only one
  * run is open at a time, as the server allows one per thread.
  */
+// Long: one hook: sending, following, stopping and resuming a run share its state.
 export function useChatRuns(opts: { threadId: string; timeZone: string | null; locale: string; activeRunId: string | null; onRunStarted: () => void; onRunEnded: () => void }) {
   const { threadId } = opts;
   const [turns, dispatch] = useReducer(reducer, []);

@@ -148,6 +148,7 @@ const isA = (ctor: abstract new (...args: never[]) => unknown) => (x: unknown) =
   }
 };
 
+// Long: the WebAssembly module's import object: one table of host functions.
 function imports(): Record<string, (...args: never[]) => unknown> {
   const g = globalThis as unknown as Record<string, unknown>;
   return {

@@ -171,60 +171,9 @@ async function serve(handler: RouteHandler, params: Record<string, string>, req:
     const cookies = response.headers.getSetCookie();
     if (cookies.length > 0) res.setHeader("set-cookie", cookies);
     const pump = ssePumpOf(response);
-    if (!response.body || (!pump && !isEventStreamContentType(response.headers.get("content-type")))) {
-      // A whole answer (JSON): one write, with its length. Text pieces are encoded into a pooled buffer.
-      const json = jsonBodyOf(response);
-      let pooled: Buffer | null = null;
-      let body: Buffer;
-      if (json === undefined) body = Buffer.from(await response.arrayBuffer());
-      else if (Buffer.isBuffer(json)) body = json;
-      else {
-        pooled = takePageBuffer(json.byteLength);
-        body = encodeJsonText(json, pooled ?? undefined);
-      }
-      if (body.length >= GZIP_MIN_BYTES && !response.headers.has("content-encoding")) {
-        res.setHeader("vary", "Accept-Encoding");
-        if (acceptsGzip(req.headers["accept-encoding"])) {
-          // On the thread pool, at the fastest level: JSON compresses well even there.
-          body = await gzip(body, { level: zlibConstants.Z_BEST_SPEED });
-          res.setHeader("content-encoding", "gzip");
-          if (pooled) releasePageBuffer(pooled);
-          pooled = null;
-        }
-      }
-      res.setHeader("content-length", body.length);
-      if (pooled) {
-        const buffer = pooled;
-        res.once("finish", () => releasePageBuffer(buffer));
-      }
-      res.end(body);
-      return;
-    }
-    if (pump) {
-      // Straight into the socket. A follower may wait a while for its first event, so the
-      // headers go at the end of this turn if no frame has taken them along by then.
-      const flush = setImmediate(() => {
-        if (!res.headersSent && !res.destroyed) res.flushHeaders();
-      });
-      // Frames are text (SSE) or bytes (protobuf); the socket takes either as it is.
-      await pump({ write: (chunk) => res.write(chunk), end: (chunk) => void res.end(chunk ?? undefined), drained: () => drained(res) }, gone.signal);
-      clearImmediate(flush);
-      return;
-    }
-    const reader = response.body.getReader();
-    // Ends the handler's stream (its cancel hook stops the source) when the client goes away,
-    // also when it went while the handler was still working.
-    const cancel = () => void reader.cancel().catch(() => {});
-    if (gone.signal.aborted) return cancel();
-    gone.signal.addEventListener("abort", cancel, { once: true });
-    // A follower may wait a while for its first event: the headers go at once.
-    res.flushHeaders();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (!res.write(value) && !(await drained(res))) return;
-    }
-    res.end();
+    if (pump) return await writePumped(pump, res, gone.signal);
+    if (response.body && isEventStreamContentType(response.headers.get("content-type"))) return await writeStream(response.body, res, gone.signal);
+    await writeWhole(response, req, res);
   } catch (err) {
     // The handlers answer their own failures (endpoint.ts); this is the adapter's, mapped and logged the same way.
     if (gone.signal.aborted) return;
@@ -238,4 +187,61 @@ async function serve(handler: RouteHandler, params: Record<string, string>, req:
     res.setHeader("content-type", "application/json; charset=utf-8");
     res.end(JSON.stringify(errorBody(error)));
   }
+}
+
+/** A whole answer (JSON): one write, with its length, gzipped when large. Text pieces are encoded into a pooled buffer. */
+async function writeWhole(response: Response, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const json = jsonBodyOf(response);
+  let pooled: Buffer | null = null;
+  let body: Buffer;
+  if (json === undefined) body = Buffer.from(await response.arrayBuffer());
+  else if (Buffer.isBuffer(json)) body = json;
+  else {
+    pooled = takePageBuffer(json.byteLength);
+    body = encodeJsonText(json, pooled ?? undefined);
+  }
+  if (body.length >= GZIP_MIN_BYTES && !response.headers.has("content-encoding")) {
+    res.setHeader("vary", "Accept-Encoding");
+    if (acceptsGzip(req.headers["accept-encoding"])) {
+      // On the thread pool, at the fastest level: JSON compresses well even there.
+      body = await gzip(body, { level: zlibConstants.Z_BEST_SPEED });
+      res.setHeader("content-encoding", "gzip");
+      if (pooled) releasePageBuffer(pooled);
+      pooled = null;
+    }
+  }
+  res.setHeader("content-length", body.length);
+  if (pooled) {
+    const buffer = pooled;
+    res.once("finish", () => releasePageBuffer(buffer));
+  }
+  res.end(body);
+}
+
+/** An SSE answer whose frames the handler writes straight into the socket. */
+async function writePumped(pump: NonNullable<ReturnType<typeof ssePumpOf>>, res: ServerResponse, gone: AbortSignal): Promise<void> {
+  // A follower may wait a while for its first event, so the headers go at the end of this turn
+  // if no frame has taken them along by then.
+  const flush = setImmediate(() => {
+    if (!res.headersSent && !res.destroyed) res.flushHeaders();
+  });
+  // Frames are text (SSE) or bytes (protobuf); the socket takes either as it is.
+  await pump({ write: (chunk) => res.write(chunk), end: (chunk) => void res.end(chunk ?? undefined), drained: () => drained(res) }, gone);
+  clearImmediate(flush);
+}
+
+/** An event stream from the handler's web stream, ended (its cancel hook stops the source) when the client goes away. */
+async function writeStream(stream: ReadableStream<Uint8Array>, res: ServerResponse, gone: AbortSignal): Promise<void> {
+  const reader = stream.getReader();
+  const cancel = () => void reader.cancel().catch(() => {});
+  if (gone.aborted) return cancel();
+  gone.addEventListener("abort", cancel, { once: true });
+  // A follower may wait a while for its first event: the headers go at once.
+  res.flushHeaders();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (!res.write(value) && !(await drained(res))) return;
+  }
+  res.end();
 }

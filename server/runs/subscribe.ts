@@ -6,7 +6,7 @@ import { RUN_EVENTS_CHANNEL } from "../repositories/run-events";
 import { lastPersistedSeq, readEvents } from "./event-log";
 import { onDatabaseLost } from "./database-reach";
 import { streamDeadline } from "./function-limits";
-import { END_OF_RUN, getLiveRun } from "./live-runs";
+import { END_OF_RUN, getLiveRun, type LiveRun } from "./live-runs";
 import { TERMINAL_EVENT_TYPES, type EventRecord } from "./types";
 
 const PAGE = 500;
@@ -33,80 +33,130 @@ export const FOLLOWER_REREAD_MS = 2_000;
  */
 export async function* followRunBatches(opts: { runId: string; after: number; signal: AbortSignal }): AsyncGenerator<EventRecord[]> {
   const { runId, signal } = opts;
-  let cursor = opts.after;
-  let pending: EventRecord[] = [];
+  const waker = createWaker();
+  signal.addEventListener("abort", waker.poke);
+  const until = streamDeadline();
+  let outOfTime = false;
+  const budget = until === null ? undefined : setTimeout(() => ((outOfTime = true), waker.poke()), until - Date.now());
+  const control: FollowControl = { waker, stopped: () => signal.aborted || outOfTime };
+  try {
+    const local = getLiveRun(runId);
+    if (local) yield* followFromMemory(local, opts.after, control);
+    else yield* followFromLog(runId, opts.after, control);
+  } finally {
+    clearTimeout(budget);
+    signal.removeEventListener("abort", waker.poke);
+  }
+}
+
+/** How a follow waits for more, and whether its client is gone or its time is up. */
+type FollowControl = { waker: Waker; stopped: () => boolean };
+
+type Waker = {
+  /** Wakes the waiting follow now. */
+  poke: () => void;
+  /** Wakes it once this turn of the event loop is over, however many times it is called in it. */
+  pokeSoon: () => void;
+  /** Waits for a poke, or not at all when `ready()`; after `reread` (when given) its `onReread` runs and it wakes. */
+  wait: (ready: () => boolean, reread?: { ms: number; onReread: () => void }) => Promise<void>;
+};
+
+function createWaker(): Waker {
   let wake: (() => void) | null = null;
-  let wakeScheduled = false;
+  let scheduled = false;
   const poke = () => {
     wake?.();
     wake = null;
   };
-  const pokeSoon = () => {
-    if (wakeScheduled) return;
-    wakeScheduled = true;
-    setImmediate(() => {
-      wakeScheduled = false;
-      poke();
-    });
-  };
-  signal.addEventListener("abort", poke);
-  const until = streamDeadline();
-  let outOfTime = false;
-  const budget = until === null ? undefined : setTimeout(() => ((outOfTime = true), poke()), until - Date.now());
-
-  let localEnded = false;
-  let stopLive: (() => void) | null = null;
-  let databaseLost = false;
-  let stopDatabaseWatch: (() => void) | null = null;
-  let remoteHigh = 0;
-  let stopRemote: (() => void) | null = null;
-  try {
-    const local = getLiveRun(runId);
-    if (local) {
-      stopLive = local.subscribe(cursor, (rec) => {
-        if (rec === END_OF_RUN) localEnded = true;
-        else pending.push(rec);
-        pokeSoon();
-      });
-      stopDatabaseWatch = onDatabaseLost(() => {
-        databaseLost = true;
+  return {
+    poke,
+    pokeSoon: () => {
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(() => {
+        scheduled = false;
         poke();
       });
-    } else {
-      // Listen before reading, so an event committed in between still wakes us. Without LISTEN
-      // the follower still ends: it reads the log every FOLLOWER_REREAD_MS.
-      stopRemote = await listen(RUN_EVENTS_CHANNEL, (payload) => {
-        const [id, seq] = payload.split(":");
-        if (id === runId) {
-          remoteHigh = Math.max(remoteHigh, Number(seq));
-          poke();
+    },
+    async wait(ready, reread) {
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        if (ready()) poke();
+        else if (reread) {
+          timer = setTimeout(() => {
+            reread.onReread();
+            poke();
+          }, reread.ms);
         }
-      }).catch((err: unknown) => {
-        logger.warn({ err, runId }, "no run notifications; following the run by reading its log");
-        return null;
       });
-      remoteHigh = Number.MAX_SAFE_INTEGER; // read once unconditionally
-      // A client resuming after the run's terminal event has everything: it ends at once.
-      if (cursor > 0 && TERMINAL_EVENT_TYPES.has((await readEvents({ runId, after: cursor - 1, limit: 1 }))[0]?.type ?? "")) return;
-    }
+      clearTimeout(timer);
+    },
+  };
+}
 
-    while (!signal.aborted && !outOfTime) {
-      if (local) {
-        if (pending.length > 0) {
-          const taken = pending;
-          pending = [];
-          const { batch, ended } = admit(taken, cursor);
-          if (batch.length > 0) {
-            cursor = batch[batch.length - 1]!.seq;
-            yield batch;
-          }
-          if (ended) return;
-          continue;
+/** A run executing on this instance, followed from its memory. */
+async function* followFromMemory(local: LiveRun, after: number, { waker, stopped }: FollowControl): AsyncGenerator<EventRecord[]> {
+  let cursor = after;
+  let pending: EventRecord[] = [];
+  let leftThisInstance = false;
+  let databaseLost = false;
+  const stopLive = local.subscribe(cursor, (rec) => {
+    if (rec === END_OF_RUN) leftThisInstance = true;
+    else pending.push(rec);
+    waker.pokeSoon();
+  });
+  const stopDatabaseWatch = onDatabaseLost(() => {
+    databaseLost = true;
+    waker.poke();
+  });
+  try {
+    while (!stopped()) {
+      if (pending.length > 0) {
+        const taken = pending;
+        pending = [];
+        const { batch, ended } = admit(taken, cursor);
+        if (batch.length > 0) {
+          cursor = batch[batch.length - 1]!.seq;
+          yield batch;
         }
-        // The run left this instance without a terminal event it could write: the stream ends
-        // here, and the run's status (closed by recovery) says what happened.
-        if (localEnded || databaseLost) return;
-      } else if (remoteHigh > cursor) {
+        if (ended) return;
+        continue;
+      }
+      // The run left this instance without a terminal event it could write: the stream ends
+      // here, and the run's status (closed by recovery) says what happened.
+      if (leftThisInstance || databaseLost) return;
+      await waker.wait(() => pending.length > 0 || stopped() || leftThisInstance || databaseLost);
+    }
+  } finally {
+    stopLive();
+    stopDatabaseWatch();
+  }
+}
+
+/** A run executing elsewhere (or ended), followed from the event log, woken by its notifications. */
+async function* followFromLog(runId: string, after: number, { waker, stopped }: FollowControl): AsyncGenerator<EventRecord[]> {
+  let cursor = after;
+  let remoteHigh = 0;
+  // Listen before reading, so an event committed in between still wakes us. Without LISTEN
+  // the follower still ends: it reads the log every FOLLOWER_REREAD_MS.
+  const stopRemote = await listen(RUN_EVENTS_CHANNEL, (payload) => {
+    const [id, seq] = payload.split(":");
+    if (id === runId) {
+      remoteHigh = Math.max(remoteHigh, Number(seq));
+      waker.poke();
+    }
+  }).catch((err: unknown) => {
+    logger.warn({ err, runId }, "no run notifications; following the run by reading its log");
+    return null;
+  });
+  const readAll = () => (remoteHigh = Number.MAX_SAFE_INTEGER);
+  try {
+    readAll(); // read once unconditionally
+    // A client resuming after the run's terminal event has everything: it ends at once.
+    if (cursor > 0 && TERMINAL_EVENT_TYPES.has((await readEvents({ runId, after: cursor - 1, limit: 1 }))[0]?.type ?? "")) return;
+    while (!stopped()) {
+      if (remoteHigh > cursor) {
         remoteHigh = 0;
         for (;;) {
           const page = await readEvents({ runId, after: cursor, limit: PAGE });
@@ -120,24 +170,9 @@ export async function* followRunBatches(opts: { runId: string; after: number; si
         }
         continue;
       }
-      let reread: NodeJS.Timeout | undefined;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        if (pending.length > 0 || signal.aborted || outOfTime || localEnded || databaseLost || (!local && remoteHigh > cursor)) poke();
-        else if (!local) {
-          reread = setTimeout(() => {
-            remoteHigh = Number.MAX_SAFE_INTEGER;
-            poke();
-          }, FOLLOWER_REREAD_MS);
-        }
-      });
-      clearTimeout(reread);
+      await waker.wait(() => stopped() || remoteHigh > cursor, { ms: FOLLOWER_REREAD_MS, onReread: readAll });
     }
   } finally {
-    clearTimeout(budget);
-    signal.removeEventListener("abort", poke);
-    stopLive?.();
-    stopDatabaseWatch?.();
     stopRemote?.();
   }
 }

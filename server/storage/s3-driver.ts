@@ -44,6 +44,7 @@ function sameString(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+// Long: a driver is the object of its methods, made by one factory over one client.
 export function createS3Driver(config: S3Config): S3Driver {
   const clientFor = (forcePathStyle: boolean) =>
     new S3Client({

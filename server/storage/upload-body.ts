@@ -50,6 +50,7 @@ function parsePartHeaders(block: string): { field: string; filename: string | nu
  * Reads a multipart body: small text fields, and file parts of at most `maxFileBytes`
  * each (413 with `tooLargeMessage` beyond it).
  */
+// Long: a byte-level state machine reads best with its states side by side.
 export async function readMultipart(
   body: ReadableStream<Uint8Array>,
   opts: { boundary: string; maxFileBytes: number; tooLargeMessage: string },

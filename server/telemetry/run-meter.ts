@@ -1,6 +1,6 @@
 import "server-only";
 import { EventType } from "@ag-ui/core";
-import { context, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
+import { context, SpanKind, SpanStatusCode, trace, type Context, type Span } from "@opentelemetry/api";
 import {
   ATTR_GEN_AI_AGENT_NAME,
   ATTR_GEN_AI_CONVERSATION_ID,
@@ -61,14 +61,8 @@ export type RunMeter = {
   end(end: { status: string; usage?: TokenUsage | null; model?: string | null; errorCode?: string | null }): void;
 };
 
-export function meterRun(run: { id: string; runId: string; threadId: string; protocol: string; runner?: string; traceParent?: string | null; traceState?: string | null }): RunMeter {
-  const { protocol } = run;
-  const started = performance.now();
-  let waitingForFirst = true;
-  const open = new Map<string, OpenCall>();
-  let ended = false;
-  metrics.activeRuns.inc();
-  // The run's kept trace, so a run executed away from its request (queued, taken over) joins it too.
+/** The run's span, under its kept trace, so a run executed away from its request (queued, taken over) joins it too. */
+function startRunSpan(run: Parameters<typeof meterRun>[0]): { span: Span; runContext: Context } {
   const parent = runTraceContext({ traceParent: run.traceParent ?? "", traceState: run.traceState ?? null }) ?? context.active();
   const span = tracer().startSpan(`invoke_agent ${run.runner ?? "dispatch"}`, {
     kind: SpanKind.INTERNAL,
@@ -78,10 +72,57 @@ export function meterRun(run: { id: string; runId: string; threadId: string; pro
       [ATTR_GEN_AI_CONVERSATION_ID]: run.threadId,
       "dispatch.run.id": run.runId,
       "dispatch.task.id": run.id,
-      "dispatch.protocol": protocol,
+      "dispatch.protocol": run.protocol,
     },
   }, parent);
-  const runContext = trace.setSpan(parent, span);
+  return { span, runContext: trace.setSpan(parent, span) };
+}
+
+/** A tool call's span from its start to its result, and its count by status. */
+function meterToolCall(event: AgUiEvent, open: Map<string, OpenCall>, runContext: Context): void {
+  switch (event.type) {
+    case EventType.TOOL_CALL_START:
+      open.set(event.toolCallId, {
+        args: "",
+        span: tracer().startSpan(
+          `execute_tool ${event.toolCallName}`,
+          { attributes: { [ATTR_GEN_AI_OPERATION_NAME]: "execute_tool", [ATTR_GEN_AI_TOOL_NAME]: event.toolCallName, [ATTR_GEN_AI_TOOL_CALL_ID]: event.toolCallId } },
+          runContext,
+        ),
+      });
+      return;
+    case EventType.TOOL_CALL_ARGS: {
+      const call = open.get(event.toolCallId);
+      if (call) call.args += event.delta;
+      return;
+    }
+    case EventType.TOOL_CALL_RESULT: {
+      const call = open.get(event.toolCallId);
+      if (!call) return;
+      open.delete(event.toolCallId);
+      const status = toolStatus(event.content);
+      metrics.toolCalls.inc({ status });
+      const { module, method } = moduleAndMethod(call.args);
+      if (module) call.span.setAttribute("dispatch.tool.module", module);
+      if (method) call.span.setAttribute("dispatch.tool.method", method);
+      call.span.setAttribute("dispatch.tool.status", status);
+      if (status === "failure") call.span.setStatus({ code: SpanStatusCode.ERROR, message: "the tool reported a failure" });
+      call.span.end();
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+export function meterRun(run: { id: string; runId: string; threadId: string; protocol: string; runner?: string; traceParent?: string | null; traceState?: string | null }): RunMeter {
+  const { protocol } = run;
+  const started = performance.now();
+  let waitingForFirst = true;
+  const open = new Map<string, OpenCall>();
+  let ended = false;
+  metrics.activeRuns.inc();
+  const { span, runContext } = startRunSpan(run);
   return {
     within: (work) => context.with(runContext, work),
     event(event) {
@@ -89,39 +130,7 @@ export function meterRun(run: { id: string; runId: string; threadId: string; pro
         waitingForFirst = false;
         metrics.timeToFirstEvent.observe({ protocol }, (performance.now() - started) / 1000);
       }
-      switch (event.type) {
-        case EventType.TOOL_CALL_START:
-          open.set(event.toolCallId, {
-            args: "",
-            span: tracer().startSpan(
-              `execute_tool ${event.toolCallName}`,
-              { attributes: { [ATTR_GEN_AI_OPERATION_NAME]: "execute_tool", [ATTR_GEN_AI_TOOL_NAME]: event.toolCallName, [ATTR_GEN_AI_TOOL_CALL_ID]: event.toolCallId } },
-              runContext,
-            ),
-          });
-          break;
-        case EventType.TOOL_CALL_ARGS: {
-          const call = open.get(event.toolCallId);
-          if (call) call.args += event.delta;
-          break;
-        }
-        case EventType.TOOL_CALL_RESULT: {
-          const call = open.get(event.toolCallId);
-          if (!call) break;
-          open.delete(event.toolCallId);
-          const status = toolStatus(event.content);
-          metrics.toolCalls.inc({ status });
-          const { module, method } = moduleAndMethod(call.args);
-          if (module) call.span.setAttribute("dispatch.tool.module", module);
-          if (method) call.span.setAttribute("dispatch.tool.method", method);
-          call.span.setAttribute("dispatch.tool.status", status);
-          if (status === "failure") call.span.setStatus({ code: SpanStatusCode.ERROR, message: "the tool reported a failure" });
-          call.span.end();
-          break;
-        }
-        default:
-          break;
-      }
+      meterToolCall(event, open, runContext);
     },
     end({ status, usage, model, errorCode }) {
       if (ended) return;
