@@ -122,12 +122,71 @@ function summaryMetadata(summary: ConversationSummary | null): Record<string, un
   return { summary: { covers_through_seq: summary.coversSeq, message_count: summary.messageCount, model: summary.model, refreshed: summary.refreshed } };
 }
 
-export async function buildRunContext(src: RunContextSource): Promise<AgentRunContext> {
-  const { run, input, authorization: auth, manifest, binding, entry } = src;
-  const user = userMessageParts(input);
+/** What the run may use (the frozen grants, with what each names), the run's model first. */
+function runResources(auth: RunAuthorization, model: ReturnType<typeof currentModelInfo>, attachments: ReturnType<typeof artifactRef>[], kbNames: Map<string, string>): AgentRunContext["resources"] {
+  const artifactOps = auth.artifacts.operations;
+  return {
+    // The run's model first, marked selected: the one the request picked, or the default.
+    models: auth.models.operations.length
+      ? [...auth.models.model_ids]
+          .sort((a, b) => Number(b === model.id) - Number(a === model.id))
+          .map((id) => ({ model_id: id, provider: findModel(id)?.provider ?? "unknown", operations: auth.models.operations, selected: id === model.id }))
+      : [],
+    tools: auth.tools.operations.length
+      ? auth.tools.names.map((name) => ({ tool_name: name, description: name === PROJECT_CLI_TOOL_NAME ? projectCliToolDescription : name, operations: auth.tools.operations }))
+      : [],
+    knowledge_bases: auth.knowledge_bases.operations.length
+      ? auth.knowledge_bases.ids.map((id) => ({ kb_id: id, name: kbNames.get(id) ?? id, operations: auth.knowledge_bases.operations }))
+      : [],
+    artifacts: artifactOps.length ? attachments.map((a) => ({ artifact_id: a.artifact_id, operations: artifactOps })) : [],
+    storage: { areas: auth.storage.areas },
+    history: { operations: auth.history.operations, conversation_ids: auth.history.operations.length ? auth.history.conversation_ids : [] },
+    events: { operations: auth.events.operations },
+    state: { scopes: auth.state.scopes },
+    platform_capabilities: { actions: auth.platform_api.actions },
+  };
+}
+
+/** Where the run stands in its conversation, what was inlined, and which APIs fetch the rest. */
+function contextAccess(
+  threadId: string,
+  position: { eventSeq: number | null; userSeq: number },
+  inlined: { count: number; mode: ReturnType<typeof inlinePolicy>["mode"]; reason: string },
+  auth: RunAuthorization,
+): AgentRunContext["context"] {
+  const { userSeq } = position;
+  const artifactOps = auth.artifacts.operations;
+  return {
+    conversation_id: threadId,
+    thread_id: threadId,
+    latest_cursor: userSeq > 0 ? encodeTranscriptCursor(userSeq) : null,
+    event_seq: position.eventSeq,
+    transcript_seq: userSeq,
+    has_history_before: userSeq > 1,
+    inline_policy: {
+      mode: inlined.mode,
+      delivered_count: inlined.count,
+      source_total_count: Math.max(0, userSeq - 1),
+      messages_complete: inlined.count >= Math.max(0, userSeq - 1),
+      reason: inlined.reason,
+    },
+    available_apis: {
+      history_page: auth.history.operations.includes("page"),
+      history_search: auth.history.operations.includes("search"),
+      event_get: auth.events.operations.includes("get"),
+      event_page: auth.events.operations.includes("page"),
+      artifact_metadata: artifactOps.includes("metadata"),
+      artifact_read: artifactOps.includes("read"),
+      state: auth.state.scopes.length > 0,
+      storage: auth.storage.areas.length > 0,
+    },
+  };
+}
+
+/** The binding's state for this run, the thread's position, and the history its context policy inlines. */
+async function gatherConversation(src: RunContextSource, modelId: string) {
+  const { run, authorization: auth, manifest, binding, entry } = src;
   const policy = manifest.context;
-  const wantsTail = policy.bootstrap === "recent_tail" || policy.bootstrap === "summary_tail";
-  const kbNames = src.knowledgeBaseNames;
   const [position, state] = await Promise.all([
     findTranscriptPosition({ threadId: run.threadId, runId: run.id }),
     binding
@@ -139,20 +198,24 @@ export async function buildRunContext(src: RunContextSource): Promise<AgentRunCo
       : Promise.resolve({ conversation: {}, actor: {}, subject: {}, runner: {}, binding: {} }),
   ]);
   const userSeq = position.userSeq ?? position.lastSeq;
+  const wantsTail = policy.bootstrap === "recent_tail" || policy.bootstrap === "summary_tail";
   const tail =
     wantsTail && policy.max_inline_events > 0
       ? await bootstrapTail({ threadId: run.threadId, beforeSeq: userSeq, maxEvents: policy.max_inline_events, maxBytes: policy.max_inline_bytes })
       : [];
-  const model = findModel(src.generation.model) ?? currentModelInfo();
   // summary_tail: what precedes the tail (everything before the current event when none is inlined).
-  const summary =
-    policy.bootstrap === "summary_tail" ? await summarizeEarlier({ threadId: run.threadId, runId: run.id, beforeSeq: tail[0]?.seq ?? userSeq, modelId: model.id }) : null;
-  const inline = inlinePolicy(policy, tail.length, summary);
+  const summary = policy.bootstrap === "summary_tail" ? await summarizeEarlier({ threadId: run.threadId, runId: run.id, beforeSeq: tail[0]?.seq ?? userSeq, modelId }) : null;
+  return { position: { eventSeq: position.eventSeq, userSeq }, state, tail, summary, inline: inlinePolicy(policy, tail.length, summary) };
+}
+
+export async function buildRunContext(src: RunContextSource): Promise<AgentRunContext> {
+  const { run, input, authorization: auth, manifest, binding, entry } = src;
+  const user = userMessageParts(input);
+  const model = findModel(src.generation.model) ?? currentModelInfo();
+  const { position, state, tail, summary, inline } = await gatherConversation(src, model.id);
   // Unix seconds, the spec's unit, as everywhere in the host API.
   const nowSeconds = Math.floor(Date.now() / 1000);
   const attachments = src.attachments.map(artifactRef);
-  const artifactOps = auth.artifacts.operations;
-
   return {
     run_id: run.id,
     trigger: { type: entry.eventType, source: src.via === "session" ? "webui" : "api", timestamp: nowSeconds },
@@ -181,51 +244,8 @@ export async function buildRunContext(src: RunContextSource): Promise<AgentRunCo
       max_message_size: null,
       platform_capabilities: {},
     },
-    resources: {
-      // The run's model first, marked selected: the one the request picked, or the default.
-      models: auth.models.operations.length
-        ? [...auth.models.model_ids]
-            .sort((a, b) => Number(b === model.id) - Number(a === model.id))
-            .map((id) => ({ model_id: id, provider: findModel(id)?.provider ?? "unknown", operations: auth.models.operations, selected: id === model.id }))
-        : [],
-      tools: auth.tools.operations.length
-        ? auth.tools.names.map((name) => ({ tool_name: name, description: name === PROJECT_CLI_TOOL_NAME ? projectCliToolDescription : name, operations: auth.tools.operations }))
-        : [],
-      knowledge_bases: auth.knowledge_bases.operations.length
-        ? auth.knowledge_bases.ids.map((id) => ({ kb_id: id, name: kbNames.get(id) ?? id, operations: auth.knowledge_bases.operations }))
-        : [],
-      artifacts: artifactOps.length ? attachments.map((a) => ({ artifact_id: a.artifact_id, operations: artifactOps })) : [],
-      storage: { areas: auth.storage.areas },
-      history: { operations: auth.history.operations, conversation_ids: auth.history.operations.length ? auth.history.conversation_ids : [] },
-      events: { operations: auth.events.operations },
-      state: { scopes: auth.state.scopes },
-      platform_capabilities: { actions: auth.platform_api.actions },
-    },
-    context: {
-      conversation_id: run.threadId,
-      thread_id: run.threadId,
-      latest_cursor: userSeq > 0 ? encodeTranscriptCursor(userSeq) : null,
-      event_seq: position.eventSeq,
-      transcript_seq: userSeq,
-      has_history_before: userSeq > 1,
-      inline_policy: {
-        mode: inline.mode,
-        delivered_count: tail.length,
-        source_total_count: Math.max(0, userSeq - 1),
-        messages_complete: tail.length >= Math.max(0, userSeq - 1),
-        reason: inline.reason,
-      },
-      available_apis: {
-        history_page: auth.history.operations.includes("page"),
-        history_search: auth.history.operations.includes("search"),
-        event_get: auth.events.operations.includes("get"),
-        event_page: auth.events.operations.includes("page"),
-        artifact_metadata: artifactOps.includes("metadata"),
-        artifact_read: artifactOps.includes("read"),
-        state: auth.state.scopes.length > 0,
-        storage: auth.storage.areas.length > 0,
-      },
-    },
+    resources: runResources(auth, model, attachments, src.knowledgeBaseNames),
+    context: contextAccess(run.threadId, position, { count: tail.length, ...inline }, auth),
     state,
     runtime: {
       host: "dispatch",
