@@ -22,7 +22,7 @@ import { carriedToRunner } from "./result-carried";
 import { approvalInterrupt } from "../approvals/interrupt";
 import { pendingCardMessage } from "../approvals/gate";
 import { unsealRunnerSecret } from "./secrets";
-import { context as otelContext, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { context as otelContext, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
 import { ATTR_GEN_AI_AGENT_ID, ATTR_GEN_AI_OPERATION_NAME } from "@opentelemetry/semantic-conventions/incubating";
 import { traceHeaders, tracer } from "../telemetry/tracing";
 
@@ -80,10 +80,72 @@ async function readErrorBody(res: Readable): Promise<string> {
   return text.slice(0, 300).replace(/\s+/g, " ").trim();
 }
 
+/** The run's context, with what earlier runs carry to this one (approved calls, client tool answers). */
+async function contextFor(spec: ExternalRunnerSpec, processor: ResultStreamProcessor, { run, input, generation }: RunnerInput): Promise<AgentRunRequest> {
+  const context = await buildRunContext({
+    run,
+    input,
+    via: spec.via,
+    entry: spec.entry,
+    manifest: spec.manifest,
+    binding: spec.binding,
+    authorization: spec.authorization,
+    attachments: await spec.attachments(),
+    knowledgeBaseNames: spec.knowledgeBaseNames,
+    generation,
+  });
+  const carried = await carriedToRunner({ run, input });
+  Object.assign(context.metadata, carried.metadata);
+  processor.carriedParents = carried.parents;
+  return { runner_id: spec.manifest.id, runner_name: spec.manifest.name, context };
+}
+
+/** POSTs the run to the runner; its answer's NDJSON stream, or the runner's failure to answer. */
+async function openResults(spec: ExternalRunnerSpec, request: AgentRunRequest, signal: AbortSignal, span: Span): Promise<http.IncomingMessage> {
+  let res: http.IncomingMessage;
+  try {
+    res = await post(
+      new URL(`${spec.endpoint.baseUrl}/run`),
+      JSON.stringify(request),
+      unsealRunnerSecret(spec.endpoint.secretSealed),
+      signal,
+      traceHeaders(trace.setSpan(otelContext.active(), span)),
+    );
+  } catch (err) {
+    if (signal.aborted) throw err;
+    if (err instanceof RunnerFailure) throw err;
+    throw new RunnerFailure("runner.unreachable", `Could not reach the runner at ${spec.endpoint.baseUrl}`, true);
+  }
+  if (res.statusCode !== 200) {
+    const detail = await readErrorBody(res);
+    throw new RunnerFailure("runner.http_error", `The runner answered HTTP ${res.statusCode}${detail ? `: ${detail}` : ""}`, (res.statusCode ?? 0) >= 500);
+  }
+  return res;
+}
+
+/** Records why the run ended without the runner's own terminal result, and the usage a run.failed reported. */
+function noteFailure(spec: ExternalRunnerSpec, processor: ResultStreamProcessor, err: unknown, { signal, reportUsage }: RunnerInput): void {
+  if (signal.aborted) {
+    const reason = signal.reason === "deadline" ? "deadline" : "cancelled";
+    processor.hostNote(
+      "run.failed",
+      reason === "deadline"
+        ? { code: "deadline_exceeded", message: "The run passed its deadline; the host closed the runner's stream", retryable: true }
+        : { code: "cancelled", message: "The run was cancelled; the host closed the runner's stream", retryable: false },
+    );
+  } else if (err instanceof RunnerFailure && !processor.finished) {
+    processor.hostNote("run.failed", { code: err.code, message: err.message, retryable: err.retryable });
+  }
+  // A run.failed that says what the run used is recorded with the failure.
+  const usage = processor.reportedUsage;
+  if (usage) reportUsage?.(usage, spec.manifest.id);
+}
+
 export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
   return {
     id: spec.manifest.id,
-    async run({ run, input, generation, signal, emit, reportUsage }: RunnerInput): Promise<RunnerResult> {
+    async run(input: RunnerInput): Promise<RunnerResult> {
+      const { run, signal, emit } = input;
       // The runner call's span; the runner continues its trace from the `traceparent` header.
       const span = tracer().startSpan(`runner ${spec.manifest.id}`, {
         kind: SpanKind.CLIENT,
@@ -106,40 +168,7 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
       const closeHostToolCalls = openHostToolCalls(run.id, hostToolCall);
       const handOvers = receiveHandOvers(run.id, hostToolCall);
       try {
-        const context = await buildRunContext({
-          run,
-          input,
-          via: spec.via,
-          entry: spec.entry,
-          manifest: spec.manifest,
-          binding: spec.binding,
-          authorization: spec.authorization,
-          attachments: await spec.attachments(),
-          knowledgeBaseNames: spec.knowledgeBaseNames,
-          generation,
-        });
-        const carried = await carriedToRunner({ run, input });
-        Object.assign(context.metadata, carried.metadata);
-        processor.carriedParents = carried.parents;
-        const request: AgentRunRequest = { runner_id: spec.manifest.id, runner_name: spec.manifest.name, context };
-        let res: http.IncomingMessage;
-        try {
-          res = await post(
-            new URL(`${spec.endpoint.baseUrl}/run`),
-            JSON.stringify(request),
-            unsealRunnerSecret(spec.endpoint.secretSealed),
-            signal,
-            traceHeaders(trace.setSpan(otelContext.active(), span)),
-          );
-        } catch (err) {
-          if (signal.aborted) throw err;
-          if (err instanceof RunnerFailure) throw err;
-          throw new RunnerFailure("runner.unreachable", `Could not reach the runner at ${spec.endpoint.baseUrl}`, true);
-        }
-        if (res.statusCode !== 200) {
-          const detail = await readErrorBody(res);
-          throw new RunnerFailure("runner.http_error", `The runner answered HTTP ${res.statusCode}${detail ? `: ${detail}` : ""}`, (res.statusCode ?? 0) >= 500);
-        }
+        const res = await openResults(spec, await contextFor(spec, processor, input), signal, span);
         for await (const item of ndjsonLines(res, MAX_RESULT_BYTES)) {
           if ("oversize" in item) processor.oversize(item.oversize);
           else processor.accept(item.line);
@@ -154,20 +183,7 @@ export function createHttpRunner(spec: ExternalRunnerSpec): Runner {
         // Writes held for a person: the run ends waiting for them, as the built-in agent's runs do.
         return { ...result, interrupts: awaiting.map((a) => approvalInterrupt(a.row)), closingMessages: awaiting.map((a) => pendingCardMessage(a.row, a.parentMessageId)) };
       } catch (err) {
-        if (signal.aborted) {
-          const reason = signal.reason === "deadline" ? "deadline" : "cancelled";
-          processor.hostNote(
-            "run.failed",
-            reason === "deadline"
-              ? { code: "deadline_exceeded", message: "The run passed its deadline; the host closed the runner's stream", retryable: true }
-              : { code: "cancelled", message: "The run was cancelled; the host closed the runner's stream", retryable: false },
-          );
-        } else if (err instanceof RunnerFailure && !processor.finished) {
-          processor.hostNote("run.failed", { code: err.code, message: err.message, retryable: err.retryable });
-        }
-        // A run.failed that says what the run used is recorded with the failure.
-        const usage = processor.reportedUsage;
-        if (usage) reportUsage?.(usage, spec.manifest.id);
+        noteFailure(spec, processor, err, input);
         span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof RunnerFailure ? err.code : "runner call failed" });
         throw err;
       } finally {
