@@ -154,126 +154,151 @@ async function repeatUnansweredCalls(
   return exchanges;
 }
 
+/** The client's generation settings, in the AI SDK's names. */
+function modelSettings(generation: RunnerInput["generation"]) {
+  return {
+    temperature: generation.temperature,
+    topP: generation.topP,
+    maxOutputTokens: generation.maxTokens,
+    frequencyPenalty: generation.frequencyPenalty,
+    presencePenalty: generation.presencePenalty,
+    stopSequences: generation.stop,
+    seed: generation.seed,
+  };
+}
+
+/**
+ * Runs the tool loop to its end. A model's failure ends the run as the model's (not ours), with
+ * what the finished steps used, which were paid for whatever ends the run now.
+ */
+async function loopUntilDone(
+  loop: Parameters<typeof runModelLoop>[0],
+  ctx: { translator: AgUiEventTranslator; info: ModelInfo; runId: string; signal: AbortSignal; reportUsage: RunnerInput["reportUsage"] },
+): Promise<void> {
+  const { translator, info, runId, signal, reportUsage } = ctx;
+  try {
+    await runModelLoop(loop);
+  } catch (err) {
+    reportUsage?.(translator.totalUsage, info.id);
+    // Errors of the SDK (network, provider) are the model's; anything else is ours and propagates as is.
+    if (signal.aborted || !AISDKError.isInstance(err)) throw err;
+    throw modelFailure(err, info, runId);
+  }
+  if (translator.error && !signal.aborted) {
+    reportUsage?.(translator.totalUsage, info.id);
+    throw modelFailure(translator.error, info, runId);
+  }
+}
+
+/** The run's answer: its usage, and the writes it left waiting for a person as interrupts with their cards. */
+function agentResult(translator: AgUiEventTranslator, gate: ApprovalGate, info: ModelInfo, locale: string | undefined): RunnerResult {
+  const usage = translator.totalUsage;
+  if (gate.requested.length === 0) return { usage, model: info.id, result: { usage, model: info.id } };
+  const parents = new Map(
+    gate.requested.flatMap((row) => {
+      const parent = translator.parentOfWireCall(row.toolCallId);
+      return parent ? [[row.toolCallId, parent] as const] : [];
+    }),
+  );
+  return { usage, model: info.id, interrupts: gate.requested.map((row) => approvalInterrupt(row, locale)), closingMessages: gate.pendingCards(parents) };
+}
+
+const DEFAULT_DEPS: AgentRunnerDeps = {
+  model: createAgentModel,
+  projectCli: projectCliBinding,
+  loadContext: loadAgentContext,
+  approvalGate: (run) => createApprovalGate(run),
+  now: () => new Date(),
+};
+
+/** One run of the built-in agent: what it carries and repeats, then the tool loop, then its answer. */
+async function runAgent(deps: AgentRunnerDeps, { run, input, generation, signal, emit, prefetched, resume, reportUsage }: RunnerInput): Promise<RunnerResult> {
+  const timeZone = resolveTimeZone(input);
+  // The cards this run draws speak the language its client asked for (the web chat's choice).
+  const locale = requestedLocale(input);
+  const now = deps.now();
+  const { projectCli } = deps;
+  const [context, mcpServers] = await Promise.all([
+    deps.loadContext({ run, input, prefetched, resumed: resume !== undefined }),
+    findRunMcpServers({ runId: run.id, userId: run.userId }),
+  ]);
+  const skills = visibleSkills({ allowed: DEFAULT_ALLOWED_MODULES, hidden: context.hiddenSkills ?? [] });
+  const user = userMessageParts(input);
+  const { model, info, streamer } = deps.model({ now: deps.now, timeZone, modelId: generation.model });
+  const serverToolNames = new Set([projectCli.name]);
+  const translator = new AgUiEventTranslator(emit, serverToolNames, { model: info.id, usedToolCallIds: resume ? usedToolCallIds(resume) : [] });
+  const gate = deps.approvalGate({ id: run.id, threadId: run.threadId, userId: run.userId, apiKeyHash: run.apiKeyHash, locale });
+  const callFor = (toolCallId: string, args: unknown, callRunId?: string) =>
+    runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, callRunId, args, signal, timeZone, locale, visibleSkills: skills, mcpServers });
+  const runCall = ({ toolCallId, args }: { toolCallId: string; args: unknown }) => callFor(toolCallId, args);
+  const answered = resume ? answeredToolCallIds(resume) : new Set<string>();
+  // An approved call keeps the run it was made in, so it is done once whichever run carries it
+  // (and however often: a run taken over carries again what it had not answered yet).
+  const carried = await carryApprovals(
+    (context.approvals ?? []).filter((a) => !answered.has(a.toolCallId)),
+    ({ toolCallId, callRunId, args }) => callFor(toolCallId, args, callRunId),
+    locale,
+  );
+  for (const c of carried) emitCarried(emit, c);
+  const clientResults = clientToolResults(input, openClientToolCalls(context.toolEvents, serverToolNames));
+  const repeated = resume ? await repeatUnansweredCalls(resume, { emit, gate, runCall, serverToolNames }) : [];
+  // A run that continues from an interrupt nobody answered yet has nothing to tell the model.
+  if (!resume && !user.fromUser && clientResults.length === 0 && carried.length === 0) return {};
+
+  await loopUntilDone(
+    {
+      model,
+      streamer,
+      instructions: buildSystemPrompt({
+        now,
+        timeZone,
+        memoryFacts: context.memoryFacts,
+        context: input.context,
+        clientTools: input.tools,
+        skills,
+        mcpCards: mcpServers.map(mcpIndexCard),
+      }),
+      messages: buildConversation({
+        history: context.history,
+        clientResults: [...clientResults, ...carried.map(exchangeOf)],
+        userText: user.fromUser ? user.text : null,
+        userImages: context.userImages,
+        progress: context.progress,
+        repeated,
+      }),
+      tools: buildAgentTools({
+        projectCli,
+        userId: run.userId,
+        runId: run.id,
+        timeZone,
+        locale,
+        signal,
+        clientTools: input.tools,
+        visibleSkills: skills,
+        mcpServers,
+        approvals: gate,
+        wireId: (id) => translator.callOnWire(id)?.wireId ?? id,
+      }),
+      maxSteps: MAX_AGENT_STEPS,
+      maxRetries: MODEL_MAX_RETRIES,
+      settings: modelSettings(generation),
+      signal,
+      onPart: (part) => translator.accept(part),
+      // A provider error ends the run; its stream parts are not worth reading further.
+      stop: () => translator.error !== null,
+    },
+    { translator, info, runId: run.id, signal, reportUsage },
+  );
+  return agentResult(translator, gate, info, locale);
+}
+
 /**
  * The built-in agent: one tool loop (at most MAX_AGENT_STEPS model calls, on the AI SDK's
  * providers) over project_cli and the client's own tools, streamed as AG-UI events while it runs.
  */
 export function createAgentRunner(overrides: Partial<AgentRunnerDeps> = {}): Runner {
-  const deps: AgentRunnerDeps = {
-    model: createAgentModel,
-    projectCli: projectCliBinding,
-    loadContext: loadAgentContext,
-    approvalGate: (run) => createApprovalGate(run),
-    now: () => new Date(),
-    ...overrides,
-  };
-  return {
-    id: AGENT_RUNNER_ID,
-    prefetch: CONTEXT_PREFETCH,
-    async run({ run, input, generation, signal, emit, prefetched, resume, reportUsage }: RunnerInput): Promise<RunnerResult> {
-      const timeZone = resolveTimeZone(input);
-      // The cards this run draws speak the language its client asked for (the web chat's choice).
-      const locale = requestedLocale(input);
-      const now = deps.now();
-      const { projectCli } = deps;
-      const [context, mcpServers] = await Promise.all([
-        deps.loadContext({ run, input, prefetched, resumed: resume !== undefined }),
-        findRunMcpServers({ runId: run.id, userId: run.userId }),
-      ]);
-      const skills = visibleSkills({ allowed: DEFAULT_ALLOWED_MODULES, hidden: context.hiddenSkills ?? [] });
-      const user = userMessageParts(input);
-      const { model, info, streamer } = deps.model({ now: deps.now, timeZone, modelId: generation.model });
-      const serverToolNames = new Set([projectCli.name]);
-      const translator = new AgUiEventTranslator(emit, serverToolNames, { model: info.id, usedToolCallIds: resume ? usedToolCallIds(resume) : [] });
-      const gate = deps.approvalGate({ id: run.id, threadId: run.threadId, userId: run.userId, apiKeyHash: run.apiKeyHash, locale });
-      const runCall = ({ toolCallId, args }: { toolCallId: string; args: unknown }) =>
-        runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, args, signal, timeZone, locale, visibleSkills: skills, mcpServers });
-      const answered = resume ? answeredToolCallIds(resume) : new Set<string>();
-      // An approved call keeps the run it was made in, so it is done once whichever run carries it
-      // (and however often: a run taken over carries again what it had not answered yet).
-      const carried = await carryApprovals(
-        (context.approvals ?? []).filter((a) => !answered.has(a.toolCallId)),
-        ({ toolCallId, callRunId, args }) =>
-          runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, callRunId, args, signal, timeZone, locale, visibleSkills: skills, mcpServers }),
-        locale,
-      );
-      for (const c of carried) emitCarried(emit, c);
-      const clientResults = clientToolResults(input, openClientToolCalls(context.toolEvents, serverToolNames));
-      const repeated = resume ? await repeatUnansweredCalls(resume, { emit, gate, runCall, serverToolNames }) : [];
-      // A run that continues from an interrupt nobody answered yet has nothing to tell the model.
-      if (!resume && !user.fromUser && clientResults.length === 0 && carried.length === 0) return {};
-
-      try {
-        await runModelLoop({
-          model,
-          streamer,
-          instructions: buildSystemPrompt({
-            now,
-            timeZone,
-            memoryFacts: context.memoryFacts,
-            context: input.context,
-            clientTools: input.tools,
-            skills,
-            mcpCards: mcpServers.map(mcpIndexCard),
-          }),
-          messages: buildConversation({
-            history: context.history,
-            clientResults: [...clientResults, ...carried.map(exchangeOf)],
-            userText: user.fromUser ? user.text : null,
-            userImages: context.userImages,
-            progress: context.progress,
-            repeated,
-          }),
-          tools: buildAgentTools({
-            projectCli,
-            userId: run.userId,
-            runId: run.id,
-            timeZone,
-            locale,
-            signal,
-            clientTools: input.tools,
-            visibleSkills: skills,
-            mcpServers,
-            approvals: gate,
-            wireId: (id) => translator.callOnWire(id)?.wireId ?? id,
-          }),
-          maxSteps: MAX_AGENT_STEPS,
-          maxRetries: MODEL_MAX_RETRIES,
-          settings: {
-            temperature: generation.temperature,
-            topP: generation.topP,
-            maxOutputTokens: generation.maxTokens,
-            frequencyPenalty: generation.frequencyPenalty,
-            presencePenalty: generation.presencePenalty,
-            stopSequences: generation.stop,
-            seed: generation.seed,
-          },
-          signal,
-          onPart: (part) => translator.accept(part),
-          // A provider error ends the run; its stream parts are not worth reading further.
-          stop: () => translator.error !== null,
-        });
-      } catch (err) {
-        // The steps that finished were paid for, whatever ends the run now.
-        reportUsage?.(translator.totalUsage, info.id);
-        // Errors of the SDK (network, provider) are the model's; anything else is ours and propagates as is.
-        if (signal.aborted || !AISDKError.isInstance(err)) throw err;
-        throw modelFailure(err, info, run.id);
-      }
-      if (translator.error && !signal.aborted) {
-        reportUsage?.(translator.totalUsage, info.id);
-        throw modelFailure(translator.error, info, run.id);
-      }
-
-      const usage = translator.totalUsage;
-      if (gate.requested.length === 0) return { usage, model: info.id, result: { usage, model: info.id } };
-      const parents = new Map(gate.requested.flatMap((row) => {
-        const parent = translator.parentOfWireCall(row.toolCallId);
-        return parent ? [[row.toolCallId, parent] as const] : [];
-      }));
-      return { usage, model: info.id, interrupts: gate.requested.map((row) => approvalInterrupt(row, locale)), closingMessages: gate.pendingCards(parents) };
-    },
-  };
+  const deps: AgentRunnerDeps = { ...DEFAULT_DEPS, ...overrides };
+  return { id: AGENT_RUNNER_ID, prefetch: CONTEXT_PREFETCH, run: (input) => runAgent(deps, input) };
 }
 
 export const agentRunner: Runner = createAgentRunner();
