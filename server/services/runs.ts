@@ -44,12 +44,48 @@ function chosenModel(input: RunAgentInput, generation: GenerationParams = {}): G
 }
 
 /**
- * Accepts a run for the user and starts executing it on this instance. Every protocol
- * comes through here, so image URLs get the same checks (ours, signed, unexpired, the
- * caller's) before anything is written. The execution is handed to `keepAlive`, so it
- * outlives the response on serverless hosts too.
+ * Plans the run (its runner, binding and grants) and accepts it in one statement. The bindings may
+ * have changed since this process read them: then they are read again and the plan made afresh.
  */
-export async function startRun(opts: {
+async function acceptPlanned(
+  opts: StartRunOptions,
+  accepting: { generation: GenerationParams; apiKeyHash: string | undefined; userMessageMetadata: Record<string, unknown> | undefined; multitaskStrategy: MultitaskStrategy | undefined },
+) {
+  const accept = async (fresh: boolean) => {
+    const plan = await planRun({ userId: opts.userId, input: opts.input, protocol: opts.protocol, fresh });
+    // In-process runs go to the registered default runner (the built-in agent, or a test's stand-in).
+    const local = plan.endpoint ? null : defaultRunner();
+    const accepted = await acceptRun({
+      userId: opts.userId,
+      input: opts.input,
+      protocol: opts.protocol,
+      runner: local?.id ?? plan.runnerId,
+      userMessageMetadata: accepting.userMessageMetadata,
+      entry: plan.entry,
+      bindingId: plan.binding?.id ?? null,
+      authorization: plan.authorization,
+      deadlineSeconds: plan.binding?.policy.deadline_seconds,
+      start: true,
+      prefetch: local?.prefetch,
+      bindingCheck: plan.bindingCheck ?? undefined,
+      apiKeyHash: accepting.apiKeyHash,
+      apiKeyId: opts.apiKeyId,
+      toolMessages: opts.toolMessages,
+      generation: accepting.generation,
+      multitaskStrategy: accepting.multitaskStrategy ?? plan.binding?.multitaskStrategy ?? "reject",
+    });
+    return { plan, local, accepted };
+  };
+  try {
+    return await accept(false);
+  } catch (err) {
+    if (!(err instanceof StalePlanError)) throw err;
+    dropBindingSnapshot();
+    return accept(true);
+  }
+}
+
+export type StartRunOptions = {
   userId: string;
   input: RunAgentInput;
   protocol: string;
@@ -72,7 +108,15 @@ export async function startRun(opts: {
    * forwardedProps.multitaskStrategy; else the binding's default; else reject.
    */
   multitaskStrategy?: MultitaskStrategy;
-}): Promise<{ run: RunRow; created: boolean; position?: number }> {
+};
+
+/**
+ * Accepts a run for the user and starts executing it on this instance. Every protocol
+ * comes through here, so image URLs get the same checks (ours, signed, unexpired, the
+ * caller's) before anything is written. The execution is handed to `keepAlive`, so it
+ * outlives the response on serverless hosts too.
+ */
+export async function startRun(opts: StartRunOptions): Promise<{ run: RunRow; created: boolean; position?: number }> {
   startRecoverySweeper();
   const generation = chosenModel(opts.input, opts.generation);
   const forwarded = forwardedMultitaskStrategy(opts.input.forwardedProps);
@@ -97,41 +141,7 @@ export async function startRun(opts: {
     images,
     requestOrigin: opts.requestOrigin,
   });
-  const accept = async (fresh: boolean) => {
-    const plan = await planRun({ userId: opts.userId, input: opts.input, protocol: opts.protocol, fresh });
-    // In-process runs go to the registered default runner (the built-in agent, or a test's stand-in).
-    const local = plan.endpoint ? null : defaultRunner();
-    const accepted = await acceptRun({
-      userId: opts.userId,
-      input: opts.input,
-      protocol: opts.protocol,
-      runner: local?.id ?? plan.runnerId,
-      userMessageMetadata,
-      entry: plan.entry,
-      bindingId: plan.binding?.id ?? null,
-      authorization: plan.authorization,
-      deadlineSeconds: plan.binding?.policy.deadline_seconds,
-      start: true,
-      prefetch: local?.prefetch,
-      bindingCheck: plan.bindingCheck ?? undefined,
-      apiKeyHash,
-      apiKeyId: opts.apiKeyId,
-      toolMessages: opts.toolMessages,
-      generation,
-      multitaskStrategy: requestedStrategy ?? plan.binding?.multitaskStrategy ?? "reject",
-    });
-    return { plan, local, accepted };
-  };
-  let attempt;
-  try {
-    attempt = await accept(false);
-  } catch (err) {
-    if (!(err instanceof StalePlanError)) throw err;
-    // The bindings changed since this process read them: read them again, plan from the database.
-    dropBindingSnapshot();
-    attempt = await accept(true);
-  }
-  const { plan, local, accepted } = attempt;
+  const { plan, local, accepted } = await acceptPlanned(opts, { generation, apiKeyHash, userMessageMetadata, multitaskStrategy: requestedStrategy });
   // A run queued behind the thread's run in progress starts later, wherever a worker takes its job (server/queue).
   if (accepted.created && accepted.position === undefined) {
     const r = accepted.run;
