@@ -45,6 +45,27 @@ function fail(message: string): never {
   process.exit(1);
 }
 
+// Every flag any command takes; each command checks the ones it needs.
+const FLAG_OPTIONS = {
+  email: { type: "string" },
+  password: { type: "string" },
+  name: { type: "string" },
+  id: { type: "string" },
+  url: { type: "string" },
+  secret: { type: "string" },
+  runner: { type: "string" },
+  thread: { type: "string" },
+  config: { type: "string" },
+  policy: { type: "string" },
+  token: { type: "string" },
+  header: { type: "string", multiple: true },
+  timeout: { type: "string" },
+  binding: { type: "string" },
+  tools: { type: "string" },
+  admin: { type: "boolean", default: false },
+  "self-approve": { type: "boolean" },
+} as const;
+
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   if (!command || command === "--help" || command === "help") {
@@ -54,25 +75,7 @@ async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: {
-      email: { type: "string" },
-      password: { type: "string" },
-      name: { type: "string" },
-      id: { type: "string" },
-      url: { type: "string" },
-      secret: { type: "string" },
-      runner: { type: "string" },
-      thread: { type: "string" },
-      config: { type: "string" },
-      policy: { type: "string" },
-      token: { type: "string" },
-      header: { type: "string", multiple: true },
-      timeout: { type: "string" },
-      binding: { type: "string" },
-      tools: { type: "string" },
-      admin: { type: "boolean", default: false },
-      "self-approve": { type: "boolean" },
-    },
+    options: FLAG_OPTIONS,
     allowNegative: true,
     strict: true,
   });
@@ -109,48 +112,12 @@ async function main(): Promise<void> {
   try {
     const { AppError } = await import("../server/errors");
     try {
-      if (command === "user:create") {
-        const { createUser } = await import("../server/services/users");
-        const user = await createUser({ email: need("email"), password: need("password"), name: values.name, role: values.admin ? "admin" : "user" });
-        console.log(`Created ${user.role} ${user.email} (${user.id})`);
-      } else if (command === "user:reset-password") {
-        const { resetUserPasswordByEmail } = await import("../server/services/users");
-        const { user, oneTimePassword } = await resetUserPasswordByEmail({ email: need("email") });
-        console.log(`Set a one-time password for ${user.email}; they choose their own at their next sign-in. It is shown only once:`);
-        console.log(oneTimePassword);
-      } else if (command === "user:deactivate" || command === "user:reactivate") {
-        const { setUserActiveByEmail } = await import("../server/services/users");
-        const active = command === "user:reactivate";
-        const user = await setUserActiveByEmail({ email: need("email"), active });
-        console.log(active ? `Reactivated ${user.email}: they can sign in and use their API keys again` : `Deactivated ${user.email}: they can no longer sign in or use their API keys; their threads and runs stay`);
-      } else if (command === "user:approval-policy") {
-        const { setApprovalPolicyByEmail } = await import("../server/services/approvals");
-        const policy = await setApprovalPolicyByEmail({ email: need("email"), policy: values.policy ?? fail(`${command} needs --policy always|others|never\n\n${usage}`) });
-        console.log(`Approval policy of ${need("email")} is now ${policy}; their next runs follow it`);
-      } else if (command === "apikey:create") {
-        const { createApiKeyForEmail } = await import("../server/services/api-keys");
-        const { key, record } = await createApiKeyForEmail({ email: need("email"), name: values.name, autoApprove: selfApprove ?? false });
-        console.log(`Created API key ${record.id} (${record.prefix}…) for ${need("email")}${record.autoApprove ? ", approving its own changes" : ""}. It is shown only once:`);
-        console.log(key);
-      } else if (command === "apikey:update") {
-        const { updateApiKeyAutoApprove } = await import("../server/services/api-keys");
-        const key = await updateApiKeyAutoApprove({ id: need("id"), autoApprove: selfApprove! });
-        console.log(`API key ${key.id} (${key.prefix}…) ${key.autoApprove ? "now approves its own changes" : "now asks for approval as its user's policy says"}`);
-      } else if (command === "apikey:list") {
-        const { findUserByEmail } = await import("../server/repositories/users");
-        const { listApiKeys } = await import("../server/services/api-keys");
-        const user = (await findUserByEmail({ email: need("email").toLowerCase() })) ?? fail(`No user with email ${need("email")}`);
-        for (const k of await listApiKeys({ userId: user.id })) {
-          console.log(`${k.id}  ${k.prefix}…  ${k.name}  ${k.revokedAt ? "revoked" : "active"}${k.autoApprove ? "  self-approving" : ""}  created ${k.createdAt.toISOString()}`);
-        }
-      } else if (command.startsWith("mcp:")) {
+      if (command.startsWith("mcp:")) {
         await mcpCommand(command, values);
       } else if (command.startsWith("runner:") || command.startsWith("binding:")) {
         await runnerCommand(command, { need, json, email: values.email, thread: values.thread });
       } else {
-        const { revokeApiKey } = await import("../server/services/api-keys");
-        const key = await revokeApiKey({ id: need("id") });
-        console.log(`Revoked API key ${key.id} (${key.prefix}…)`);
+        await accountCommand(command, { need, values, selfApprove });
       }
     } catch (err) {
       if (err instanceof AppError) fail(err.message);
@@ -161,6 +128,55 @@ async function main(): Promise<void> {
   } finally {
     await closeAppDb();
     await db.stop();
+  }
+}
+
+type AccountFlags = {
+  need: (key: "email" | "password" | "id") => string;
+  values: { name?: string; admin?: boolean; policy?: string };
+  selfApprove: boolean | undefined;
+};
+
+/** user:* and apikey:* commands, through the services the console uses. */
+async function accountCommand(command: string, { need, values, selfApprove }: AccountFlags): Promise<void> {
+  if (command === "user:create") {
+    const { createUser } = await import("../server/services/users");
+    const user = await createUser({ email: need("email"), password: need("password"), name: values.name, role: values.admin ? "admin" : "user" });
+    console.log(`Created ${user.role} ${user.email} (${user.id})`);
+  } else if (command === "user:reset-password") {
+    const { resetUserPasswordByEmail } = await import("../server/services/users");
+    const { user, oneTimePassword } = await resetUserPasswordByEmail({ email: need("email") });
+    console.log(`Set a one-time password for ${user.email}; they choose their own at their next sign-in. It is shown only once:`);
+    console.log(oneTimePassword);
+  } else if (command === "user:deactivate" || command === "user:reactivate") {
+    const { setUserActiveByEmail } = await import("../server/services/users");
+    const active = command === "user:reactivate";
+    const user = await setUserActiveByEmail({ email: need("email"), active });
+    console.log(active ? `Reactivated ${user.email}: they can sign in and use their API keys again` : `Deactivated ${user.email}: they can no longer sign in or use their API keys; their threads and runs stay`);
+  } else if (command === "user:approval-policy") {
+    const { setApprovalPolicyByEmail } = await import("../server/services/approvals");
+    const policy = await setApprovalPolicyByEmail({ email: need("email"), policy: values.policy ?? fail(`${command} needs --policy always|others|never\n\n${usage}`) });
+    console.log(`Approval policy of ${need("email")} is now ${policy}; their next runs follow it`);
+  } else if (command === "apikey:create") {
+    const { createApiKeyForEmail } = await import("../server/services/api-keys");
+    const { key, record } = await createApiKeyForEmail({ email: need("email"), name: values.name, autoApprove: selfApprove ?? false });
+    console.log(`Created API key ${record.id} (${record.prefix}…) for ${need("email")}${record.autoApprove ? ", approving its own changes" : ""}. It is shown only once:`);
+    console.log(key);
+  } else if (command === "apikey:update") {
+    const { updateApiKeyAutoApprove } = await import("../server/services/api-keys");
+    const key = await updateApiKeyAutoApprove({ id: need("id"), autoApprove: selfApprove! });
+    console.log(`API key ${key.id} (${key.prefix}…) ${key.autoApprove ? "now approves its own changes" : "now asks for approval as its user's policy says"}`);
+  } else if (command === "apikey:list") {
+    const { findUserByEmail } = await import("../server/repositories/users");
+    const { listApiKeys } = await import("../server/services/api-keys");
+    const user = (await findUserByEmail({ email: need("email").toLowerCase() })) ?? fail(`No user with email ${need("email")}`);
+    for (const k of await listApiKeys({ userId: user.id })) {
+      console.log(`${k.id}  ${k.prefix}…  ${k.name}  ${k.revokedAt ? "revoked" : "active"}${k.autoApprove ? "  self-approving" : ""}  created ${k.createdAt.toISOString()}`);
+    }
+  } else if (command === "apikey:revoke") {
+    const { revokeApiKey } = await import("../server/services/api-keys");
+    const key = await revokeApiKey({ id: need("id") });
+    console.log(`Revoked API key ${key.id} (${key.prefix}…)`);
   }
 }
 

@@ -24,6 +24,7 @@ export type LocalDriver = StorageDriver & {
 
 const encodePath = (objectPath: string) => objectPath.split("/").map(encodeURIComponent).join("/");
 
+// Long: a driver is the object of its methods, made by one factory over one folder.
 export function createLocalDriver({ root, bucket }: { root: string; bucket: string }): LocalDriver {
   const fileOf = (ref: ObjectRef): string | null => {
     if (!isValidObjectPath(ref.path) || !isValidObjectPath(ref.bucket) || ref.bucket.includes("/")) return null;
