@@ -5,6 +5,7 @@ import { CAREFUL_MEMORY_RUNNER_ID, carefulMemoryRunner } from "@/examples/runner
 import { ECHO_RUNNER_ID, echoRunner } from "@/examples/runners/echo";
 import { FRONTEND_TOOLS_RUNNER_ID, frontendToolsRunner } from "@/examples/runners/frontend-tools";
 import { startRunners, type StartedRunner } from "@/examples/runners/start";
+import { defineRunner } from "@/sdk/runner/define-runner";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { signInOverHttp } from "@/test/http-session";
 import { pngBytes } from "@/test/images";
@@ -17,18 +18,25 @@ import type { Cell } from "./axes";
 /** The example runners, one endpoint; its secret carries a canary marker. */
 export type Runners = { endpoint: StartedRunner; secret: string };
 
+// The example runners under ids of the matrix's own: a runner id names one endpoint, and other test
+// files register the examples' ids at endpoints of theirs (and stop them) while the matrix runs.
+const MATRIX_RUNNERS = [echoRunner, carefulMemoryRunner, frontendToolsRunner].map((r) =>
+  defineRunner({ manifest: { ...r.manifest, id: r.manifest.id.replace("plugin:dispatch-examples/", "plugin:dispatch-matrix/") }, run: r.run }),
+);
+const matrixId = (exampleId: string) => exampleId.replace("plugin:dispatch-examples/", "plugin:dispatch-matrix/");
+
 export async function startMatrixRunners(): Promise<Runners> {
   const secret = `canary-runner-secret-${randomUUID()}`;
-  const endpoint = await startRunners({ secret, hostUrl: baseUrl(), runners: [echoRunner, carefulMemoryRunner, frontendToolsRunner] });
+  const endpoint = await startRunners({ secret, hostUrl: baseUrl(), runners: MATRIX_RUNNERS });
   await registerRunner({ url: endpoint.url, secret });
   return { endpoint, secret };
 }
 
 const RUNNER_FOR_TOOL: Record<Cell["tools"], string> = {
-  none: ECHO_RUNNER_ID,
-  "cli-read": CAREFUL_MEMORY_RUNNER_ID,
-  "cli-write-approval": CAREFUL_MEMORY_RUNNER_ID,
-  frontend: FRONTEND_TOOLS_RUNNER_ID,
+  none: matrixId(ECHO_RUNNER_ID),
+  "cli-read": matrixId(CAREFUL_MEMORY_RUNNER_ID),
+  "cli-write-approval": matrixId(CAREFUL_MEMORY_RUNNER_ID),
+  frontend: matrixId(FRONTEND_TOOLS_RUNNER_ID),
 };
 
 export type Participant = {
