@@ -36,14 +36,18 @@ describe("users and API keys", () => {
     const user = await createTestUser();
     const second = await createApiKey({ userId: user.id, name: "second" });
     const first = await listApiKeysPage({ userId: user.id, limit: 1 });
-    expect(first.items).toEqual([expect.objectContaining({ id: second.record.id, name: "second", user: { email: user.email }, revokedAt: null })]);
     const rest = await listApiKeysPage({ userId: user.id, limit: 1, cursor: first.nextCursor! });
-    expect(rest.items.map((k) => k.name)).toEqual(["test"]);
     expect(rest.nextCursor).toBeNull();
+    // Newest first; two keys made within one millisecond (timestamps keep milliseconds) go by id.
+    const paged = [...first.items, ...rest.items];
+    const newestFirst = [...paged].sort((x, y) => y.createdAt.getTime() - x.createdAt.getTime() || (y.id > x.id ? 1 : -1));
+    expect(paged.map((k) => k.id)).toEqual(newestFirst.map((k) => k.id));
+    expect(paged.map((k) => k.name).sort()).toEqual(["second", "test"]);
+    expect(paged.find((k) => k.id === second.record.id)).toMatchObject({ name: "second", user: { email: user.email }, revokedAt: null });
 
     expect(await markApiKeyRevoked({ id: second.record.id })).toEqual({ count: 1 });
     expect(await markApiKeyRevoked({ id: second.record.id })).toEqual({ count: 0 });
-    const [revoked] = (await listApiKeysPage({ userId: user.id, limit: 1 })).items;
+    const revoked = (await listApiKeysPage({ userId: user.id, limit: 2 })).items.find((k) => k.id === second.record.id);
     expect(revoked!.revokedAt).toBeInstanceOf(Date);
   });
 
