@@ -206,8 +206,8 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, apiKe
   else complete(res, model, messages, reply);
 }
 
-/** Starts the fake LLM on 127.0.0.1 at a free port. */
-export async function startFakeLlm(opts: { model?: string; apiKey?: string } = {}): Promise<FakeLlm> {
+/** Starts the fake LLM on 127.0.0.1 at `port`, or a free one. */
+export async function startFakeLlm(opts: { model?: string; apiKey?: string; port?: number } = {}): Promise<FakeLlm> {
   const apiKey = opts.apiKey ?? "fake-llm-key";
   const sockets = new Set<Socket>();
   const calls: Call[] = [];
@@ -221,7 +221,7 @@ export async function startFakeLlm(opts: { model?: string; apiKey?: string } = {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
