@@ -8,7 +8,8 @@ import { randomUUID } from "node:crypto";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
-import { agUiUrl, ECHO_TURN, rolesSeenByModel } from "./dispatch";
+import { collectSse } from "@/test/sse";
+import { agUiUrl, ECHO_TURN, rolesSeenByModel, waitForRunEnd } from "./dispatch";
 
 type User = { apiKey: string };
 let alice: User;
@@ -152,6 +153,23 @@ describe("string ids on POST /api/v1/ag-ui", () => {
     const [a, b] = (await Promise.all([first.json(), second.json()])) as { taskId: string; threadId: string }[];
     expect(b!.taskId).toBe(a!.taskId);
     expect(a!.threadId).toBe(threadId);
+  });
+
+  it("starts a run queued on a named thread with the client's name on its events", async () => {
+    const threadId = `queue-${randomUUID().slice(0, 8)}`;
+    const post = (runId: string, text: string, strategy?: string) =>
+      fetch(agUiUrl(), {
+        method: "POST",
+        headers: { ...bearer(alice.apiKey), "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({ threadId, runId, messages: [{ id: `u-${runId}`, role: "user", content: text }], forwardedProps: strategy ? { multitaskStrategy: strategy } : {} }),
+      });
+    expect((await post("first", "[[delay:100]] one two three four five")).status).toBe(202);
+    const queued = await post("second", "after it", "enqueue");
+    expect(await queued.json()).toMatchObject({ threadId, status: "queued" });
+    expect((await waitForRunEnd(alice.apiKey, "second")).status).toBe("completed");
+    const res = await fetch(`${baseUrl()}/api/v1/agent/runs/second/events`, { headers: { ...bearer(alice.apiKey), accept: "text/event-stream" } });
+    const events = (await collectSse(res)).map((frame) => JSON.parse(frame.data) as { type: string; threadId?: string });
+    expect(events.filter((e) => e.type === "RUN_STARTED" || e.type === "RUN_FINISHED").map((e) => e.threadId)).toEqual([threadId, threadId]);
   });
 
   it("refuses ids it cannot keep as sent, with a 400 that names the field", async () => {
