@@ -16,6 +16,9 @@ function chromiumPath(): string {
 
 const port = Number(process.env.E2E_PORT ?? 3107);
 const baseURL = `http://127.0.0.1:${port}`;
+// The fake model beside the offline demo model: it thinks before answering (e2e/reasoning.e2e.ts).
+const fakeLlmPort = port + 1;
+export const FAKE_REASONER = "fake-reasoner";
 // Playwright loads this file in every worker; keep one data dir per run.
 process.env.E2E_DATA_DIR ??= mkdtempSync(path.join(os.tmpdir(), "dispatch-e2e-"));
 
@@ -41,28 +44,37 @@ export default defineConfig({
     },
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
-  webServer: {
-    command: "node scripts/start.mjs",
-    url: `${baseURL}/api/health`,
-    timeout: 120_000,
-    reuseExistingServer: false,
-    stdout: "pipe",
-    stderr: "pipe",
-    gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
-    env: {
-      // Always a fresh embedded database, so the seeded admin is the one below.
-      DATABASE_URL: "",
-      PORT: String(port),
-      DATA_DIR: process.env.E2E_DATA_DIR,
-      // The example runner e2e/runners.e2e.ts registers listens on loopback.
-      RUNNER_ALLOWED_HOSTS: "127.0.0.1",
-      DISPATCH_ADMIN_EMAIL: e2eAdmin.email,
-      DISPATCH_ADMIN_PASSWORD: e2eAdmin.password,
-      LOG_LEVEL: "warn",
-      NEXT_TELEMETRY_DISABLED: "1",
-      // Slow enough that Stop and reload-mid-run land while the answer still streams, even on
-      // a loaded CI machine where SSE frames arrive in batches.
-      DEMO_MODEL_DELAY_MS: "40",
+  webServer: [
+    {
+      command: "node --experimental-strip-types --no-warnings e2e/fake-llm-server.mjs",
+      port: fakeLlmPort,
+      reuseExistingServer: false,
+      env: { FAKE_LLM_PORT: String(fakeLlmPort) },
     },
-  },
+    {
+      command: "node scripts/start.mjs",
+      url: `${baseURL}/api/health`,
+      timeout: 120_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+      stderr: "pipe",
+      gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
+      env: {
+        // Always a fresh embedded database, so the seeded admin is the one below.
+        DATABASE_URL: "",
+        PORT: String(port),
+        DATA_DIR: process.env.E2E_DATA_DIR,
+        // The example runner e2e/runners.e2e.ts registers listens on loopback.
+        RUNNER_ALLOWED_HOSTS: "127.0.0.1",
+        DISPATCH_ADMIN_EMAIL: e2eAdmin.email,
+        DISPATCH_ADMIN_PASSWORD: e2eAdmin.password,
+        LOG_LEVEL: "warn",
+        NEXT_TELEMETRY_DISABLED: "1",
+        // Slow enough that Stop and reload-mid-run land while the answer still streams, even on
+        // a loaded CI machine where SSE frames arrive in batches.
+        DEMO_MODEL_DELAY_MS: "40",
+        LLM_MODELS: JSON.stringify([{ id: FAKE_REASONER, label: "Fake reasoner", base_url: `http://127.0.0.1:${fakeLlmPort}/v1`, api_key: "fake-llm-key" }]),
+      },
+    },
+  ],
 });

@@ -52,6 +52,8 @@ export const RUN_BODY: AgUiEvent[] = [
       },
       { id: "a0", role: "assistant", content: "earlier", toolCalls: [{ id: "c0", type: "function", function: { name: "project_cli", arguments: "{}" } }] },
       { id: "t0", role: "tool", toolCallId: "c0", content: [{ type: "text", text: "done" }], metadata: { ui_schema: UI_SCHEMA } },
+      // A reasoning model's thinking, as the thread keeps it: pre-1.0 clients read it as it is.
+      { id: "r0", role: "reasoning", content: "先看日历再回答" },
     ],
   },
   { type: EventType.STEP_STARTED, stepName: "think" },

@@ -22,6 +22,16 @@ describe("the fake OpenAI-compatible LLM", () => {
     expect((await result.totalUsage).outputTokens).toBe(5);
   });
 
+  it("thinks before its answer with [[think]], as reasoning_content the AI SDK reads as reasoning", async () => {
+    const result = streamText({ model: model(), prompt: "[[think:Plan the reply first.]] hi" });
+    const types: string[] = [];
+    for await (const part of result.stream) if (part.type.startsWith("reasoning") || part.type === "text-delta") types.push(part.type);
+    expect(await result.reasoningText).toBe("Plan the reply first.");
+    expect(await result.text).toBe("You said: hi");
+    expect(types.indexOf("reasoning-end")).toBeLessThan(types.indexOf("text-delta"));
+    expect((await result.totalUsage).outputTokenDetails.reasoningTokens).toBe(4);
+  });
+
   it("calls the scripted tools in order, then summarises the last result", async () => {
     const seen: unknown[] = [];
     const result = streamText({

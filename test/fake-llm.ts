@@ -9,6 +9,8 @@
 //   [[show:messages]]              answer with the conversation it received, one line a message
 //   [[show:system]]                answer with the system prompt it received
 //   [[show:model]]                 answer with the model id and sampling parameters it was asked for (JSON)
+//   [[think:Some thought]]         before its first reply of the turn, stream the thought word by word as
+//                                  reasoning_content (counted as reasoning tokens), as reasoning models do
 // Tool directives run in order, one per model call; after the last one it summarises the
 // latest tool result ("Tool said: <content>").
 // GET /v1/calls?contains=WORD lists the calls whose latest user message contains WORD, each with
@@ -34,9 +36,9 @@ type ChatMessage = {
 };
 type ChatRequest = { model?: string; stream?: boolean; messages?: ChatMessage[]; temperature?: number; top_p?: number; seed?: number; tools?: unknown[] };
 type ToolCall = { name: string; arguments: string };
-type Script = { text: string; delayMs: number; calls: ToolCall[]; fail: boolean; hang: boolean; show: "messages" | "system" | "model" | null };
+type Script = { text: string; delayMs: number; calls: ToolCall[]; fail: boolean; hang: boolean; show: "messages" | "system" | "model" | null; think: string | null };
 
-const DIRECTIVE = /\[\[(tool|call):(\S+)\s+(\{.*?\})\]\]|\[\[(delay):(\d+)\]\]|\[\[(fail|hang)\]\]|\[\[(show):(messages|system|model)\]\]/g;
+const DIRECTIVE = /\[\[(tool|call):(\S+)\s+(\{.*?\})\]\]|\[\[(delay):(\d+)\]\]|\[\[(fail|hang)\]\]|\[\[(show):(messages|system|model)\]\]|\[\[(think):([^\]]*)\]\]/g;
 
 function textOf(content: ChatMessage["content"]): string {
   if (typeof content === "string") return content;
@@ -45,7 +47,7 @@ function textOf(content: ChatMessage["content"]): string {
 }
 
 function parseScript(userText: string): Script {
-  const script: Script = { text: "", delayMs: 0, calls: [], fail: false, hang: false, show: null };
+  const script: Script = { text: "", delayMs: 0, calls: [], fail: false, hang: false, show: null, think: null };
   for (const m of userText.matchAll(DIRECTIVE)) {
     if (m[1] === "tool") {
       const [module, method] = m[2]!.split(".");
@@ -55,6 +57,7 @@ function parseScript(userText: string): Script {
     else if (m[6] === "fail") script.fail = true;
     else if (m[6] === "hang") script.hang = true;
     else if (m[7] === "show") script.show = m[8] as Script["show"];
+    else if (m[9] === "think") script.think = m[10]!.trim();
   }
   script.text = userText.replace(DIRECTIVE, " ").replace(/\s+/g, " ").trim();
   return script;
@@ -110,7 +113,7 @@ function usage(messages: ChatMessage[], completion: number) {
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
-async function stream(res: http.ServerResponse, model: string, messages: ChatMessage[], reply: Reply, delayMs: number): Promise<void> {
+async function stream(res: http.ServerResponse, model: string, messages: ChatMessage[], reply: Reply, delayMs: number, think: string | null): Promise<void> {
   const id = `chatcmpl-${randomUUID()}`;
   const created = Math.floor(Date.now() / 1000);
   const send = (body: object) => res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, ...body })}\n\n`);
@@ -122,6 +125,13 @@ async function stream(res: http.ServerResponse, model: string, messages: ChatMes
     return new Promise((resolve) => res.once("close", resolve));
   }
   let count = 0;
+  let thought = 0;
+  for (const token of think ? tokens(think) : []) {
+    if (res.destroyed) return;
+    await pause(delayMs);
+    delta({ reasoning_content: token });
+    thought++;
+  }
   if (reply.kind === "text") {
     for (const token of tokens(reply.text)) {
       if (res.destroyed) return;
@@ -140,7 +150,7 @@ async function stream(res: http.ServerResponse, model: string, messages: ChatMes
     }
   }
   delta({}, reply.kind === "tool" ? "tool_calls" : "stop");
-  send({ choices: [], usage: usage(messages, count) });
+  send({ choices: [], usage: { ...usage(messages, count + thought), ...(thought > 0 ? { completion_tokens_details: { reasoning_tokens: thought } } : {}) } });
   res.end("data: [DONE]\n\n");
 }
 
@@ -249,13 +259,15 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, apiKe
   }
   const reply = plan(messages, script, body);
   const model = body.model ?? "fake";
-  if (body.stream) await stream(res, model, messages, reply, script.delayMs);
+  // Reasoning models think before their first reply of a turn.
+  const think = turnOf(messages).turn.length === 0 ? script.think : null;
+  if (body.stream) await stream(res, model, messages, reply, script.delayMs, think);
   else if (reply.kind === "hang") await new Promise((resolve) => res.once("close", resolve));
   else complete(res, model, messages, reply);
 }
 
-/** Starts the fake LLM on 127.0.0.1 at a free port. */
-export async function startFakeLlm(opts: { model?: string; apiKey?: string } = {}): Promise<FakeLlm> {
+/** Starts the fake LLM on 127.0.0.1 at `port`, or a free one. */
+export async function startFakeLlm(opts: { model?: string; apiKey?: string; port?: number } = {}): Promise<FakeLlm> {
   const apiKey = opts.apiKey ?? "fake-llm-key";
   const sockets = new Set<Socket>();
   const calls: Call[] = [];
@@ -269,7 +281,7 @@ export async function startFakeLlm(opts: { model?: string; apiKey?: string } = {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,

@@ -10,7 +10,7 @@ import { localDay } from "@/components/i18n/format";
 import { Composer } from "./composer";
 import type { LiveTurn } from "./live-turn";
 import { MessageActionsContext } from "./message-actions";
-import { AssistantMessage, DayHeader, StoppedNote, ToolCall, UserMessage } from "./message-parts";
+import { AssistantMessage, DayHeader, Reasoning, StoppedNote, ToolCall, UserMessage } from "./message-parts";
 import { RegenerateIcon } from "./icons";
 import { useChatRuns, type SendInput } from "./use-chat-runs";
 
@@ -135,6 +135,8 @@ function LiveTurnView({ turn, onRetry }: { turn: LiveTurn; onRetry: ((turn: Live
       {turn.items.map((item, i) =>
         item.kind === "text" ? (
           <AssistantMessage key={`t:${item.id}`} text={item.text} streaming={item.streaming} />
+        ) : item.kind === "reasoning" ? (
+          <Reasoning key={`r:${item.id}`} text={item.text} streaming={item.streaming} durationMs={item.durationMs} />
         ) : item.approval ? (
           <ApprovalCard key={`a:${item.id}`} approval={item.approval.info} uiSchema={item.approval.uiSchema} />
         ) : (

@@ -6,7 +6,7 @@ import type { HistoryMessage, HistorySnapshot } from "@/server/protocols/ag-ui/h
 import { ApprovalCard } from "./approval-card";
 import { useI18n } from "@/components/i18n/use-dictionary";
 import { localDay } from "@/components/i18n/format";
-import { AssistantMessage, DayHeader, StoppedNote, ToolCall, UserMessage, type ImageRef } from "./message-parts";
+import { AssistantMessage, DayHeader, Reasoning, StoppedNote, ToolCall, UserMessage, type ImageRef } from "./message-parts";
 
 // One page of a thread as /api/v1/agent/history serves it (a UTC day), with a header for
 // each of the viewer's own days in it: near midnight one UTC day spans two local ones.
@@ -33,6 +33,7 @@ function userImages(message: Extract<HistoryMessage, { role: "user" }>): ImageRe
 
 function HistoryEntry({ message, intermediate }: { message: HistoryMessage; intermediate: boolean }) {
   if (message.role === "user") return <UserMessage text={message.content} images={userImages(message)} />;
+  if (message.role === "reasoning") return <Reasoning text={message.content} durationMs={message.durationMs} />;
   if (message.role === "tool" && message.approval) return <ApprovalCard approval={message.approval} uiSchema={message.uiSchema} />;
   if (message.role === "tool") return <ToolCall name={null} status="done" uiSchema={message.uiSchema} content={message.content} intermediate={intermediate} />;
   return (

@@ -26,6 +26,29 @@ describe("live turn", () => {
     expect(isTurnOpen(done)).toBe(false);
   });
 
+  it("shows the model's thinking before the answer, timed by its events, so a replay reads the same", () => {
+    const thinking = [
+      started,
+      { type: EventType.REASONING_START, messageId: "r", timestamp: 1_000 } as BaseEvent,
+      { type: EventType.REASONING_MESSAGE_START, messageId: "r", role: "reasoning", timestamp: 1_000 } as BaseEvent,
+      { type: EventType.REASONING_MESSAGE_CONTENT, messageId: "r", delta: "Check the " } as BaseEvent,
+      { type: EventType.REASONING_MESSAGE_CONTENT, messageId: "r", delta: "calendar." } as BaseEvent,
+    ];
+    expect(play(thinking).items).toEqual([{ kind: "reasoning", id: "r", text: "Check the calendar.", streaming: true, startedAt: 1_000, durationMs: null }]);
+    const answered = play([
+      ...thinking,
+      { type: EventType.REASONING_MESSAGE_END, messageId: "r", timestamp: 13_400 } as BaseEvent,
+      { type: EventType.REASONING_END, messageId: "r", timestamp: 13_400 } as BaseEvent,
+      { type: EventType.TEXT_MESSAGE_START, messageId: "a", role: "assistant" } as BaseEvent,
+      { type: EventType.TEXT_MESSAGE_CONTENT, messageId: "a", delta: "Free." } as BaseEvent,
+    ]);
+    expect(answered.items.map((item) => item.kind)).toEqual(["reasoning", "text"]);
+    expect(answered.items[0]).toMatchObject({ streaming: false, durationMs: 12_400 });
+    // Stopped mid-thought: the thought stays, no longer streaming.
+    const stopped = play([...thinking, { type: EventType.RUN_FINISHED, threadId: "t", runId: "run-1", outcome: { type: "cancelled" } } as BaseEvent]);
+    expect(stopped.items[0]).toMatchObject({ kind: "reasoning", streaming: false, text: "Check the calendar." });
+  });
+
   it("replaces a message's text when its runner edits it (message.edited), leaving other messages alone", () => {
     const turn = play([
       started,

@@ -2,14 +2,16 @@ import { EventType, type AGUIEvent, type BaseEvent, type Interrupt } from "@ag-u
 import type { ApprovalInfo } from "./approval-card";
 import { errorFromRunCode, type ChatError } from "./chat-errors";
 
-// What the chat shows of a run while it streams: the user's message, then the answer's
-// text and tool calls in the order they arrived, and how the run ended. Built only from
+// What the chat shows of a run while it streams: the user's message, then the model's
+// thinking, the answer's text and tool calls in the order they arrived, and how the run ended. Built only from
 // AG-UI events, so a live run and a run replayed from its event log look the same.
 
 export type LiveImage = { url: string; mimeType: string; name: string };
 
 export type LiveItem =
   | { kind: "text"; id: string; text: string; streaming: boolean }
+  /** The model's thinking; `startedAt`/`durationMs` from the events' timestamps, so a replay shows the same time. */
+  | { kind: "reasoning"; id: string; text: string; streaming: boolean; startedAt: number | null; durationMs: number | null }
   | {
       kind: "tool";
       id: string;
@@ -53,7 +55,7 @@ export function failTurn(turn: LiveTurn, error: ChatError): LiveTurn {
 
 function closeItems(items: LiveItem[], toolStatus: "stopped" | "done"): LiveItem[] {
   return items.map((item) => {
-    if (item.kind === "text") return item.streaming ? { ...item, streaming: false } : item;
+    if (item.kind === "text" || item.kind === "reasoning") return item.streaming ? { ...item, streaming: false } : item;
     return item.status === "running" ? { ...item, status: toolStatus } : item;
   });
 }
@@ -69,6 +71,17 @@ function hasItem(items: LiveItem[], id: string, kind: LiveItem["kind"]): boolean
 function uiSchemaOf(metadata: unknown): unknown {
   if (!metadata || typeof metadata !== "object") return null;
   return (metadata as { ui_schema?: unknown }).ui_schema ?? null;
+}
+
+function appendReasoning(items: LiveItem[], id: string, delta: string): LiveItem[] {
+  if (!hasItem(items, id, "reasoning")) return [...items, { kind: "reasoning", id, text: delta, streaming: true, startedAt: null, durationMs: null }];
+  return updateItem(items, id, "reasoning", (item) => (item.kind === "reasoning" ? { ...item, text: item.text + delta } : item));
+}
+
+function endReasoning(items: LiveItem[], id: string, endedAt: number | undefined): LiveItem[] {
+  return updateItem(items, id, "reasoning", (item) =>
+    item.kind === "reasoning" ? { ...item, streaming: false, durationMs: item.startedAt !== null && endedAt !== undefined ? Math.max(0, endedAt - item.startedAt) : null } : item,
+  );
 }
 
 function appendText(items: LiveItem[], id: string, delta: string): LiveItem[] {
@@ -93,6 +106,16 @@ export function applyRunEvent(turn: LiveTurn, raw: BaseEvent): LiveTurn {
         ...turn,
         items: updateItem(turn.items, event.messageId, "text", (item) => (item.kind === "text" ? { ...item, streaming: false } : item)),
       };
+    case EventType.REASONING_MESSAGE_START:
+      if (hasItem(turn.items, event.messageId, "reasoning")) return turn;
+      return {
+        ...turn,
+        items: [...turn.items, { kind: "reasoning", id: event.messageId, text: "", streaming: true, startedAt: event.timestamp ?? null, durationMs: null }],
+      };
+    case EventType.REASONING_MESSAGE_CONTENT:
+      return { ...turn, items: appendReasoning(turn.items, event.messageId, event.delta) };
+    case EventType.REASONING_MESSAGE_END:
+      return { ...turn, items: endReasoning(turn.items, event.messageId, event.timestamp) };
     case EventType.TOOL_CALL_START:
       if (hasItem(turn.items, event.toolCallId, "tool")) return turn;
       return { ...turn, items: [...turn.items, { kind: "tool", id: event.toolCallId, name: event.toolCallName, status: "running", result: null }] };

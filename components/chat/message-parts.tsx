@@ -104,6 +104,25 @@ export function AssistantMessage({ text, streaming = false }: { text: string; st
   );
 }
 
+/**
+ * The model's thinking before an answer or a tool call: collapsed to one line ("Thinking…" while
+ * it streams, then how long it took), the thought itself on demand. `durationMs` is null when
+ * the time is not known (thinking an older server recorded).
+ */
+export function Reasoning({ text, streaming = false, durationMs }: { text: string; streaming?: boolean; durationMs: number | null }) {
+  const { t } = useI18n();
+  const label = streaming ? t.chat.thinking : durationMs === null ? t.chat.thought : t.chat.thoughtFor(Math.round(durationMs / 1000));
+  return (
+    <details className="chat-reasoning" data-testid="reasoning" data-streaming={streaming ? "true" : "false"}>
+      <summary>
+        {streaming ? <span className="chat-spinner" aria-hidden="true" /> : null}
+        <span data-testid="reasoning-label">{label}</span>
+      </summary>
+      <div className="chat-reasoning-text">{text}</div>
+    </details>
+  );
+}
+
 type ToolStatus = "running" | "done" | "stopped";
 
 /**

@@ -69,6 +69,8 @@ export const en = {
     toolStopped: "stopped",
     toolResult: "Tool result",
     lookedUp: (what: string) => `Looked up: ${what}`,
+    thoughtFor: (seconds: number) => (seconds < 1 ? "Thought for less than a second" : `Thought for ${seconds} s`),
+    thought: "Thought",
     output: "Output",
     table: "Table",
     // Composer

@@ -70,6 +70,8 @@ export const zhCN: Dictionary = {
     toolStopped: "已停止",
     toolResult: "工具结果",
     lookedUp: (what) => `已查询：${what}`,
+    thoughtFor: (seconds) => (seconds < 1 ? "思考了不到 1 秒" : `思考了 ${seconds} 秒`),
+    thought: "已思考",
     output: "输出",
     table: "表格",
     composerLabel: "发送消息",

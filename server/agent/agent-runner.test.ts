@@ -177,6 +177,30 @@ describe("the agent runner", () => {
     expect(result.usage).toEqual({ inputTokens: 30, outputTokens: 8, totalTokens: 38 });
   });
 
+  it("streams the model's reasoning parts as AG-UI reasoning events, and hands signed reasoning back on the next step", async () => {
+    const args = JSON.stringify({ module: "memory", method: "read", input: {} });
+    const signed = { anthropic: { signature: "sig-1" } };
+    const thinking: LanguageModelV4StreamPart[] = [
+      { type: "reasoning-start", id: "r0" },
+      { type: "reasoning-delta", id: "r0", delta: "Look up " },
+      { type: "reasoning-delta", id: "r0", delta: "the memory." },
+      { type: "reasoning-end", id: "r0", providerMetadata: signed },
+    ];
+    const [start, ...rest] = toolStep("call_1", "project_cli", args);
+    const model = scriptedModel([[start!, ...thinking, ...rest], textStep("Done.")]);
+    const { events } = await runAgent({ model });
+    const types = typesOf(events);
+    expect(types.slice(0, 5)).toEqual(["REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_END"]);
+    expect(types[5]).toBe("REASONING_END");
+    expect(types[6]).toBe("TOOL_CALL_START");
+    const [opened] = ofType(events, EventType.REASONING_MESSAGE_START);
+    expect(opened).toMatchObject({ role: "reasoning", timestamp: expect.any(Number) });
+    expect(ofType(events, EventType.REASONING_MESSAGE_CONTENT).map((e) => e.delta).join("")).toBe("Look up the memory.");
+    // The provider's signature goes back with the thinking it signed, as streamText would send it.
+    const assistant = model.doStreamCalls[1]!.prompt.find((m) => m.role === "assistant")!;
+    expect(assistant.content[0]).toEqual({ type: "reasoning", text: "Look up the memory.", providerOptions: signed });
+  });
+
   it("lets the model correct a tool call that project_cli rejected", async () => {
     const bad = JSON.stringify({ module: "calendar", method: "read", input: { mode: "week" } });
     const good = JSON.stringify({ module: "calendar", method: "read", input: { mode: "day", date: "2026-01-02" } });

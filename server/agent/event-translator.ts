@@ -19,6 +19,8 @@ type ToolCallState = { wireId: string; name: string; step: number; ended: boolea
 
 export class AgUiEventTranslator {
   private readonly texts = new Map<string, string | null>();
+  // By the provider's reasoning id: the reasoning message on the wire, once it has content.
+  private readonly reasonings = new Map<string, string | null>();
   // By the provider's id; the latest call that used it.
   private readonly toolCalls = new Map<string, ToolCallState>();
   private readonly wireIds = new Set<string>();
@@ -86,6 +88,13 @@ export class AgUiEventTranslator {
         return this.textDelta(part.id, part.text);
       case "text-end":
         return this.textEnd(part.id);
+      case "reasoning-start":
+        this.reasonings.set(part.id, null);
+        return;
+      case "reasoning-delta":
+        return this.reasoningDelta(part.id, part.text);
+      case "reasoning-end":
+        return this.reasoningEnd(part.id);
       case "tool-input-start":
         this.toolStart(part.id, part.toolName);
         return;
@@ -132,6 +141,31 @@ export class AgUiEventTranslator {
     const messageId = this.texts.get(sdkId);
     this.texts.delete(sdkId);
     if (messageId) this.emit({ type: EventType.TEXT_MESSAGE_END, messageId });
+  }
+
+  // One reasoning span holding one reasoning message, both under the message's id (the form
+  // AG-UI 1.0's own examples use); opened on the first thought, so empty thinking shows nothing.
+  // Its start and end carry their time: how long the model thought reads the same from a replay.
+  private reasoningDelta(sdkId: string, delta: string): void {
+    if (!delta) return;
+    let messageId = this.reasonings.get(sdkId) ?? null;
+    if (messageId === null) {
+      messageId = `rsn_${this.newId()}`;
+      this.reasonings.set(sdkId, messageId);
+      const timestamp = Date.now();
+      this.emit({ type: EventType.REASONING_START, messageId, timestamp });
+      this.emit({ type: EventType.REASONING_MESSAGE_START, messageId, role: "reasoning", timestamp });
+    }
+    this.emit({ type: EventType.REASONING_MESSAGE_CONTENT, messageId, delta });
+  }
+
+  private reasoningEnd(sdkId: string): void {
+    const messageId = this.reasonings.get(sdkId);
+    this.reasonings.delete(sdkId);
+    if (!messageId) return;
+    const timestamp = Date.now();
+    this.emit({ type: EventType.REASONING_MESSAGE_END, messageId, timestamp });
+    this.emit({ type: EventType.REASONING_END, messageId, timestamp });
   }
 
   private inThisStep(toolCallId: string): ToolCallState | undefined {

@@ -1,5 +1,5 @@
 import "server-only";
-import type { LanguageModelV4StreamPart, LanguageModelV4ToolCall } from "@ai-sdk/provider";
+import type { LanguageModelV4StreamPart, LanguageModelV4ToolCall, SharedV4ProviderMetadata } from "@ai-sdk/provider";
 import type { AssistantContent, LanguageModel, ModelMessage, ToolContent, ToolSet } from "ai";
 import {
   asLanguageModelUsage,
@@ -39,6 +39,9 @@ export type AgentStreamPart =
   | { type: "text-start"; id: string }
   | { type: "text-delta"; id: string; text: string }
   | { type: "text-end"; id: string }
+  | { type: "reasoning-start"; id: string }
+  | { type: "reasoning-delta"; id: string; text: string }
+  | { type: "reasoning-end"; id: string }
   | { type: "tool-input-start"; id: string; toolName: string }
   | { type: "tool-input-delta"; id: string; delta: string }
   | { type: "tool-input-end"; id: string }
@@ -109,6 +112,10 @@ export async function runModelLoop(opts: {
     const stream = await retry(() => streamer({ ...callOptions, prompt, tools: toolDefinitions, toolChoice, abortSignal: signal, headers }));
 
     const texts = new Map<string, string>();
+    // The step's thinking, with what the provider attached to it (a signature, an encrypted
+    // value): handed back with the assistant message on the next step, as streamText does, for
+    // providers that require their reasoning returned with the tool results that follow it.
+    const reasonings = new Map<string, { text: string; providerOptions?: SharedV4ProviderMetadata }>();
     const toolCalls: LanguageModelV4ToolCall[] = [];
     let usage: StepUsage = { inputTokens: undefined, outputTokens: undefined, totalTokens: undefined };
     let finishReason: string | undefined;
@@ -129,6 +136,24 @@ export async function runModelLoop(opts: {
         case "text-end":
           onPart({ type: "text-end", id: part.id });
           break;
+        case "reasoning-start":
+          reasonings.set(part.id, { text: "", providerOptions: part.providerMetadata });
+          onPart({ type: "reasoning-start", id: part.id });
+          break;
+        case "reasoning-delta": {
+          const reasoning = reasonings.get(part.id) ?? { text: "" };
+          reasoning.text += part.delta;
+          if (part.providerMetadata) reasoning.providerOptions = part.providerMetadata;
+          reasonings.set(part.id, reasoning);
+          if (part.delta) onPart({ type: "reasoning-delta", id: part.id, text: part.delta });
+          break;
+        }
+        case "reasoning-end": {
+          const reasoning = reasonings.get(part.id);
+          if (reasoning && part.providerMetadata) reasoning.providerOptions = part.providerMetadata;
+          onPart({ type: "reasoning-end", id: part.id });
+          break;
+        }
         case "tool-input-start":
           onPart({ type: "tool-input-start", id: part.id, toolName: part.toolName });
           break;
@@ -183,7 +208,11 @@ export async function runModelLoop(opts: {
     onPart({ type: "finish-step", usage, finishReason });
     if (opts.stop()) return;
 
-    const content: Exclude<AssistantContent, string> = [...texts.values()].filter((t) => t.length > 0).map((text) => ({ type: "text" as const, text }));
+    const content: Exclude<AssistantContent, string> = [];
+    for (const { text, providerOptions } of reasonings.values()) {
+      if (text.length > 0 || providerOptions) content.push({ type: "reasoning", text, ...(providerOptions ? { providerOptions } : {}) });
+    }
+    for (const text of texts.values()) if (text.length > 0) content.push({ type: "text", text });
     for (const call of calls) content.push({ type: "tool-call", toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
     if (content.length > 0) messages.push({ role: "assistant", content });
     const answered = answers.filter((a): a is Answer => a !== null);

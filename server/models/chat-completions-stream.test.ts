@@ -90,6 +90,21 @@ describe("chat completions stream", () => {
     });
   });
 
+  it("streams the model's thinking (reasoning_content or reasoning) before its answer, and counts its tokens", async () => {
+    const reasoningUsage = `data: ${JSON.stringify({ id: "c1", choices: [], usage: { prompt_tokens: 7, completion_tokens: 9, total_tokens: 16, completion_tokens_details: { reasoning_tokens: 6 } } })}\n\n`;
+    handler = sse([chunk({ role: "assistant" }), chunk({ reasoning_content: "Check the " }), chunk({ reasoning: "calendar." }), chunk({ content: "Free." }), chunk({}, "stop"), reasoningUsage, "data: [DONE]\n\n"]);
+    const parts = await collect();
+    expect(parts.map((p) => p.type)).toEqual(["reasoning-start", "reasoning-delta", "reasoning-delta", "reasoning-end", "text-start", "text-delta", "text-end", "finish"]);
+    expect(parts.flatMap((p) => (p.type === "reasoning-delta" ? [p.delta] : [])).join("")).toBe("Check the calendar.");
+    const finish = parts.at(-1) as Extract<LanguageModelV4StreamPart, { type: "finish" }>;
+    expect(finish.usage.outputTokens.reasoning).toBe(6);
+
+    // Thinking that leads to a tool call ends where the call begins.
+    handler = sse([chunk({ reasoning_content: "Need a tool." }), chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "t", arguments: "{}" } }] }), chunk({}, "tool_calls"), "data: [DONE]\n\n"]);
+    const withCall = await collect({ tools: [{ type: "function", name: "t", inputSchema: { type: "object" } }] });
+    expect(withCall.map((p) => p.type).slice(0, 4)).toEqual(["reasoning-start", "reasoning-delta", "reasoning-end", "tool-input-start"]);
+  });
+
   it("assembles streamed tool calls, also when the name comes after the id", async () => {
     handler = sse([
       chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { arguments: "" } }] }),

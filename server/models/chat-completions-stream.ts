@@ -27,7 +27,10 @@ const keepAlive = { http: new http.Agent({ keepAlive: true }), https: new https.
 type ToolCallDelta = { index?: number | null; id?: string | null; type?: string | null; function?: { name?: string | null; arguments?: string | null } | null };
 type Chunk = {
   error?: unknown;
-  choices?: { delta?: { content?: unknown; refusal?: unknown; tool_calls?: ToolCallDelta[] | null } | null; finish_reason?: string | null }[];
+  choices?: {
+    delta?: { content?: unknown; refusal?: unknown; reasoning_content?: unknown; reasoning?: unknown; tool_calls?: ToolCallDelta[] | null } | null;
+    finish_reason?: string | null;
+  }[];
   usage?: Parameters<typeof convertOpenAICompatibleChatUsage>[0];
 };
 
@@ -88,6 +91,7 @@ function textOf(content: unknown): string {
 /** Turns chunks into the provider stream parts the loop reads (the openai-compatible provider's semantics). */
 class ChunkReader {
   private textOpen = false;
+  private reasoningOpen = false;
   private finishReason: string | null = null;
   private usage: Chunk["usage"] = undefined;
   private failed = false;
@@ -116,7 +120,18 @@ class ChunkReader {
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
     const delta = choice.delta;
     if (!delta) return;
+    // The model's thinking: vLLM, DeepSeek and LM Studio name it reasoning_content, OpenRouter and
+    // Ollama reasoning (the openai-compatible provider reads both the same way).
+    const reasoning = typeof delta.reasoning_content === "string" ? delta.reasoning_content : typeof delta.reasoning === "string" ? delta.reasoning : "";
+    if (reasoning) {
+      if (!this.reasoningOpen) {
+        this.reasoningOpen = true;
+        this.emit({ type: "reasoning-start", id: "reasoning-0" });
+      }
+      this.emit({ type: "reasoning-delta", id: "reasoning-0", delta: reasoning });
+    }
     const text = textOf(delta.content) + (typeof delta.refusal === "string" ? delta.refusal : "");
+    if (text || delta.tool_calls?.length) this.endReasoning();
     if (text) {
       if (!this.textOpen) {
         this.textOpen = true;
@@ -143,12 +158,20 @@ class ChunkReader {
     this.tracker.processDelta({ index, id: pending.id, function: { name, arguments: pending.args } });
   }
 
+  // Thinking ends where the answer (or a tool call) begins.
+  private endReasoning(): void {
+    if (!this.reasoningOpen) return;
+    this.reasoningOpen = false;
+    this.emit({ type: "reasoning-end", id: "reasoning-0" });
+  }
+
   private fail(error: unknown): void {
     this.failed = true;
     this.emit({ type: "error", error });
   }
 
   end(): void {
+    this.endReasoning();
     if (this.textOpen) this.emit({ type: "text-end", id: "txt-0" });
     for (const [index, pending] of this.pending) this.tracker.processDelta({ index, id: pending.id, function: { arguments: pending.args } });
     this.pending.clear();

@@ -52,7 +52,7 @@ export async function findNewestRunToolEvents({ threadId }: { threadId: string }
 export type SnapshotRow = { messageId: string; role: string; content: string; metadata: Record<string, unknown> };
 
 /**
- * The thread's newest `limit` user, assistant and tool messages, oldest first. With `untilRun`,
+ * The thread's newest `limit` user, reasoning, assistant and tool messages, oldest first. With `untilRun`,
  * that run's answers are left out (its user message stays): a client that attaches to the run
  * gets them from the run's events.
  */
@@ -60,7 +60,7 @@ export async function findSnapshotMessages({ threadId, untilRun, limit }: { thre
   const { rows } = await getPool().query<SnapshotRow>(
     `select * from (
        select message_id as "messageId", role, content, metadata, seq from messages
-       where thread_id = $1 and role in ('user', 'assistant', 'tool') and ($2::uuid is null or run_id is distinct from $2 or role = 'user')
+       where thread_id = $1 and role in ('user', 'reasoning', 'assistant', 'tool') and ($2::uuid is null or run_id is distinct from $2 or role = 'user')
        order by seq desc limit $3) m
      order by seq`,
     [threadId, untilRun, limit],

@@ -5,7 +5,7 @@ import { ApiKeyRefusedError } from "../errors";
 /** A message the database leaves to the server to render (see HistoryChunk), in the shape the page needs. */
 export type HistoryRow = {
   seq: number;
-  role: "user" | "assistant" | "tool";
+  role: "user" | "reasoning" | "assistant" | "tool";
   messageId: string;
   content: string;
   /** ISO-8601 in UTC with milliseconds, as Date.toISOString gives it. */
@@ -16,6 +16,8 @@ export type HistoryRow = {
   toolOutput: unknown;
   /** `metadata.approval` of a tool message that waits for approval (server/approvals), else null. */
   approval?: unknown;
+  /** `metadata.duration_ms` of a reasoning message (how long the model thought), else null. */
+  durationMs?: number | null;
 };
 
 /**
@@ -41,7 +43,8 @@ type HistoryDayRow = {
 
 /**
  * Parameters: $1 user, $2 thread id or null (the user's latest), $3 `before` as a date or null,
- * $4 the hash of an API key the user was taken from unchecked (see withCaller), or null. Such a
+ * $4 the hash of an API key the user was taken from unchecked (see withCaller), or null, $5 whether
+ * the model's reasoning messages are wanted (spec/agent-run-input.md's page has none). Such a
  * key must be unrevoked and the user's, or nothing is read: the header row says so (keyOk).
  * created_at holds UTC wall time (no zone), so days are date_trunc'd as they are.
  *
@@ -78,21 +81,34 @@ const HISTORY_DAY_SQL = `with k as (select $4::text is null or exists (select 1 
            'messageId', m.message_id, 'content', m.content, 'timestamp', m.created_at::text,
            'attachments', case m.role when 'user' then m.metadata -> 'user_message_attachments' end,
            'toolOutput', case m.role when 'tool' then m.metadata -> 'tool_agent_output' end,
-           'approval', case m.role when 'tool' then m.metadata -> 'approval' end) end as fields
+           'approval', case m.role when 'tool' then m.metadata -> 'approval' end,
+           'durationMs', case m.role when 'reasoning' then (m.metadata ->> 'duration_ms')::int end) end as fields
          -- Lateral, so the day is always read as an index range of the page's thread, whatever
          -- the generic plan estimates (joined, it could be planned as a hash join over the table).
          from page cross join lateral (select * from messages where thread_id = page.thread and created_at >= page.start
-           and created_at < page.start + interval '1 day' and role in ('user', 'assistant', 'tool') offset 0) m) day
+           and created_at < page.start + interval '1 day' and (role in ('user', 'assistant', 'tool') or ($5::boolean and role = 'reasoning')) offset 0) m) day
    group by seq / 64`;
 
 /**
  * One round trip for a history page: the user's thread (the given one, or their latest), the UTC
  * day of its newest message before `before` (or at all), that day's user, assistant and tool
- * messages in seq order (as chunks), and whether older messages exist. Each part is an index range
+ * messages (and reasoning, when asked) in seq order (as chunks), and whether older messages exist. Each part is an index range
  * on (thread_id, created_at), so the cost follows the page, not the thread. `thread` is null when
  * the user has no such thread; a refused `keyHash` throws ApiKeyRefusedError.
  */
-export async function findHistoryDay({ userId, threadId, before, keyHash = null }: { userId: string; threadId: string | null; before: Date | null; keyHash?: string | null }): Promise<{
+export async function findHistoryDay({
+  userId,
+  threadId,
+  before,
+  keyHash = null,
+  reasoning = false,
+}: {
+  userId: string;
+  threadId: string | null;
+  before: Date | null;
+  keyHash?: string | null;
+  reasoning?: boolean;
+}): Promise<{
   thread: string | null;
   day: string | null;
   chunks: HistoryChunk[];
@@ -102,7 +118,7 @@ export async function findHistoryDay({ userId, threadId, before, keyHash = null 
   const { rows } = await getPool().query<HistoryDayRow>({
     name: "dispatch-history-day",
     text: HISTORY_DAY_SQL,
-    values: [userId, threadId, before ? before.toISOString().slice(0, 10) : null, keyHash],
+    values: [userId, threadId, before ? before.toISOString().slice(0, 10) : null, keyHash, reasoning],
   });
   let header: HistoryDayRow | null = null;
   const chunks: (HistoryChunk & { seq: number })[] = [];

@@ -9,7 +9,7 @@ import { endOpenAttemptSql, type AttemptEnd } from "./run-attempts";
 // it completed (numbered with the thread's next seqs, in order), and at its end those still
 // unwritten together with the run's final status.
 
-export type RunMessage = { role: "assistant" | "tool"; messageId: string; content: string; metadata: Record<string, unknown> };
+export type RunMessage = { role: "assistant" | "reasoning" | "tool"; messageId: string; content: string; metadata: Record<string, unknown> };
 
 export type RunEnd = {
   status: Exclude<RunStatus, "queued" | "running">;

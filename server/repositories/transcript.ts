@@ -80,10 +80,10 @@ export async function findTranscriptPosition({ threadId, runId }: { threadId: st
   return rows[0] ?? { lastSeq: 0, eventSeq: 0, userSeq: null };
 }
 
-/** Up to `limit` messages before `beforeSeq`, newest first. */
+/** Up to `limit` messages before `beforeSeq`, newest first; the model's thinking is not part of a runner's tail or a summary. */
 export async function listMessagesBefore({ threadId, beforeSeq, limit }: { threadId: string; beforeSeq: number; limit: number }) {
   const { rows } = await getPool().query<Pick<TranscriptRow, "seq" | "role" | "content">>(
-    `select seq, role, content from messages where thread_id = $1 and seq < $2 order by seq desc limit $3`,
+    `select seq, role, content from messages where thread_id = $1 and seq < $2 and role <> 'reasoning' order by seq desc limit $3`,
     [threadId, beforeSeq, limit],
   );
   return rows;

@@ -69,6 +69,9 @@ export function sameThread(run: RunRow, input: Pick<RunAgentInput, "runId" | "th
   throw new AppError("CONFLICT", `runId ${input.runId} already names a run of another thread; use a new runId for each run`, { field: "runId" });
 }
 
+/** The thread as its client named it, for messages that name it (RunAgentInput.threadName). */
+const threadName = (input: RunAgentInput) => input.threadName ?? input.threadId;
+
 function titleFrom(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();
   if (!line) return "New chat";
@@ -196,11 +199,11 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], tried: { 
       throw new AppError(
         "CONFLICT",
         tried.interrupted
-          ? `Thread ${input.threadId} still has a run in progress (${outcome.busyRunId}): it was cancelled but did not end in time; try again`
-          : `Thread ${input.threadId} already has a run in progress (${outcome.busyRunId}); wait for it to finish, cancel it, send multitaskStrategy "enqueue" to start this one after it, or "interrupt" to cancel it and start this one`,
+          ? `Thread ${threadName(input)} still has a run in progress (${outcome.busyRunId}): it was cancelled but did not end in time; try again`
+          : `Thread ${threadName(input)} already has a run in progress (${outcome.busyRunId}); wait for it to finish, cancel it, send multitaskStrategy "enqueue" to start this one after it, or "interrupt" to cancel it and start this one`,
         { activeRunId: outcome.busyRunId },
       );
     default:
-      throw new AppError("NOT_FOUND", `Thread ${input.threadId} not found`);
+      throw new AppError("NOT_FOUND", `Thread ${threadName(input)} not found`);
   }
 }

@@ -20,7 +20,7 @@ import { requestContinuation } from "./continuation";
 import { handOffAt } from "./function-limits";
 import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
 import { MessageRecorder } from "./message-recorder";
-import { openingEvents, type Opening } from "./opening";
+import { openingEvents, wireThreadId, type Opening } from "./opening";
 import { findRunner } from "./runners/registry";
 import { HEARTBEAT_MS, RunnerFailure, type EmitExtras, type EventRecord, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerInput, type RunnerResult } from "./types";
 
@@ -111,6 +111,9 @@ async function withFinalWriteRetries(runId: string, write: () => Promise<void>):
     }
   }
 }
+
+// The closing events that end a message the thread keeps (a stopped answer, its thinking, a call).
+const CLOSED_MESSAGE_TYPES: ReadonlySet<string> = new Set([EventType.TEXT_MESSAGE_END, EventType.REASONING_MESSAGE_END, EventType.TOOL_CALL_END]);
 
 type Failure = { status: "failed" | "cancelled"; outcome: RunCloseOutcome; note?: { code: string; message: string } };
 
@@ -226,7 +229,7 @@ async function execute(
   if (handingOff) controller.abort("handed_off" satisfies AbortReason);
   const startedAt = Date.now();
   const recorder = new MessageRecorder(run, startedAt);
-  const guard = createEventSequenceGuard({ threadId: run.threadId, runId: run.runId });
+  const guard = createEventSequenceGuard({ threadId: wireThreadId(run, input), runId: run.runId });
   let toolCalls = 0;
   const meter = meterRun({ ...run, runner: runner.id });
   const append = (accepted: AgUiEvent, extras?: EmitExtras) => {
@@ -342,7 +345,7 @@ async function execute(
     const model = result.model ?? (failure ? spent.model : undefined);
     const closing = withRunUsage(guard.close(outcome), usage, model);
     // Messages closed by the terminal sequence (a cancelled answer) are recorded too.
-    for (const e of closing) if (e.type === EventType.TEXT_MESSAGE_END || e.type === EventType.TOOL_CALL_END) recorder.observe(e);
+    for (const e of closing) if (CLOSED_MESSAGE_TYPES.has(e.type)) recorder.observe(e);
     const records = closing.map((e) => live.reserve(e.type, serializeEvent(e)));
     const end: RunEnd = {
       status: failure?.status ?? "completed",

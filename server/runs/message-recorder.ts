@@ -12,6 +12,9 @@ const MESSAGE_FLUSH_MS = 20;
 /** Tracks streamed messages so each one lands in the thread shortly after it completes. */
 export class MessageRecorder {
   private readonly texts = new Map<string, { role: string; parts: string[] }>();
+  // Reasoning messages in progress, with when the first thought came (the chat's "Thought for N s",
+  // from the events' timestamps as the live chat reads them).
+  private readonly reasonings = new Map<string, { parts: string[]; startedAt: number }>();
   private pending: RunMessage[] = [];
   private timer: NodeJS.Timeout | null = null;
   private chain: Promise<unknown> = Promise.resolve();
@@ -32,6 +35,21 @@ export class MessageRecorder {
         if (msg && msg.parts.length > 0 && !extras?.storedByHost) this.save("assistant", event.messageId, msg.parts.join(""), { stage: "answer", ...extras?.messageMetadata });
         break;
       }
+      case EventType.REASONING_MESSAGE_START:
+        this.reasonings.set(event.messageId, { parts: [], startedAt: event.timestamp ?? Date.now() });
+        break;
+      case EventType.REASONING_MESSAGE_CONTENT:
+        this.reasonings.get(event.messageId)?.parts.push(event.delta);
+        break;
+      case EventType.REASONING_MESSAGE_END: {
+        const reasoning = this.reasonings.get(event.messageId);
+        this.reasonings.delete(event.messageId);
+        if (reasoning && reasoning.parts.length > 0) {
+          const durationMs = Math.max(0, (event.timestamp ?? Date.now()) - reasoning.startedAt);
+          this.save("reasoning", event.messageId, reasoning.parts.join(""), { stage: "reasoning", duration_ms: durationMs });
+        }
+        break;
+      }
       case EventType.TOOL_CALL_RESULT:
         this.save("tool", event.messageId, typeof event.content === "string" ? event.content : JSON.stringify(event.content), { stage: "tool_execution", tool_call_id: event.toolCallId, ...extras?.messageMetadata });
         break;
@@ -40,7 +58,7 @@ export class MessageRecorder {
     }
   }
 
-  private save(role: "assistant" | "tool", messageId: string, content: string, meta: Record<string, unknown>): void {
+  private save(role: RunMessage["role"], messageId: string, content: string, meta: Record<string, unknown>): void {
     const metadata = { run_id: this.run.runId, message_id: messageId, latency_ms: Date.now() - this.startedAt, ...meta };
     this.pending.push({ role, messageId, content, metadata });
     this.timer ??= setTimeout(() => this.flush(), MESSAGE_FLUSH_MS);

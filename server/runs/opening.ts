@@ -16,9 +16,17 @@ function hasState(state: unknown): boolean {
   return typeof state !== "object" || Array.isArray(state) || Object.keys(state).length > 0;
 }
 
+type OpeningInput = Pick<RunAgentInput, "parentRunId" | "state" | "threadName">;
+
+/** The threadId a run's events carry: the client's name for the thread when it has one (RunAgentInput.threadName). */
+export function wireThreadId(run: { threadId: string }, input: Pick<RunAgentInput, "threadName">): string {
+  return input.threadName ?? run.threadId;
+}
+
 /** The events that open an execution of `run` for `input`, in order. */
-export function openingEvents(run: { threadId: string; runId: string }, input: Pick<RunAgentInput, "parentRunId" | "state">): AgUiEvent[] {
-  const events: AgUiEvent[] = [{ type: EventType.RUN_STARTED, threadId: run.threadId, runId: run.runId, ...(input.parentRunId ? { parentRunId: input.parentRunId } : {}) }];
+export function openingEvents(run: { threadId: string; runId: string }, input: OpeningInput): AgUiEvent[] {
+  const threadId = wireThreadId(run, input);
+  const events: AgUiEvent[] = [{ type: EventType.RUN_STARTED, threadId, runId: run.runId, ...(input.parentRunId ? { parentRunId: input.parentRunId } : {}) }];
   if (hasState(input.state)) events.push({ type: EventType.STATE_SNAPSHOT, snapshot: input.state });
   return events;
 }
@@ -26,7 +34,7 @@ export function openingEvents(run: { threadId: string; runId: string }, input: P
 /** A run's opening events, and the same as the log stores them (from seq 1). */
 export type Opening = { events: AgUiEvent[]; records: EventRecord[] };
 
-export function opening(run: { threadId: string; runId: string }, input: Pick<RunAgentInput, "parentRunId" | "state">): Opening {
+export function opening(run: { threadId: string; runId: string }, input: OpeningInput): Opening {
   const events = openingEvents(run, input);
   return { events, records: events.map((event, i) => ({ seq: i + 1, type: event.type, json: serializeEvent(event) })) };
 }

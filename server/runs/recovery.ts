@@ -42,8 +42,9 @@ export async function closeAbandonedRun(
   attemptEnd: AttemptEnd = "lease_expired",
 ): Promise<void> {
   if (getLiveRun(run.id)) return;
-  const guard = createEventSequenceGuard({ threadId: run.threadId, runId: run.runId });
   const records = log ?? (await readWholeLog(run.id));
+  // The log's RUN_STARTED names the thread as its client did (opening.ts): the guard follows it.
+  const guard = createEventSequenceGuard(records.length > 0 ? { runId: run.runId } : { threadId: run.threadId, runId: run.runId });
   for (const rec of records) {
     try {
       guard.accept(parseAgUiEvent(JSON.parse(rec.json)));

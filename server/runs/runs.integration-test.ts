@@ -231,6 +231,8 @@ describe("GET /api/v1/agent/history", () => {
     expect(badDate.status).toBe(400);
     expect(((await badDate.json()) as { error: { message: string } }).error.message).toBe("before must be a date in the form YYYY-MM-DD");
     expect((await getJson(alice.apiKey, `/api/v1/agent/history?threadId=${randomUUID()}`)).status).toBe(404);
-    expect((await getJson(alice.apiKey, "/api/v1/agent/history?threadId=nope")).status).toBe(400);
+    // Any other string is the caller's name for a thread (docs/ag-ui.md, ids): one they never used is not found.
+    expect((await getJson(alice.apiKey, "/api/v1/agent/history?threadId=nope")).status).toBe(404);
+    expect((await getJson(alice.apiKey, "/api/v1/agent/history?threadId=no%00pe")).status).toBe(400);
   });
 });

@@ -15,7 +15,8 @@ import { findNewestRunToolEvents, findThreadConversationState } from "../reposit
 import { findRunByClientId, findRunById, type RunRow, type RunToolMessage } from "../repositories/runs";
 import { PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
 import { importRequestImages } from "./agent-api-images";
-import { rememberSessionName, sessionNameOf, sessionThread } from "./agent-api-session";
+import { rememberSessionName, sessionNameOf } from "./agent-api-session";
+import { threadNamed } from "./thread-names";
 import { sameThread } from "../runs/accept";
 import { followRun } from "../runs/subscribe";
 import { TERMINAL_EVENT_TYPES, type RunStatus } from "../runs/types";
@@ -96,14 +97,14 @@ export async function startAgentResponse(opts: {
     if (existing) {
       await opts.claimedKey?.verify();
       if (!request.session_id) return { run: existing, sessionId: await sessionNameOf(existing.threadId) };
-      const session = sessionThread(userId, request.session_id);
+      const session = threadNamed(userId, request.session_id);
       return { run: sameThread(existing, { runId: existing.runId, threadId: session.threadId }), sessionId: session.name };
     }
   }
   if (!request.session_id && request.input.some((item) => item.type === "mcp_approval_response")) {
     throw new AppError("BAD_REQUEST", "session_id: required with mcp_approval_response (the session whose run asked for approval)", { field: "session_id" });
   }
-  const session = request.session_id ? sessionThread(userId, request.session_id) : null;
+  const session = request.session_id ? threadNamed(userId, request.session_id) : null;
   const threadId = session?.threadId ?? randomUUID();
   const owner = session ? (await findThreadConversationState({ threadId, messageIds: [] })).ownerId : null;
   if (owner !== null && owner !== userId) throw new AppError("NOT_FOUND", `Session ${request.session_id} not found`);

@@ -17,6 +17,7 @@ import { applyResumeEntries } from "./approvals";
 import { openCallAnswers } from "./client-tool-answers";
 import { reconcileConversation } from "./conversation-reconcile";
 import { startRun, type KeepAlive } from "./runs";
+import { threadNamed } from "./thread-names";
 
 // POST /api/v1/ag-ui: runs for AG-UI clients that hold the conversation themselves (CopilotKit,
 // @ag-ui/client on default settings). Their `messages` is reconciled with the thread
@@ -51,12 +52,16 @@ export async function startConversationRun(opts: {
   requestOrigin: string | null;
   keepAlive?: KeepAlive;
 }): Promise<ConversationStart> {
-  const { input, userId } = opts;
+  const { userId } = opts;
+  // AG-UI ids are any string: a thread named otherwise than by a UUID is the user's own (thread-names.ts),
+  // and its runs' events carry the client's name.
+  const thread = threadNamed(userId, opts.input.threadId);
+  const input: RunAgentInput = thread.named ? { ...opts.input, threadId: thread.threadId, threadName: thread.name } : opts.input;
   // Only user and tool messages are looked up: assistant messages are skipped whether the thread
   // has them or not (conversation-reconcile.ts), and they were half of a resent thread's lookups.
   const ids = input.messages.filter((m) => m.role === "user" || m.role === "tool").map((m) => m.id);
   const state = await findThreadConversationState({ threadId: input.threadId, messageIds: ids });
-  if (state.ownerId !== null && state.ownerId !== userId) throw new AppError("NOT_FOUND", `Thread ${input.threadId} not found`);
+  if (state.ownerId !== null && state.ownerId !== userId) throw new AppError("NOT_FOUND", `Thread ${thread.name} not found`);
   const { tail, instructions } = reconcileConversation(input.messages, new Map(state.known.map((m) => [m.messageId, m])));
   const resume = input.resume ?? [];
 
@@ -178,6 +183,7 @@ export async function threadSnapshot(threadId: string, untilRun: string | null):
   for (const row of rows) {
     if (row.role === "user") messages.push({ id: row.messageId, role: "user", content: row.content });
     else if (row.role === "assistant") messages.push({ id: row.messageId, role: "assistant", content: row.content });
+    else if (row.role === "reasoning") messages.push({ id: row.messageId, role: "reasoning", content: row.content });
     else {
       const call = toolCallOf(row);
       if (!call) continue;

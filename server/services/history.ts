@@ -1,23 +1,25 @@
 import "server-only";
 import { AppError } from "../errors";
 import type { HistoryMessage, HistorySnapshot } from "../protocols/ag-ui/history";
-import { UUID_PATTERN } from "../protocols/ag-ui/run-input-rules";
 import { findHistoryDay, HISTORY_PLACEHOLDER, type HistoryChunk, type HistoryRow } from "../repositories/messages";
 import { approvalWithCard, storedApprovalId } from "../approvals/preview";
 import { findApprovals, type ApprovalRow } from "../approvals/repository";
 import { compileToolUiSchema } from "../tools/project-cli/tool";
 import { attachmentLinks } from "./attachments";
+import { threadNamed } from "./thread-names";
 import type { ClaimedApiKey } from "../auth/session";
 import { jsonText, type JsonText } from "../lib/json-text";
 
 /**
- * A message the database leaves to the server: a tool result, whose card is compiled here, or a
- * user message with attachments, whose URLs are signed on each read (signAttachments). The
+ * A message the database leaves to the server: a tool result, whose card is compiled here, a
+ * user message with attachments, whose URLs are signed on each read (signAttachments), or the
+ * model's reasoning (dispatch_history_json renders only user and assistant messages). The
  * database renders every other message when it is written (messages.history_json, from
  * prisma/sql/functions/dispatch_history_json.sql); both follow historyMessageSchema.
  */
 function toHistoryMessage(m: HistoryRow, approvals: ReadonlyMap<string, ApprovalRow>, locale: string | undefined): HistoryMessage {
   if (m.role === "user") return { id: m.messageId, seq: m.seq, content: m.content, timestamp: m.timestamp, role: "user", url: null, attachments: [] };
+  if (m.role === "reasoning") return { id: m.messageId, seq: m.seq, content: m.content, timestamp: m.timestamp, role: "reasoning", durationMs: m.durationMs ?? null };
   // A call waiting for approval: its approval card and what can be done with it, as they stand now (server/approvals).
   const approval = m.role === "tool" ? approvals.get(storedApprovalId(m.approval) ?? "") : undefined;
   if (approval) {
@@ -91,20 +93,22 @@ type HistoryDayOptions = {
   claimedKey?: ClaimedApiKey;
   /** The language of the cards (BCP 47, the reader's); English when absent. */
   locale?: string;
+  /** Include the model's reasoning messages (the web chat, `reasoning=true`); the spec's page has none. */
+  reasoning?: boolean;
 };
 
 /** The page's header and its messages as JSON texts, each a comma-separated run of messages. */
 async function readHistoryDay(opts: HistoryDayOptions): Promise<{ header: Omit<HistorySnapshot, "messages">; texts: string[] }> {
-  // A thread id that is not a UUID names no thread; checked here so the query's cast cannot fail.
-  const found = opts.threadId && !UUID_PATTERN.test(opts.threadId)
-    ? { thread: null, day: null, chunks: [], hasMore: false }
-    : await findHistoryDay({ userId: opts.userId, threadId: opts.threadId, before: opts.before, keyHash: opts.claimedKey?.hash ?? null });
+  // A threadId other than a UUID is the caller's name for a thread of theirs (thread-names.ts);
+  // the page answers with the id it was asked for.
+  const thread = opts.threadId ? threadNamed(opts.userId, opts.threadId) : null;
+  const found = await findHistoryDay({ userId: opts.userId, threadId: thread?.threadId ?? null, before: opts.before, keyHash: opts.claimedKey?.hash ?? null, reasoning: opts.reasoning });
   if (!found.thread) {
     if (opts.threadId) throw new AppError("NOT_FOUND", `Thread ${opts.threadId} not found`);
     return { header: { scope: "history_day", threadId: null, day: null, hasMore: false }, texts: [] };
   }
   return {
-    header: { scope: "history_day", threadId: found.thread, day: found.day, hasMore: found.hasMore },
+    header: { scope: "history_day", threadId: thread?.named ? thread.name : found.thread, day: found.day, hasMore: found.hasMore },
     texts: await chunkTexts(found.chunks, opts),
   };
 }

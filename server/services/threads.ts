@@ -107,7 +107,7 @@ export async function getThreadView(opts: { userId: string; threadId: string; lo
     return { thread: null, history: { scope: "history_day", threadId: opts.threadId, day: null, hasMore: false, messages: [] }, activeRun: null };
   }
   const [history, active] = await Promise.all([
-    getHistoryDay({ userId: opts.userId, threadId: thread.id, before: null, locale: opts.locale }),
+    getHistoryDay({ userId: opts.userId, threadId: thread.id, before: null, locale: opts.locale, reasoning: true }),
     activeRunOf(thread.id, opts.userId),
   ]);
   if (!active) return { thread: { id: thread.id, title: thread.title }, history, activeRun: null };

@@ -23,7 +23,7 @@ export async function loadOlderHistory(input: z.input<typeof inputSchema>): Prom
   const principal = await getSessionPrincipal();
   if (!principal) return { ok: false, message: t.errors.signedOut };
   try {
-    const snapshot = await getHistoryDay({ userId: principal.userId, threadId: parsed.data.threadId, before: parseHistoryDate(parsed.data.before) });
+    const snapshot = await getHistoryDay({ userId: principal.userId, threadId: parsed.data.threadId, before: parseHistoryDate(parsed.data.before), reasoning: true });
     const stopped = await stoppedAnswersIn({ userId: principal.userId, snapshot });
     return { ok: true, day: snapshot.day, hasMore: snapshot.hasMore, node: <HistoryDay snapshot={snapshot} stopped={stopped} /> };
   } catch (err) {

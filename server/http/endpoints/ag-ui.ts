@@ -83,7 +83,8 @@ export const conversationRunEndpoint = endpoint({
         field: "messages",
       });
     }
-    return jsonResponse(taskAccepted(start.run, start.kind === "run" ? start.position : undefined), 202);
+    // The thread as the client named it (a name other than a UUID maps to a thread of its own: docs/ag-ui.md).
+    return jsonResponse({ ...taskAccepted(start.run, start.kind === "run" ? start.position : undefined), threadId: input.threadId }, 202);
   },
 });
 

@@ -4,8 +4,8 @@ import { uiSchemaDocumentSchema } from "../../ui-schema/schema";
 // GET /api/v1/agent/history: HistorySnapshotResponse of spec/agent-run-input.md, the one schema
 // of a history message. Two writers produce it: PostgreSQL renders a message when it is written
 // (prisma/sql/functions/dispatch_history_json.sql), and the server renders the two kinds it
-// cannot on each read (server/services/history.ts): tool results, whose cards it compiles, and
-// user messages with attachments, whose URLs it signs afresh. Both are tested against this schema.
+// cannot on each read (server/services/history.ts): tool results, whose cards it compiles,
+// user messages with attachments, whose URLs it signs afresh, and the model's reasoning. Both are tested against this schema.
 // Dispatch adds `attachments` to user messages (every attachment; `url` is the first one's).
 
 const messageFields = {
@@ -63,7 +63,15 @@ export const historyAssistantMessageSchema = z.strictObject({
   uiSchema: uiSchemaDocumentSchema.nullable(),
 });
 
-export const historyMessageSchema = z.discriminatedUnion("role", [historyUserMessageSchema, historyToolMessageSchema, historyAssistantMessageSchema]);
+/** The model's thinking before the answer or tool call that follows it (REASONING_* events). */
+export const historyReasoningMessageSchema = z.strictObject({
+  ...messageFields,
+  role: z.literal("reasoning"),
+  /** How long the model thought, from its first thought to its last; null when not known. */
+  durationMs: z.int().nonnegative().nullable(),
+});
+
+export const historyMessageSchema = z.discriminatedUnion("role", [historyUserMessageSchema, historyReasoningMessageSchema, historyToolMessageSchema, historyAssistantMessageSchema]);
 
 export const historySnapshotSchema = z.strictObject({
   scope: z.literal("history_day"),

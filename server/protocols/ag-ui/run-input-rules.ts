@@ -13,6 +13,9 @@ export const MAX_USER_TEXT_CHARS = 10_000;
 // (Vercel's is 4.5 MB); 2,000 messages is ten times the seed's single-run limit.
 export const MAX_CONVERSATION_PAYLOAD_BYTES = 4 * 1024 * 1024;
 export const MAX_CONVERSATION_MESSAGES = 2_000;
+// POST /api/v1/ag-ui takes any string id, as AG-UI does (thread_3f2a…, LangGraph's, nanoids):
+// thread, message and tool call ids up to this many characters, run ids up to MAX_RUN_ID_CHARS.
+export const MAX_CLIENT_ID_CHARS = 256;
 
 export const RUN_INPUT_ERRORS = {
   payloadTooLarge: "RunAgentInput payload exceeds size limit",
@@ -20,6 +23,8 @@ export const RUN_INPUT_ERRORS = {
   conversationMessagesLimit: `RunAgentInput.messages exceeds limit (${MAX_CONVERSATION_MESSAGES})`,
   invalidJson: "RunAgentInput body is not valid JSON",
   threadId: "threadId must be a valid UUID",
+  clientIdLength: `must be 1 to ${MAX_CLIENT_ID_CHARS} characters`,
+  clientIdCharacters: "must not contain control characters or unpaired surrogates",
   runIdLength: "runId exceeds length limit",
   messagesLimit: "RunAgentInput.messages exceeds limit",
   userTextLimit: "RunAgentInput user message text exceeds limit",
@@ -122,6 +127,47 @@ function requireString(body: Record<string, unknown>, key: string): RunInputFail
   return value;
 }
 
+// Control characters (NUL above all, which PostgreSQL text cannot hold) and unpaired surrogates
+// (which UTF-8 cannot encode, so the stored id would not be the one sent) are refused.
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function isStorableText(id: string): boolean {
+  return !CONTROL_CHARACTER.test(id) && !UNPAIRED_SURROGATE.test(id);
+}
+
+/** Whether `id` is an id the AG-UI door takes: any string AG-UI allows that can be stored as sent. */
+export function isClientId(id: string): boolean {
+  const length = countCodePoints(id);
+  return length > 0 && length <= MAX_CLIENT_ID_CHARS && isStorableText(id);
+}
+
+/** The rule isClientId checks, as an error message says it after the field's name. */
+export const CLIENT_ID_RULE = `must be 1 to ${MAX_CLIENT_ID_CHARS} characters without control characters or unpaired surrogates`;
+
+function clientIdFailure(id: unknown, field: string): RunInputFailure | undefined {
+  if (typeof id !== "string") return undefined; // the schema names the wrong type
+  const length = countCodePoints(id);
+  if (length === 0 || length > MAX_CLIENT_ID_CHARS) return structural(field, RUN_INPUT_ERRORS.clientIdLength);
+  return isStorableText(id) ? undefined : structural(field, RUN_INPUT_ERRORS.clientIdCharacters);
+}
+
+// Message ids, tool messages' toolCallId and assistant messages' tool call ids.
+function messageIdFailure(messages: Record<string, unknown>[]): RunInputFailure | undefined {
+  for (const [i, message] of messages.entries()) {
+    const found = clientIdFailure(message.id, `messages[${i}].id`) ?? clientIdFailure(message.toolCallId, `messages[${i}].toolCallId`);
+    if (found) return found;
+    if (!Array.isArray(message.toolCalls)) continue;
+    for (const [j, call] of message.toolCalls.entries()) {
+      const callFailure = isRecord(call) ? clientIdFailure(call.id, `messages[${i}].toolCalls[${j}].id`) : undefined;
+      if (callFailure) return callFailure;
+    }
+  }
+  return undefined;
+}
+
 type MediaPart = { field: string; part: Record<string, unknown> };
 
 // The structure the user-text, user-count and first-role rules read: every message's role,
@@ -207,12 +253,16 @@ function dataFailure({ field, part }: MediaPart): RunInputFailure | undefined {
 export function checkRunInputRules(body: Record<string, unknown>, opts: { conversation?: boolean } = {}): RunInputFailure | undefined {
   const threadId = requireString(body, "threadId");
   if (typeof threadId !== "string") return threadId;
-  if (!UUID_PATTERN.test(threadId)) return failure(RUN_INPUT_ERRORS.threadId, "threadId");
+  if (opts.conversation) {
+    const idFailure = clientIdFailure(threadId, "threadId");
+    if (idFailure) return idFailure;
+  } else if (!UUID_PATTERN.test(threadId)) return failure(RUN_INPUT_ERRORS.threadId, "threadId");
 
   const runId = requireString(body, "runId");
   if (typeof runId !== "string") return runId;
   if (runId.length === 0) return structural("runId", "must not be empty");
   if (countCodePoints(runId) > MAX_RUN_ID_CHARS) return failure(RUN_INPUT_ERRORS.runIdLength, "runId");
+  if (opts.conversation && !isStorableText(runId)) return structural("runId", RUN_INPUT_ERRORS.clientIdCharacters);
 
   const messages = body.messages;
   if (messages === undefined || messages === null) return structural("messages", "required");
@@ -224,6 +274,10 @@ export function checkRunInputRules(body: Record<string, unknown>, opts: { conver
   const structureFailure = checkMessageStructure(messages);
   if (structureFailure) return structureFailure;
   const records = messages as Record<string, unknown>[];
+  if (opts.conversation) {
+    const idFailure = messageIdFailure(records);
+    if (idFailure) return idFailure;
+  }
 
   for (const [i, message] of records.entries()) {
     if (message.role === "user" && countCodePoints(contentText(message.content)) > MAX_USER_TEXT_CHARS) {

@@ -165,3 +165,44 @@ describe("parseRunAgentInput: limits are inclusive and counted the way the spec 
     expect(parse(base({ runId: "😀".repeat(129) }))).toMatchObject({ message: E.runIdLength });
   });
 });
+
+describe("ids on POST /api/v1/ag-ui (the conversation reading)", () => {
+  const conversation = (body: Body) => parseRunAgentInput(JSON.stringify(body), { conversation: true });
+  const failureOf = (body: Body) => {
+    const result = conversation(body);
+    return result.ok ? null : { status: result.status, field: result.field };
+  };
+
+  it("takes any string AG-UI allows as thread, run, message and tool call id", () => {
+    const ids = base({
+      threadId: "thread_3f2a9c0d",
+      runId: "run:1/é",
+      messages: [
+        user("hello", "msg 1"),
+        { id: "lc_run--abc", role: "assistant", toolCalls: [{ id: "toolu_01ABC", type: "function", function: { name: "lookup", arguments: "{}" } }] },
+        { id: "t-1", role: "tool", toolCallId: "toolu_01ABC", content: "ok" },
+        user("again", "用户消息"),
+      ],
+    });
+    const parsed = conversation(ids);
+    expect(parsed.ok && parsed.input.threadId).toBe("thread_3f2a9c0d");
+    // The seed door keeps spec/agent-run-input.md's UUID rule.
+    expect(parse(base({ threadId: "thread_3f2a9c0d" }))).toMatchObject({ ok: false, message: E.threadId });
+  });
+
+  it("refuses ids that are empty, too long, or hold what cannot be stored as sent, naming the field", () => {
+    expect(failureOf(base({ threadId: "" }))).toEqual({ status: 400, field: "threadId" });
+    expect(failureOf(base({ threadId: "t".repeat(257) }))).toEqual({ status: 400, field: "threadId" });
+    expect(failureOf(base({ threadId: "t".repeat(256) }))).toBeNull();
+    expect(failureOf(base({ threadId: "tab\there" }))).toEqual({ status: 400, field: "threadId" });
+    expect(failureOf(base({ runId: "run\u0000" }))).toEqual({ status: 400, field: "runId" });
+    expect(failureOf(base({ messages: [user("hi", "\ud83d")] }))).toEqual({ status: 400, field: "messages[0].id" });
+    expect(failureOf(base({ messages: [user("hi", "😀 ok")] }))).toBeNull();
+    const call = (id: string) => ({ id: "a1", role: "assistant", toolCalls: [{ id, type: "function", function: { name: "f", arguments: "{}" } }] });
+    expect(failureOf(base({ messages: [call("c\u007f"), user("hi")] }))).toEqual({ status: 400, field: "messages[0].toolCalls[0].id" });
+    expect(failureOf(base({ messages: [{ id: "t1", role: "tool", toolCallId: "x".repeat(300), content: "ok" }, user("hi")] }))).toEqual({
+      status: 400,
+      field: "messages[0].toolCallId",
+    });
+  });
+});

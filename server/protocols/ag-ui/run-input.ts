@@ -193,8 +193,12 @@ export const RunAgentInputSchema = z.object({
   resume: optional(z.array(ResumeEntrySchema)),
 });
 
-/** The same input as the AG-UI-native endpoint reads it: the whole conversation the client holds. */
+/**
+ * The same input as the AG-UI-native endpoint reads it: the whole conversation the client holds,
+ * and a threadId that is any string (run-input-rules.ts bounds it), as AG-UI allows.
+ */
 export const ConversationInputSchema = RunAgentInputSchema.extend({
+  threadId: z.string(),
   messages: z.array(MessageSchema).max(MAX_CONVERSATION_MESSAGES, RUN_INPUT_ERRORS.conversationMessagesLimit),
 });
 
@@ -211,7 +215,14 @@ export type Message = z.infer<typeof MessageSchema>;
 export type Tool = z.infer<typeof ToolSchema>;
 export type Context = z.infer<typeof ContextSchema>;
 export type ResumeEntry = z.infer<typeof ResumeEntrySchema>;
-export type RunAgentInput = z.infer<typeof RunAgentInputSchema>;
+export type RunAgentInput = z.infer<typeof RunAgentInputSchema> & {
+  /**
+   * The thread as the client named it when that name is not its id (POST /api/v1/ag-ui takes any
+   * string; a name is scoped to its owner, server/services/thread-names.ts). Set by the server,
+   * never read from the wire: the run's events carry it as their threadId.
+   */
+  threadName?: string;
+};
 
 export type ParseRunAgentInputResult = { ok: true; input: RunAgentInput } | RunInputFailure;
 

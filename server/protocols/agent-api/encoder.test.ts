@@ -242,7 +242,7 @@ describe("Agent API encoder: heartbeats and events without an Agent API form", (
     expect(encoder.response().output).toEqual([]);
   });
 
-  it("skips reasoning, steps and state without using a sequence number", () => {
+  it("streams the model's reasoning as a reasoning message with text content, and skips steps and state without a sequence number", () => {
     const events = runEvents(
       [
         started,
@@ -250,7 +250,8 @@ describe("Agent API encoder: heartbeats and events without an Agent API form", (
         { type: E.STEP_STARTED, stepName: "plan" },
         { type: E.REASONING_START, messageId: "r1" },
         { type: E.REASONING_MESSAGE_START, messageId: "r1m", role: "reasoning" },
-        { type: E.REASONING_MESSAGE_CONTENT, messageId: "r1m", delta: "thinking" },
+        { type: E.REASONING_MESSAGE_CONTENT, messageId: "r1m", delta: "think" },
+        { type: E.REASONING_MESSAGE_CONTENT, messageId: "r1m", delta: "ing" },
         { type: E.REASONING_MESSAGE_END, messageId: "r1m" },
         { type: E.REASONING_END, messageId: "r1" },
         { type: E.STEP_FINISHED, stepName: "plan" },
@@ -260,9 +261,20 @@ describe("Agent API encoder: heartbeats and events without an Agent API form", (
       ],
       { type: "success" },
     );
-    const { objects } = encodeAll(events);
+    const { objects, encoder } = encodeAll(events);
     expectWellFormed(objects);
-    expect(objects).toHaveLength(8);
-    expect(JSON.stringify(objects)).not.toContain("thinking");
+    const reasoning = objects.filter((o) => ("msg_id" in o ? o.msg_id : o.id) === "r1m");
+    expect(reasoning.map((o) => [o.object, o.status, "type" in o ? o.type : null])).toEqual([
+      ["message", "created", "reasoning"],
+      ["message", "in_progress", "reasoning"],
+      ["content", "in_progress", "text"],
+      ["content", "in_progress", "text"],
+      ["content", "completed", "text"],
+      ["message", "completed", "reasoning"],
+    ]);
+    expect(encoder.response().output.map((m) => [m.type, m.content.map((c) => (c.type === "text" ? c.text : ""))])).toEqual([
+      ["reasoning", ["thinking"]],
+      ["message", ["ok"]],
+    ]);
   });
 });

@@ -22,7 +22,11 @@ import type { AgentResponse, Content, DataContent, ErrorMessage, Heartbeat, Mess
 //   RUN_ERROR                   an error message {code, message}, then response failed, or
 //                               rejected for a refusal (isRefusal), with error
 //
-// Reasoning, steps, state and activity events have no Agent API form and are skipped.
+//   REASONING_MESSAGE_START     message created, in_progress (type reasoning, role assistant);
+//   _CONTENT, _END              then text content as for TEXT_MESSAGE_*: the spec's reasoning type
+//
+// Reasoning spans (REASONING_START/END, encrypted values), steps, state and activity events have
+// no Agent API form and are skipped.
 
 export type TokenCounts = { inputTokens: number; outputTokens: number; totalTokens: number };
 
@@ -47,7 +51,7 @@ export interface AgentApiEncoder {
   response(): AgentResponse;
 }
 
-type OpenText = { id: string; role: Message["role"]; text: string; hasContent: boolean };
+type OpenText = { id: string; type: "message" | "reasoning"; role: Message["role"]; text: string; hasContent: boolean };
 type OpenCall = { id: string; name: string; args: string };
 
 function toUsage(usage: TokenCounts | null | undefined): Usage | null {
@@ -177,10 +181,14 @@ export function createAgentApiEncoder(options: AgentApiEncoderOptions): AgentApi
         return finish(event, final?.usage);
       case EventType.TEXT_MESSAGE_START: {
         const role = textRole(event.role);
-        texts.set(event.messageId, { id: event.messageId, role, text: "", hasContent: false });
+        texts.set(event.messageId, { id: event.messageId, type: "message", role, text: "", hasContent: false });
         return [...start(), ...opened(event.messageId, "message", role)];
       }
-      case EventType.TEXT_MESSAGE_CONTENT: {
+      case EventType.REASONING_MESSAGE_START:
+        texts.set(event.messageId, { id: event.messageId, type: "reasoning", role: "assistant", text: "", hasContent: false });
+        return [...start(), ...opened(event.messageId, "reasoning", "assistant")];
+      case EventType.TEXT_MESSAGE_CONTENT:
+      case EventType.REASONING_MESSAGE_CONTENT: {
         const open = texts.get(event.messageId);
         if (!open) return [];
         open.text += event.delta;
@@ -188,12 +196,13 @@ export function createAgentApiEncoder(options: AgentApiEncoderOptions): AgentApi
         const delta: TextContent = { object: "content", type: "text", index: 0, delta: true, msg_id: open.id, status: "in_progress", text: event.delta };
         return [stamp(delta)];
       }
-      case EventType.TEXT_MESSAGE_END: {
+      case EventType.TEXT_MESSAGE_END:
+      case EventType.REASONING_MESSAGE_END: {
         const open = texts.get(event.messageId);
         if (!open) return [];
         texts.delete(event.messageId);
         const full: TextContent = { object: "content", type: "text", index: 0, delta: false, msg_id: open.id, status: "completed", text: open.text };
-        return completed(open.id, "message", open.role, open.hasContent ? full : null);
+        return completed(open.id, open.type, open.role, open.hasContent ? full : null);
       }
       case EventType.TOOL_CALL_START:
         calls.set(event.toolCallId, { id: event.toolCallId, name: event.toolCallName, args: "" });
