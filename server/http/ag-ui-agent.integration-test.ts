@@ -177,5 +177,9 @@ describe("POST /api/v1/ag-ui refuses what it cannot reconcile", () => {
     const capabilities = AgentCapabilitiesSchema.parse(body.agents.dispatch!.capabilities);
     expect(capabilities.transport).toMatchObject({ streaming: true, resumable: true });
     expect(capabilities.tools?.items?.map((t) => t.name)).toEqual(["project_cli"]);
+    // Nothing declared that is not delivered: reasoning streams (ag-ui-reasoning-ids.integration-test),
+    // a thread's state is not kept between runs yet.
+    expect(capabilities.reasoning).toMatchObject({ supported: true, streaming: true });
+    expect(capabilities.state?.persistentState).toBe(false);
   });
 });

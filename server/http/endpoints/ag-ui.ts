@@ -102,8 +102,10 @@ const CAPABILITIES: AgentCapabilities = {
     parallelCalls: false,
     items: [{ name: PROJECT_CLI_TOOL_NAME, description: projectCliToolDescription, parameters: z.toJSONSchema(projectCliArgsSchema) as Record<string, unknown> }],
   },
-  state: { snapshots: true, deltas: false, memory: true, persistentState: true },
-  reasoning: { supported: false },
+  // A thread does not keep its state between runs yet: a run's state is what its request sent.
+  state: { snapshots: true, deltas: false, memory: true, persistentState: false },
+  // Streamed as REASONING_* events whenever the model thinks aloud (docs/ag-ui.md, "Reasoning").
+  reasoning: { supported: true, streaming: true, encrypted: false },
   multimodal: { input: { image: true, audio: false, video: false, pdf: false, file: false } },
   humanInTheLoop: { supported: true, approvals: true, interrupts: true, approveWithEdits: true },
 };
