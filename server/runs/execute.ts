@@ -1,37 +1,30 @@
 import "server-only";
 import { EventType } from "@ag-ui/core";
-import { AppError } from "../errors";
 import { logger } from "../logger";
-import { createEventSequenceGuard, type EventSequenceGuard, type RunCloseOutcome } from "../protocols/ag-ui/event-guard";
+import { createEventSequenceGuard, type EventSequenceGuard } from "../protocols/ag-ui/event-guard";
 import { parseAgUiEvent, type AgUiEvent } from "../protocols/ag-ui/events";
 import type { RunAgentInput } from "../protocols/ag-ui/run-input";
 import { serializeEvent } from "../protocols/ag-ui/sse";
 import { listen } from "../repositories/notifications";
-import { appendRunMessages, finishRun, type RunEnd } from "../repositories/run-messages";
+import { appendRunMessages, type RunEnd } from "../repositories/run-messages";
 import { heartbeatRuns, markRunStarted, releaseRun } from "../repositories/runs";
 import { endRunAttempt } from "../repositories/run-attempts";
 import { INSTANCE_ID } from "../lib/instance-id";
-import { withRunUsage } from "../usage/token-usage";
 import { meterRun } from "../telemetry/run-meter";
-import { dbSpan } from "../telemetry/tracing";
 import { reachingDatabase } from "./database-reach";
-import { announceDurable, discardUnwrittenEvents, flushEvents, onRunClosedElsewhere } from "./event-log";
+import { discardUnwrittenEvents, flushEvents, onRunClosedElsewhere } from "./event-log";
 import { requestContinuation } from "./continuation";
 import { handOffAt } from "./function-limits";
 import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
+import { failureOf, withFinalWriteRetries, writeRunEnd, type ExecutionEnd } from "./close-run";
+import type { AbortReason, Execution } from "./execution";
 import { MessageRecorder } from "./message-recorder";
 import { openingEvents, wireThreadId, type Opening } from "./opening";
 import { findRunner } from "./runners/registry";
-import { HEARTBEAT_MS, RunnerFailure, type EmitExtras, type EventRecord, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerInput, type RunnerResult } from "./types";
+import { HEARTBEAT_MS, RunnerFailure, type EventRecord, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerInput } from "./types";
 
 export const RUN_CANCEL_CHANNEL = "dispatch_run_cancel";
 
-/**
- * Why a run was stopped: a cancel request, its deadline, its requester leaving (AG-UI's Stop),
- * the database saying it is closed or someone else's already (recovery on another instance), or
- * this instance stopping (the run is handed back, and another instance goes on with it).
- */
-export type AbortReason = "cancelled" | "deadline" | "requester_gone" | "closed_elsewhere" | "handed_off";
 const ABORT_REASONS: ReadonlySet<string> = new Set<AbortReason>(["cancelled", "deadline", "requester_gone"]);
 /** The runs executing here: how to stop each, and which execution of it this is. */
 const executions = new Map<string, { controller: AbortController; attempt: number }>();
@@ -80,58 +73,6 @@ export function abortLocalRun(id: string, reason: AbortReason): boolean {
   if (!c) return false;
   if (!c.signal.aborted) c.abort(reason);
   return true;
-}
-
-// How long a run keeps trying to write its end (its last messages, status and terminal event)
-// while the database is unavailable, before it gives up: its followers' streams then close,
-// and recovery closes the run from the log once it notices the missing heartbeat.
-const FINAL_WRITE_BUDGET_MS = 30_000;
-
-async function withFinalWriteRetries(runId: string, write: () => Promise<void>): Promise<void> {
-  const deadline = performance.now() + FINAL_WRITE_BUDGET_MS;
-  let delay = 100;
-  for (;;) {
-    const left = deadline - performance.now();
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        write(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error("the final write did not finish in time")), Math.max(0, left));
-        }),
-      ]);
-      return;
-    } catch (err) {
-      if (performance.now() + delay >= deadline) throw err;
-      logger.warn({ err, runId, retryInMs: delay }, "could not write a run's end; retrying");
-      await new Promise((r) => setTimeout(r, delay));
-      delay = Math.min(delay * 2, 5_000);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-}
-
-// The closing events that end a message the thread keeps (a stopped answer, its thinking, a call).
-const CLOSED_MESSAGE_TYPES: ReadonlySet<string> = new Set([EventType.TEXT_MESSAGE_END, EventType.REASONING_MESSAGE_END, EventType.TOOL_CALL_END]);
-
-type Failure = { status: "failed" | "cancelled"; outcome: RunCloseOutcome; note?: { code: string; message: string } };
-
-function failureOf(err: unknown, reason: AbortReason | undefined): Failure {
-  if (reason === "cancelled") return { status: "cancelled", outcome: { type: "cancelled" } };
-  if (reason === "requester_gone") {
-    return {
-      status: "cancelled",
-      outcome: { type: "cancelled" },
-      note: { code: "REQUESTER_DISCONNECTED", message: "The client that started the run disconnected and nobody re-attached, so the run was stopped" },
-    };
-  }
-  if (reason === "deadline") {
-    return { status: "failed", outcome: { type: "error", code: "DEADLINE_EXCEEDED", message: "The run exceeded its deadline and was stopped" } };
-  }
-  if (err instanceof RunnerFailure) return { status: "failed", outcome: { type: "error", code: err.code, message: err.message || "The runner failed" } };
-  if (err instanceof AppError && err.status < 500) return { status: "failed", outcome: { type: "error", code: err.code, message: err.message } };
-  return { status: "failed", outcome: { type: "error", code: "RUNNER_ERROR", message: "The agent failed while running; see the run log" } };
 }
 
 /** The run's log so far, when this execution takes the run over from one that stopped reporting. */
@@ -211,6 +152,149 @@ async function handBack(run: RunHandle, attempt: number, recorder: MessageRecord
   }
 }
 
+
+/**
+ * Opens the execution: its live log, guard and recorder. A takeover replays the log it inherits
+ * and closes what was left open (the runner then resumes from it); opening events the accepting
+ * statement wrote are durable already, so followers get them at once.
+ */
+function beginExecution(run: RunHandle, input: RunAgentInput, runner: Runner, from: Takeover | Opened | undefined): { ex: Execution; resume: RunnerInput["resume"] } {
+  const attempt = run.attempt ?? 1;
+  const controller = new AbortController();
+  executions.set(run.id, { controller, attempt });
+  if (handingOff) controller.abort("handed_off" satisfies AbortReason);
+  const ex: Execution = {
+    run,
+    attempt,
+    live: openLiveRun(run.id, attempt),
+    controller,
+    recorder: new MessageRecorder(run, Date.now()),
+    guard: createEventSequenceGuard({ threadId: wireThreadId(run, input), runId: run.runId }),
+    meter: meterRun({ ...run, runner: runner.id }),
+    toolCalls: 0,
+    append(accepted, extras) {
+      ex.meter.event(accepted);
+      if (accepted.type === EventType.TOOL_CALL_START) ex.toolCalls++;
+      ex.live.append(accepted.type, serializeEvent(accepted));
+      ex.recorder.observe(accepted, extras);
+    },
+    put(event, extras) {
+      if (extras?.answersEarlierCall && event.type === EventType.TOOL_CALL_RESULT) ex.guard.adoptToolCall(event.toolCallId);
+      ex.append(ex.guard.accept(event), extras);
+    },
+  };
+  if (from && "records" in from) {
+    ex.live.preload(from.records);
+    const events = replay(ex.guard, from.records);
+    const interrupted = ex.guard.closeOpen();
+    const resume = {
+      events,
+      interruptedToolCalls: interrupted.flatMap((e) => (e.type === EventType.TOOL_CALL_END ? [e.toolCallId] : [])),
+      unansweredToolCalls: ex.guard.unansweredToolCalls(),
+    };
+    for (const e of interrupted) ex.append(e);
+    return { ex, resume };
+  }
+  if (from && "opened" in from) {
+    ex.live.preload(from.opened.records, { hurryNext: false });
+    for (const event of from.opened.events) {
+      const accepted = ex.guard.accept(event);
+      ex.meter.event(accepted);
+      ex.recorder.observe(accepted);
+    }
+  }
+  return { ex, resume: undefined };
+}
+
+/**
+ * The run's deadline, and on Vercel the hand-back before this invocation's limit: a run whose
+ * deadline is beyond it goes on in a new invocation (continuation.ts). Only an in-process runner
+ * can go on with a run (an external runner cannot resume one: docs/durable-runs.md), so an
+ * external runner's run ends there as at its deadline, its end written, rather than being cut off.
+ */
+function armTimers(run: RunHandle, runner: Runner, controller: AbortController): { clear(): void; leftInvocation(): boolean } {
+  const leaveAt = handOffAt();
+  const resumable = findRunner(runner.id) === runner;
+  const endsAt = leaveAt !== null && !resumable ? Math.min(leaveAt, run.deadlineAt.getTime()) : run.deadlineAt.getTime();
+  const deadline = setTimeout(() => controller.abort("deadline" satisfies AbortReason), Math.max(0, endsAt - Date.now()));
+  let left = false;
+  const invocationEnd =
+    leaveAt !== null && resumable && leaveAt < run.deadlineAt.getTime()
+      ? setTimeout(() => {
+          left = !controller.signal.aborted;
+          controller.abort("handed_off" satisfies AbortReason);
+        }, leaveAt - Date.now())
+      : undefined;
+  return {
+    clear: () => {
+      clearTimeout(deadline);
+      clearTimeout(invocationEnd);
+    },
+    leftInvocation: () => left,
+  };
+}
+
+/** Runs the runner to its end; what it answered, or why it failed, never thrown. */
+async function runTheRunner(
+  ex: Execution,
+  runner: Runner,
+  call: { input: RunAgentInput; generation: GenerationParams; prefetched: PrefetchedContext | undefined; resume: RunnerInput["resume"]; openedAlready: boolean },
+): Promise<ExecutionEnd> {
+  const { run, controller } = ex;
+  let spent: ExecutionEnd["spent"] = {};
+  try {
+    if (!call.openedAlready) for (const event of openingEvents(run, call.input)) ex.put(event);
+    // The statement that made the run running for this execution (its accept, its queued start,
+    // a takeover's claim) recorded the attempt; a run handed over still queued is started here.
+    if (run.status !== "running") await markRunStarted({ id: run.id, attempt: ex.attempt, instance: INSTANCE_ID });
+    const result = await ex.meter.within(() =>
+      runner.run({
+        run,
+        input: call.input,
+        generation: call.generation,
+        prefetched: call.prefetched,
+        resume: call.resume,
+        reportUsage: (usage, model) => (spent = { usage, model }),
+        signal: controller.signal,
+        emit: (event, extras) => {
+          if (controller.signal.aborted) return;
+          ex.put(event, extras);
+        },
+      }),
+    );
+    return { result, failure: controller.signal.aborted ? failureOf(null, controller.signal.reason as AbortReason) : null, spent };
+  } catch (err) {
+    const reason = controller.signal.aborted ? (controller.signal.reason as AbortReason) : undefined;
+    if (!reason && !(err instanceof RunnerFailure)) logger.error({ err, runId: run.id }, "run failed");
+    return { result: {}, failure: failureOf(err, reason), spent };
+  }
+}
+
+/** Leaves the run to the instance (or the invocation) that goes on with it. */
+async function leaveHandedBack(ex: Execution, leftInvocation: boolean): Promise<void> {
+  const { run } = ex;
+  await handBack(run, ex.attempt, ex.recorder);
+  executions.delete(run.id);
+  closeLiveRun(run.id);
+  ex.meter.end({ status: "handed_off" });
+  // Asked once the run is released and gone from here, so this instance may take it too.
+  if (leftInvocation) await requestContinuation(run.id);
+}
+
+/**
+ * Leaves a run closed elsewhere: its log ends with the terminal event that closed it, so nothing of
+ * this executor's follows it, in the log or the thread. Followers here see their streams close.
+ */
+async function leaveClosedElsewhere(ex: Execution): Promise<void> {
+  const { run } = ex;
+  discardUnwrittenEvents(run.id);
+  executions.delete(run.id);
+  closeLiveRun(run.id);
+  ex.meter.end({ status: "closed_elsewhere" });
+  await ex.recorder.unwritten();
+  await endRunAttempt({ id: run.id, attempt: ex.attempt, reason: "closed_elsewhere" }).catch((err: unknown) => logger.warn({ err, runId: run.id }, "could not record the end of a run's attempt"));
+}
+
 async function execute(
   run: RunHandle,
   input: RunAgentInput,
@@ -219,172 +303,26 @@ async function execute(
   prefetched: PrefetchedContext | undefined,
   from: Takeover | Opened | undefined,
 ): Promise<void> {
-  const takeover = from && "records" in from ? from : undefined;
-  const opened = from && "opened" in from ? from.opened : undefined;
   startBackgroundDuties();
-  const attempt = run.attempt ?? 1;
-  const live = openLiveRun(run.id, attempt);
-  const controller = new AbortController();
-  executions.set(run.id, { controller, attempt });
-  if (handingOff) controller.abort("handed_off" satisfies AbortReason);
-  const startedAt = Date.now();
-  const recorder = new MessageRecorder(run, startedAt);
-  const guard = createEventSequenceGuard({ threadId: wireThreadId(run, input), runId: run.runId });
-  let toolCalls = 0;
-  const meter = meterRun({ ...run, runner: runner.id });
-  const append = (accepted: AgUiEvent, extras?: EmitExtras) => {
-    meter.event(accepted);
-    if (accepted.type === EventType.TOOL_CALL_START) toolCalls++;
-    live.append(accepted.type, serializeEvent(accepted));
-    recorder.observe(accepted, extras);
-  };
-  const put = (event: AgUiEvent, extras?: EmitExtras) => {
-    if (extras?.answersEarlierCall && event.type === EventType.TOOL_CALL_RESULT) guard.adoptToolCall(event.toolCallId);
-    append(guard.accept(event), extras);
-  };
-  let resume: RunnerInput["resume"];
-  if (takeover) {
-    live.preload(takeover.records);
-    const events = replay(guard, takeover.records);
-    const interrupted = guard.closeOpen();
-    resume = {
-      events,
-      interruptedToolCalls: interrupted.flatMap((e) => (e.type === EventType.TOOL_CALL_END ? [e.toolCallId] : [])),
-      unansweredToolCalls: guard.unansweredToolCalls(),
-    };
-    for (const e of interrupted) append(e);
-  } else if (opened) {
-    // Durable already: followers get them at once, and the runner's first event is not hurried.
-    live.preload(opened.records, { hurryNext: false });
-    for (const event of opened.events) {
-      const accepted = guard.accept(event);
-      meter.event(accepted);
-      recorder.observe(accepted);
-    }
-  }
-  // On Vercel, a run whose deadline is beyond this invocation's limit is handed back before that
-  // limit, and goes on in a new invocation (continuation.ts). Only an in-process runner can go on
-  // with a run (an external runner cannot resume one: docs/durable-runs.md), so an external
-  // runner's run ends there as at its deadline, its end written, rather than being cut off.
-  const leaveAt = handOffAt();
-  const resumable = findRunner(runner.id) === runner;
-  const endsAt = leaveAt !== null && !resumable ? Math.min(leaveAt, run.deadlineAt.getTime()) : run.deadlineAt.getTime();
-  const deadline = setTimeout(() => controller.abort("deadline" satisfies AbortReason), Math.max(0, endsAt - Date.now()));
-  let leftInvocation = false;
-  const invocationEnd =
-    leaveAt !== null && resumable && leaveAt < run.deadlineAt.getTime()
-      ? setTimeout(() => {
-          leftInvocation = !controller.signal.aborted;
-          controller.abort("handed_off" satisfies AbortReason);
-        }, leaveAt - Date.now())
-      : undefined;
-
-  let result: RunnerResult = {};
-  let failure: Failure | null = null;
-  let spent: Pick<RunnerResult, "usage" | "model"> = {};
+  const { ex, resume } = beginExecution(run, input, runner, from);
+  const timers = armTimers(run, runner, ex.controller);
+  let end: ExecutionEnd;
   try {
-    if (!takeover && !opened) for (const event of openingEvents(run, input)) put(event);
-    // The statement that made the run running for this execution (its accept, its queued start,
-    // a takeover's claim) recorded the attempt; a run handed over still queued is started here.
-    if (run.status !== "running") await markRunStarted({ id: run.id, attempt, instance: INSTANCE_ID });
-    result = await meter.within(() =>
-      runner.run({
-        run,
-        input,
-        generation,
-        prefetched,
-        resume,
-        reportUsage: (usage, model) => (spent = { usage, model }),
-        signal: controller.signal,
-        emit: (event, extras) => {
-          if (controller.signal.aborted) return;
-          put(event, extras);
-        },
-      }),
-    );
-    if (controller.signal.aborted) failure = failureOf(null, controller.signal.reason as AbortReason);
-  } catch (err) {
-    const reason = controller.signal.aborted ? (controller.signal.reason as AbortReason) : undefined;
-    failure = failureOf(err, reason);
-    if (!reason && !(err instanceof RunnerFailure)) logger.error({ err, runId: run.id }, "run failed");
+    end = await runTheRunner(ex, runner, { input, generation, prefetched, resume, openedAlready: from !== undefined });
   } finally {
-    clearTimeout(deadline);
-    clearTimeout(invocationEnd);
+    timers.clear();
   }
-
-  if (controller.signal.reason === "handed_off") {
-    await handBack(run, attempt, recorder);
-    executions.delete(run.id);
-    closeLiveRun(run.id);
-    meter.end({ status: "handed_off" });
-    // Asked once the run is released and gone from here, so this instance may take it too.
-    if (leftInvocation) await requestContinuation(run.id);
-    return;
-  }
-
-  if (controller.signal.reason === "closed_elsewhere") {
-    // Its log ends with the terminal event that closed it: nothing of this executor's follows it,
-    // in the log or the thread. Followers here see their streams close; a resume reads the log.
-    discardUnwrittenEvents(run.id);
-    executions.delete(run.id);
-    closeLiveRun(run.id);
-    meter.end({ status: "closed_elsewhere" });
-    await recorder.unwritten();
-    await endRunAttempt({ id: run.id, attempt, reason: "closed_elsewhere" }).catch((err: unknown) => logger.warn({ err, runId: run.id }, "could not record the end of a run's attempt"));
-    return;
-  }
-
+  if (ex.controller.signal.reason === "handed_off") return leaveHandedBack(ex, timers.leftInvocation());
+  if (ex.controller.signal.reason === "closed_elsewhere") return leaveClosedElsewhere(ex);
   let ending: RunEnd | null = null;
   try {
-    const outcome: RunCloseOutcome =
-      failure?.outcome ??
-      (result.interrupts?.length ? { type: "interrupt", interrupts: result.interrupts } : { type: "success", ...(result.result !== undefined ? { result: result.result } : {}) });
-    // The terminal event carries the run's token usage (AG-UI's `usage`), as the ledger records it.
-    // A run that failed after spending tokens records what it reported so far.
-    const usage = result.usage ?? (failure ? spent.usage : undefined);
-    const model = result.model ?? (failure ? spent.model : undefined);
-    const closing = withRunUsage(guard.close(outcome), usage, model);
-    // Messages closed by the terminal sequence (a cancelled answer) are recorded too.
-    for (const e of closing) if (CLOSED_MESSAGE_TYPES.has(e.type)) recorder.observe(e);
-    const records = closing.map((e) => live.reserve(e.type, serializeEvent(e)));
-    const end: RunEnd = {
-      status: failure?.status ?? "completed",
-      errorCode: failure?.outcome.type === "error" ? failure.outcome.code ?? "RUNNER_ERROR" : failure?.note?.code ?? null,
-      errorMessage: failure?.outcome.type === "error" ? failure.outcome.message : failure?.note?.message ?? null,
-      usage: usage ?? null,
-      model: model ?? null,
-      toolCalls,
-    };
-    // The closing events go in the statement that closes the run, after everything before them
-    // is durable: the run's status and its log agree, whenever the process stops.
-    const messages = [...(await recorder.unwritten()), ...(failure ? [] : (result.closingMessages ?? []))];
-    let closedHere = false;
-    ending = end;
-    // Inside the run's span: the closing statement's time shows in its trace.
-    await meter.within(() => withFinalWriteRetries(run.id, async () => {
-      await flushEvents();
-      ({ closed: closedHere } = await dbSpan("finish_run", () => finishRun({
-        threadId: run.threadId,
-        runId: run.id,
-        messages,
-        end,
-        closing: { firstSeq: records[0]!.seq, types: records.map((r) => r.type), events: records.map((r) => r.json) },
-        attempt,
-        attemptEnd: controller.signal.reason === "deadline" ? "deadline" : "finished",
-        notify: false,
-      })));
-    }));
-    // Closed elsewhere meanwhile: the log ends with that close, so these closing events go to nobody.
-    if (closedHere) {
-      live.publish(live.lastSeq);
-      announceDurable(run.id, live.lastSeq);
-    }
+    ending = await writeRunEnd(ex, end);
   } catch (err) {
     discardUnwrittenEvents(run.id);
     logger.error({ err, runId: run.id }, "could not close a run: the database did not take its end in time; recovery will close it");
   } finally {
     executions.delete(run.id);
     closeLiveRun(run.id);
-    meter.end(ending ?? { status: "failed" });
+    ex.meter.end(ending ?? { status: "failed" });
   }
 }
