@@ -70,6 +70,110 @@ type ParsedCall = { toolCallId: string; toolName: string; input: unknown; invali
 type Answer = { call: ParsedCall; output: Awaited<ReturnType<typeof createToolModelOutput>> };
 
 /**
+ * One model step's stream parts: forwarded to the loop's listener as they come, and kept (text,
+ * thinking with what the provider attached to it, tool calls, usage) for the messages that
+ * follow the step.
+ */
+class StepCollector {
+  private readonly texts = new Map<string, string>();
+  // The step's thinking, with what the provider attached to it (a signature, an encrypted
+  // value): handed back with the assistant message on the next step, as streamText does, for
+  // providers that require their reasoning returned with the tool results that follow it.
+  private readonly reasonings = new Map<string, { text: string; providerOptions?: SharedV4ProviderMetadata }>();
+  readonly toolCalls: LanguageModelV4ToolCall[] = [];
+  usage: StepUsage = { inputTokens: undefined, outputTokens: undefined, totalTokens: undefined };
+  finishReason: string | undefined;
+
+  constructor(private readonly onPart: (part: AgentStreamPart) => void) {}
+
+  take(part: LanguageModelV4StreamPart): void {
+    const { onPart } = this;
+    switch (part.type) {
+      case "text-start":
+        this.texts.set(part.id, this.texts.get(part.id) ?? "");
+        onPart({ type: "text-start", id: part.id });
+        return;
+      case "text-delta":
+        this.texts.set(part.id, (this.texts.get(part.id) ?? "") + part.delta);
+        onPart({ type: "text-delta", id: part.id, text: part.delta });
+        return;
+      case "text-end":
+        onPart({ type: "text-end", id: part.id });
+        return;
+      case "reasoning-start":
+      case "reasoning-delta":
+      case "reasoning-end":
+        return this.takeReasoning(part);
+      case "tool-input-start":
+        onPart({ type: "tool-input-start", id: part.id, toolName: part.toolName });
+        return;
+      case "tool-input-delta":
+        onPart({ type: "tool-input-delta", id: part.id, delta: part.delta });
+        return;
+      case "tool-input-end":
+        onPart({ type: "tool-input-end", id: part.id });
+        return;
+      case "tool-call":
+        this.toolCalls.push(part);
+        return;
+      case "finish": {
+        const u = asLanguageModelUsage(part.usage);
+        this.usage = {
+          inputTokens: u.inputTokens,
+          outputTokens: u.outputTokens,
+          totalTokens: u.totalTokens,
+          cachedInputTokens: u.inputTokenDetails.cacheReadTokens,
+          reasoningTokens: u.outputTokenDetails.reasoningTokens,
+        };
+        this.finishReason = part.finishReason.unified;
+        return;
+      }
+      case "error":
+        onPart({ type: "error", error: part.error });
+        return;
+      default:
+        return;
+    }
+  }
+
+  private takeReasoning(part: Extract<LanguageModelV4StreamPart, { type: "reasoning-start" | "reasoning-delta" | "reasoning-end" }>): void {
+    if (part.type === "reasoning-start") {
+      this.reasonings.set(part.id, { text: "", providerOptions: part.providerMetadata });
+      this.onPart({ type: "reasoning-start", id: part.id });
+      return;
+    }
+    if (part.type === "reasoning-delta") {
+      const reasoning = this.reasonings.get(part.id) ?? { text: "" };
+      reasoning.text += part.delta;
+      if (part.providerMetadata) reasoning.providerOptions = part.providerMetadata;
+      this.reasonings.set(part.id, reasoning);
+      if (part.delta) this.onPart({ type: "reasoning-delta", id: part.id, text: part.delta });
+      return;
+    }
+    const reasoning = this.reasonings.get(part.id);
+    if (reasoning && part.providerMetadata) reasoning.providerOptions = part.providerMetadata;
+    this.onPart({ type: "reasoning-end", id: part.id });
+  }
+
+  /** The step as the conversation keeps it: the assistant's message, then the answers given here. */
+  messagesAfter(calls: ParsedCall[], answered: Answer[]): ModelMessage[] {
+    const out: ModelMessage[] = [];
+    const content: Exclude<AssistantContent, string> = [];
+    for (const { text, providerOptions } of this.reasonings.values()) {
+      if (text.length > 0 || providerOptions) content.push({ type: "reasoning", text, ...(providerOptions ? { providerOptions } : {}) });
+    }
+    for (const text of this.texts.values()) if (text.length > 0) content.push({ type: "text", text });
+    for (const call of calls) content.push({ type: "tool-call", toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
+    if (content.length > 0) out.push({ role: "assistant", content });
+    if (answered.length > 0) {
+      const results: ToolContent = answered.map((a) => ({ type: "tool-result", toolCallId: a.call.toolCallId, toolName: a.call.toolName, output: a.output }));
+      out.push({ role: "tool", content: results });
+    }
+    return out;
+  }
+}
+
+/**
  * Runs up to `maxSteps` model calls. A step whose tool calls were all answered here (tools
  * with an execute function, or calls the SDK rejected) leads to the next step; a call left
  * for the client (no execute function) or for a person (LEFT_OPEN), a step without tool calls,
@@ -111,79 +215,13 @@ export async function runModelLoop(opts: {
     const headers = traceHeaders();
     const stream = await retry(() => streamer({ ...callOptions, prompt, tools: toolDefinitions, toolChoice, abortSignal: signal, headers }));
 
-    const texts = new Map<string, string>();
-    // The step's thinking, with what the provider attached to it (a signature, an encrypted
-    // value): handed back with the assistant message on the next step, as streamText does, for
-    // providers that require their reasoning returned with the tool results that follow it.
-    const reasonings = new Map<string, { text: string; providerOptions?: SharedV4ProviderMetadata }>();
-    const toolCalls: LanguageModelV4ToolCall[] = [];
-    let usage: StepUsage = { inputTokens: undefined, outputTokens: undefined, totalTokens: undefined };
-    let finishReason: string | undefined;
+    const collected = new StepCollector(onPart);
     let stopped = false;
     // Parts arrive synchronously, without a promise each; tool calls are parsed (async) once
     // the model's answer has ended, in the order the model made them.
     const emit = (part: LanguageModelV4StreamPart) => {
       if (stopped) return;
-      switch (part.type) {
-        case "text-start":
-          texts.set(part.id, texts.get(part.id) ?? "");
-          onPart({ type: "text-start", id: part.id });
-          break;
-        case "text-delta":
-          texts.set(part.id, (texts.get(part.id) ?? "") + part.delta);
-          onPart({ type: "text-delta", id: part.id, text: part.delta });
-          break;
-        case "text-end":
-          onPart({ type: "text-end", id: part.id });
-          break;
-        case "reasoning-start":
-          reasonings.set(part.id, { text: "", providerOptions: part.providerMetadata });
-          onPart({ type: "reasoning-start", id: part.id });
-          break;
-        case "reasoning-delta": {
-          const reasoning = reasonings.get(part.id) ?? { text: "" };
-          reasoning.text += part.delta;
-          if (part.providerMetadata) reasoning.providerOptions = part.providerMetadata;
-          reasonings.set(part.id, reasoning);
-          if (part.delta) onPart({ type: "reasoning-delta", id: part.id, text: part.delta });
-          break;
-        }
-        case "reasoning-end": {
-          const reasoning = reasonings.get(part.id);
-          if (reasoning && part.providerMetadata) reasoning.providerOptions = part.providerMetadata;
-          onPart({ type: "reasoning-end", id: part.id });
-          break;
-        }
-        case "tool-input-start":
-          onPart({ type: "tool-input-start", id: part.id, toolName: part.toolName });
-          break;
-        case "tool-input-delta":
-          onPart({ type: "tool-input-delta", id: part.id, delta: part.delta });
-          break;
-        case "tool-input-end":
-          onPart({ type: "tool-input-end", id: part.id });
-          break;
-        case "tool-call":
-          toolCalls.push(part);
-          break;
-        case "finish": {
-          const u = asLanguageModelUsage(part.usage);
-          usage = {
-            inputTokens: u.inputTokens,
-            outputTokens: u.outputTokens,
-            totalTokens: u.totalTokens,
-            cachedInputTokens: u.inputTokenDetails.cacheReadTokens,
-            reasoningTokens: u.outputTokenDetails.reasoningTokens,
-          };
-          finishReason = part.finishReason.unified;
-          break;
-        }
-        case "error":
-          onPart({ type: "error", error: part.error });
-          break;
-        default:
-          break;
-      }
+      collected.take(part);
       if (opts.stop()) {
         // Ends the provider's stream (and its request): the rest is not worth reading.
         stopped = true;
@@ -198,28 +236,18 @@ export async function runModelLoop(opts: {
     if (stopped) return;
 
     const calls: ParsedCall[] = [];
-    for (const part of toolCalls) {
+    for (const part of collected.toolCalls) {
       const call = await parseCall(part, tools, messages, opts.instructions, signal);
       calls.push(call);
       onPart({ type: "tool-call", toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
     }
 
     const answers = await Promise.all(calls.map((call) => answerCall(call, tools, messages, signal, onPart)));
-    onPart({ type: "finish-step", usage, finishReason });
+    onPart({ type: "finish-step", usage: collected.usage, finishReason: collected.finishReason });
     if (opts.stop()) return;
 
-    const content: Exclude<AssistantContent, string> = [];
-    for (const { text, providerOptions } of reasonings.values()) {
-      if (text.length > 0 || providerOptions) content.push({ type: "reasoning", text, ...(providerOptions ? { providerOptions } : {}) });
-    }
-    for (const text of texts.values()) if (text.length > 0) content.push({ type: "text", text });
-    for (const call of calls) content.push({ type: "tool-call", toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
-    if (content.length > 0) messages.push({ role: "assistant", content });
     const answered = answers.filter((a): a is Answer => a !== null);
-    if (answered.length > 0) {
-      const results: ToolContent = answered.map((a) => ({ type: "tool-result", toolCallId: a.call.toolCallId, toolName: a.call.toolName, output: a.output }));
-      messages.push({ role: "tool", content: results });
-    }
+    messages.push(...collected.messagesAfter(calls, answered));
     // The loop goes on only when every call of the step has its answer here.
     if (calls.length === 0 || answered.length < calls.length || signal.aborted) return;
   }
