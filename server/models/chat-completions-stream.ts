@@ -241,6 +241,94 @@ function callHeaders(given: Record<string, string | undefined> | undefined): Rec
   return headers;
 }
 
+/** One request's facts the answer's readers need: where it went, for which model, its abort signal, its clean-up. */
+type Call = { url: URL; modelId: string; signal: AbortSignal | undefined; done: () => void };
+
+/** An answer that is not a 2xx: its body (bounded) read into the APICallError the SDK would raise. */
+function errorAnswer(res: http.IncomingMessage, status: number, call: Call): Promise<never> {
+  return new Promise((_, reject) => {
+    let text = "";
+    res.setEncoding("utf8");
+    res.on("data", (chunk: string) => {
+      if (text.length < MAX_ERROR_BODY_BYTES) text += chunk;
+    });
+    res.once("end", () => {
+      call.done();
+      reject(
+        new APICallError({
+          message: errorMessage(status, text),
+          url: call.url.href,
+          requestBodyValues: { model: call.modelId },
+          statusCode: status,
+          responseBody: text.slice(0, MAX_ERROR_BODY_BYTES),
+          isRetryable: retryable(status),
+        }),
+      );
+    });
+  });
+}
+
+/**
+ * Reads the answer's event stream into parts. Each network read is parsed, and its parts emitted,
+ * in a stream slice (see stream-slices.ts); the response stays paused until then. The end and an
+ * early close queue behind the reads before them.
+ */
+function readAnswer(res: http.IncomingMessage, emit: Parameters<StepStream["read"]>[0], call: Call): Promise<void> {
+  return new Promise<void>((finish, fail) => {
+    const reader = new ChunkReader(emit);
+    const sse = new SseParser((data) => reader.data(data));
+    const decoder = new StringDecoder("utf8");
+    let settled = false;
+    const settle = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      call.done();
+      return true;
+    };
+    res.on("data", (chunk: Buffer) => {
+      res.pause();
+      queueStreamWork(() => {
+        if (settled) return;
+        try {
+          sse.push(decoder.write(chunk));
+        } catch (err) {
+          settle();
+          res.destroy();
+          return fail(err);
+        }
+        res.resume();
+      });
+    });
+    res.once("end", () =>
+      queueStreamWork(() => {
+        if (!settle()) return;
+        try {
+          sse.push(decoder.end());
+          sse.end();
+          reader.end();
+        } catch (err) {
+          return fail(err);
+        }
+        finish();
+      }),
+    );
+    // Closed before its end: the server dropped the connection (or we aborted).
+    const early = (cause?: Error) =>
+      queueStreamWork(() => {
+        if (!settle()) return;
+        fail(
+          call.signal?.aborted
+            ? abortError(call.signal)
+            : new APICallError({ message: "The model server closed the stream early", url: call.url.href, requestBodyValues: { model: call.modelId }, cause, isRetryable: true }),
+        );
+      });
+    res.once("error", early);
+    res.once("close", () => {
+      if (!res.complete) early();
+    });
+  });
+}
+
 /** A streamer for one OpenAI-compatible chat completions endpoint. */
 export function createChatCompletionsStreamer(config: ChatCompletionsConfig): StepStreamer {
   const url = new URL(`${config.baseURL.replace(/\/+$/, "")}/chat/completions`);
@@ -258,9 +346,9 @@ export function createChatCompletionsStreamer(config: ChatCompletionsConfig): St
       const req = client.request(url, { method: "POST", agent, headers: { ...callHeaders(options.headers), ...headers, "content-length": String(Buffer.byteLength(body)) } });
       const onAbort = () => req.destroy(abortError(signal!));
       signal?.addEventListener("abort", onAbort, { once: true });
-      const done = () => signal?.removeEventListener("abort", onAbort);
+      const call: Call = { url, modelId: config.modelId, signal, done: () => signal?.removeEventListener("abort", onAbort) };
       req.once("error", (cause: Error) => {
-        done();
+        call.done();
         reject(
           signal?.aborted
             ? abortError(signal)
@@ -269,87 +357,11 @@ export function createChatCompletionsStreamer(config: ChatCompletionsConfig): St
       });
       req.once("response", (res) => {
         const status = res.statusCode ?? 0;
-        if (status < 200 || status >= 300) {
-          let text = "";
-          res.setEncoding("utf8");
-          res.on("data", (chunk: string) => {
-            if (text.length < MAX_ERROR_BODY_BYTES) text += chunk;
-          });
-          res.once("end", () => {
-            done();
-            reject(
-              new APICallError({
-                message: errorMessage(status, text),
-                url: url.href,
-                requestBodyValues: { model: config.modelId },
-                statusCode: status,
-                responseBody: text.slice(0, MAX_ERROR_BODY_BYTES),
-                isRetryable: retryable(status),
-              }),
-            );
-          });
-          return;
-        }
+        if (status < 200 || status >= 300) return void errorAnswer(res, status, call).catch(reject);
         resolve({
-          read: (emit) =>
-            new Promise<void>((finish, fail) => {
-              const reader = new ChunkReader(emit);
-              const sse = new SseParser((data) => reader.data(data));
-              const decoder = new StringDecoder("utf8");
-              let settled = false;
-              const settle = (): boolean => {
-                if (settled) return false;
-                settled = true;
-                done();
-                return true;
-              };
-              // Each network read is parsed, and its parts emitted, in a stream slice (see
-              // stream-slices.ts); the response stays paused until then. The end and an early
-              // close queue behind the reads before them.
-              res.on("data", (chunk: Buffer) => {
-                res.pause();
-                queueStreamWork(() => {
-                  if (settled) return;
-                  try {
-                    sse.push(decoder.write(chunk));
-                  } catch (err) {
-                    settle();
-                    res.destroy();
-                    return fail(err);
-                  }
-                  res.resume();
-                });
-              });
-              res.once("end", () =>
-                queueStreamWork(() => {
-                  if (!settle()) return;
-                  try {
-                    sse.push(decoder.end());
-                    sse.end();
-                    reader.end();
-                  } catch (err) {
-                    return fail(err);
-                  }
-                  finish();
-                }),
-              );
-              // Closed before its end: the server dropped the connection (or we aborted).
-              const early = (cause?: Error) =>
-                queueStreamWork(() => {
-                  if (!settle()) return;
-                  fail(
-                    signal?.aborted
-                      ? abortError(signal)
-                      : new APICallError({ message: "The model server closed the stream early", url: url.href, requestBodyValues: { model: config.modelId }, cause, isRetryable: true }),
-                  );
-                });
-              res.once("error", early);
-              res.once("close", () => {
-                if (!res.complete) early();
-              });
-            }),
+          read: (emit) => readAnswer(res, emit, call),
           cancel: () => {
-            done();
+            call.done();
             req.destroy();
           },
         });
