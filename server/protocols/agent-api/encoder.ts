@@ -85,162 +85,208 @@ function terminalStatus(event: AgUiEvent): RunStatus {
   return "completed";
 }
 
-export function createAgentApiEncoder(options: AgentApiEncoderOptions): AgentApiEncoder {
-  const now = options.now ?? Date.now;
-  const newId = options.newId ?? (() => crypto.randomUUID());
-  let sequence = 0;
-  let started = false;
-  let done = false;
-  const response: AgentResponse = {
-    object: "response",
-    id: options.responseId,
-    status: "created",
-    session_id: options.sessionId,
-    created_at: options.createdAt,
-    completed_at: null,
-    output: [],
-    usage: null,
-    error: null,
-  };
-  const texts = new Map<string, OpenText>();
-  const calls = new Map<string, OpenCall>();
-  const callNames = new Map<string, string>();
-  const callArguments = new Map<string, string>();
+const data = (msgId: string, value: DataContent["data"]): DataContent => ({
+  object: "content",
+  type: "data",
+  index: 0,
+  delta: false,
+  msg_id: msgId,
+  status: "completed",
+  data: value,
+});
 
-  const stamp = <T extends StreamObject>(object: T): T => ({ ...object, sequence_number: sequence++ });
-  const snapshot = (): AgentResponse => ({ ...response, output: response.output.map((m) => ({ ...m, content: [...m.content] })) });
-  const responseObject = () => stamp(snapshot());
+const message = (id: string, type: Message["type"], role: Message["role"], status: Message["status"], content: Content[] = []): Message => ({
+  object: "message",
+  id,
+  type,
+  role,
+  status,
+  content,
+});
 
-  const message = (id: string, type: Message["type"], role: Message["role"], status: Message["status"], content: Content[] = []): Message => ({
-    object: "message",
-    id,
-    type,
-    role,
-    status,
-    content,
-  });
+/** One response's stream of objects: their sequence, the messages still open, and the response they build. */
+class AgentApiStream implements AgentApiEncoder {
+  private sequence = 0;
+  private started = false;
+  private ended = false;
+  private readonly response_: AgentResponse;
+  private readonly texts = new Map<string, OpenText>();
+  private readonly calls = new Map<string, OpenCall>();
+  private readonly callNames = new Map<string, string>();
+  private readonly callArguments = new Map<string, string>();
+  private readonly now: () => number;
+  private readonly newId: () => string;
 
-  const opened = (id: string, type: Message["type"], role: Message["role"]): StreamObject[] => [
-    stamp(message(id, type, role, "created")),
-    stamp(message(id, type, role, "in_progress")),
-  ];
-
-  // The completed content, then the completed message holding it, which joins the output.
-  const completed = (id: string, type: Message["type"], role: Message["role"], content: Content | null): StreamObject[] => {
-    const whole = message(id, type, role, "completed", content ? [content] : []);
-    response.output.push(whole);
-    return content ? [stamp(content), stamp(whole)] : [stamp(whole)];
-  };
-
-  const data = (msgId: string, value: DataContent["data"]): DataContent => ({
-    object: "content",
-    type: "data",
-    index: 0,
-    delta: false,
-    msg_id: msgId,
-    status: "completed",
-    data: value,
-  });
-
-  function start(): StreamObject[] {
-    if (started) return [];
-    started = true;
-    response.status = "created";
-    const created = responseObject();
-    response.status = "in_progress";
-    return [created, responseObject()];
+  constructor(options: AgentApiEncoderOptions) {
+    this.now = options.now ?? Date.now;
+    this.newId = options.newId ?? (() => crypto.randomUUID());
+    this.response_ = {
+      object: "response",
+      id: options.responseId,
+      status: "created",
+      session_id: options.sessionId,
+      created_at: options.createdAt,
+      completed_at: null,
+      output: [],
+      usage: null,
+      error: null,
+    };
   }
 
-  function finish(event: AgUiEvent, usage: TokenCounts | null | undefined): StreamObject[] {
-    const out = start();
+  get done(): boolean {
+    return this.ended;
+  }
+
+  response(): AgentResponse {
+    return { ...this.response_, output: this.response_.output.map((m) => ({ ...m, content: [...m.content] })) };
+  }
+
+  heartbeat(): Heartbeat {
+    return this.stamp<Heartbeat>({ object: "message", id: `msg_${this.newId()}`, type: "heartbeat", status: "completed" });
+  }
+
+  encode(event: AgUiEvent, final?: { usage?: TokenCounts | null }): StreamObject[] {
+    if (this.ended) return [];
+    switch (event.type) {
+      case EventType.RUN_STARTED:
+        return this.start();
+      case EventType.RUN_FINISHED:
+      case EventType.RUN_ERROR:
+        return this.finish(event, final?.usage);
+      case EventType.TEXT_MESSAGE_START:
+      case EventType.REASONING_MESSAGE_START:
+      case EventType.TEXT_MESSAGE_CONTENT:
+      case EventType.REASONING_MESSAGE_CONTENT:
+      case EventType.TEXT_MESSAGE_END:
+      case EventType.REASONING_MESSAGE_END:
+        return this.text(event);
+      case EventType.TOOL_CALL_START:
+      case EventType.TOOL_CALL_ARGS:
+      case EventType.TOOL_CALL_END:
+      case EventType.TOOL_CALL_RESULT:
+        return this.toolCall(event);
+      default:
+        return [];
+    }
+  }
+
+  private stamp<T extends StreamObject>(object: T): T {
+    return { ...object, sequence_number: this.sequence++ };
+  }
+
+  private responseObject(): AgentResponse {
+    return this.stamp(this.response());
+  }
+
+  private opened(id: string, type: Message["type"], role: Message["role"]): StreamObject[] {
+    return [this.stamp(message(id, type, role, "created")), this.stamp(message(id, type, role, "in_progress"))];
+  }
+
+  // The completed content, then the completed message holding it, which joins the output.
+  private completed(id: string, type: Message["type"], role: Message["role"], content: Content | null): StreamObject[] {
+    const whole = message(id, type, role, "completed", content ? [content] : []);
+    this.response_.output.push(whole);
+    return content ? [this.stamp(content), this.stamp(whole)] : [this.stamp(whole)];
+  }
+
+  private start(): StreamObject[] {
+    if (this.started) return [];
+    this.started = true;
+    this.response_.status = "created";
+    const created = this.responseObject();
+    this.response_.status = "in_progress";
+    return [created, this.responseObject()];
+  }
+
+  private finish(event: AgUiEvent, usage: TokenCounts | null | undefined): StreamObject[] {
+    const out = this.start();
     if (event.type === EventType.RUN_FINISHED && event.outcome?.type === "interrupt") {
-      for (const request of approvalRequests(event.outcome.interrupts, callArguments)) {
-        out.push(...opened(request.id, "mcp_approval_request", "assistant"), ...completed(request.id, "mcp_approval_request", "assistant", data(request.id, request)));
+      for (const request of approvalRequests(event.outcome.interrupts, this.callArguments)) {
+        out.push(...this.opened(request.id, "mcp_approval_request", "assistant"), ...this.completed(request.id, "mcp_approval_request", "assistant", data(request.id, request)));
       }
     }
-    done = true;
+    this.ended = true;
+    const response = this.response_;
     response.status = terminalStatus(event);
-    response.completed_at = Math.floor(now() / 1000);
+    response.completed_at = Math.floor(this.now() / 1000);
     response.usage = toUsage(usage);
     if (event.type === EventType.RUN_ERROR) {
       response.error = { code: event.code ?? "RUNNER_ERROR", message: event.message };
       // The spec's error message, so a client reading messages sees why the response ended.
-      out.push(stamp<ErrorMessage>({ object: "message", id: `msg_${newId()}`, type: "error", status: "completed", code: response.error.code, message: response.error.message }));
+      out.push(this.stamp<ErrorMessage>({ object: "message", id: `msg_${this.newId()}`, type: "error", status: "completed", code: response.error.code, message: response.error.message }));
     }
-    out.push(responseObject());
+    out.push(this.responseObject());
     return out;
   }
 
-  function encode(event: AgUiEvent, final?: { usage?: TokenCounts | null }): StreamObject[] {
-    if (done) return [];
+  /** An answer's or a thought's text: opened, streamed as deltas, completed whole. */
+  private text(event: AgUiEvent): StreamObject[] {
     switch (event.type) {
-      case EventType.RUN_STARTED:
-        return start();
-      case EventType.RUN_FINISHED:
-      case EventType.RUN_ERROR:
-        return finish(event, final?.usage);
       case EventType.TEXT_MESSAGE_START: {
         const role = textRole(event.role);
-        texts.set(event.messageId, { id: event.messageId, type: "message", role, text: "", hasContent: false });
-        return [...start(), ...opened(event.messageId, "message", role)];
+        this.texts.set(event.messageId, { id: event.messageId, type: "message", role, text: "", hasContent: false });
+        return [...this.start(), ...this.opened(event.messageId, "message", role)];
       }
       case EventType.REASONING_MESSAGE_START:
-        texts.set(event.messageId, { id: event.messageId, type: "reasoning", role: "assistant", text: "", hasContent: false });
-        return [...start(), ...opened(event.messageId, "reasoning", "assistant")];
+        this.texts.set(event.messageId, { id: event.messageId, type: "reasoning", role: "assistant", text: "", hasContent: false });
+        return [...this.start(), ...this.opened(event.messageId, "reasoning", "assistant")];
       case EventType.TEXT_MESSAGE_CONTENT:
       case EventType.REASONING_MESSAGE_CONTENT: {
-        const open = texts.get(event.messageId);
+        const open = this.texts.get(event.messageId);
         if (!open) return [];
         open.text += event.delta;
         open.hasContent = true;
         const delta: TextContent = { object: "content", type: "text", index: 0, delta: true, msg_id: open.id, status: "in_progress", text: event.delta };
-        return [stamp(delta)];
+        return [this.stamp(delta)];
       }
       case EventType.TEXT_MESSAGE_END:
       case EventType.REASONING_MESSAGE_END: {
-        const open = texts.get(event.messageId);
+        const open = this.texts.get(event.messageId);
         if (!open) return [];
-        texts.delete(event.messageId);
+        this.texts.delete(event.messageId);
         const full: TextContent = { object: "content", type: "text", index: 0, delta: false, msg_id: open.id, status: "completed", text: open.text };
-        return completed(open.id, open.type, open.role, open.hasContent ? full : null);
-      }
-      case EventType.TOOL_CALL_START:
-        calls.set(event.toolCallId, { id: event.toolCallId, name: event.toolCallName, args: "" });
-        callNames.set(event.toolCallId, event.toolCallName);
-        return [...start(), ...opened(event.toolCallId, "function_call", "assistant")];
-      case EventType.TOOL_CALL_ARGS: {
-        const open = calls.get(event.toolCallId);
-        if (open) open.args += event.delta;
-        return [];
-      }
-      case EventType.TOOL_CALL_END: {
-        const open = calls.get(event.toolCallId);
-        if (!open) return [];
-        calls.delete(event.toolCallId);
-        callArguments.set(open.id, open.args);
-        return completed(open.id, "function_call", "assistant", data(open.id, { call_id: open.id, name: open.name, arguments: open.args }));
-      }
-      case EventType.TOOL_CALL_RESULT: {
-        const output = typeof event.content === "string" ? event.content : JSON.stringify(event.content);
-        const name = callNames.get(event.toolCallId);
-        const value = { call_id: event.toolCallId, ...(name === undefined ? {} : { name }), output };
-        return [
-          ...start(),
-          ...opened(event.messageId, "function_call_output", "tool"),
-          ...completed(event.messageId, "function_call_output", "tool", data(event.messageId, value)),
-        ];
+        return this.completed(open.id, open.type, open.role, open.hasContent ? full : null);
       }
       default:
         return [];
     }
   }
 
-  return {
-    encode,
-    heartbeat: () => stamp<Heartbeat>({ object: "message", id: `msg_${newId()}`, type: "heartbeat", status: "completed" }),
-    get done() {
-      return done;
-    },
-    response: snapshot,
-  };
+  /** A tool call (completed with its arguments once they are whole) and its output. */
+  private toolCall(event: AgUiEvent): StreamObject[] {
+    switch (event.type) {
+      case EventType.TOOL_CALL_START:
+        this.calls.set(event.toolCallId, { id: event.toolCallId, name: event.toolCallName, args: "" });
+        this.callNames.set(event.toolCallId, event.toolCallName);
+        return [...this.start(), ...this.opened(event.toolCallId, "function_call", "assistant")];
+      case EventType.TOOL_CALL_ARGS: {
+        const open = this.calls.get(event.toolCallId);
+        if (open) open.args += event.delta;
+        return [];
+      }
+      case EventType.TOOL_CALL_END: {
+        const open = this.calls.get(event.toolCallId);
+        if (!open) return [];
+        this.calls.delete(event.toolCallId);
+        this.callArguments.set(open.id, open.args);
+        return this.completed(open.id, "function_call", "assistant", data(open.id, { call_id: open.id, name: open.name, arguments: open.args }));
+      }
+      case EventType.TOOL_CALL_RESULT: {
+        const output = typeof event.content === "string" ? event.content : JSON.stringify(event.content);
+        const name = this.callNames.get(event.toolCallId);
+        const value = { call_id: event.toolCallId, ...(name === undefined ? {} : { name }), output };
+        return [
+          ...this.start(),
+          ...this.opened(event.messageId, "function_call_output", "tool"),
+          ...this.completed(event.messageId, "function_call_output", "tool", data(event.messageId, value)),
+        ];
+      }
+      default:
+        return [];
+    }
+  }
+}
+
+export function createAgentApiEncoder(options: AgentApiEncoderOptions): AgentApiEncoder {
+  return new AgentApiStream(options);
 }
