@@ -75,6 +75,36 @@ async function answersToOpenCalls(threadId: string, runId: string, turns: InputT
 export type AgentResponseStart = { run: RunRow; sessionId: string };
 
 /**
+ * A repeated response_id names the same response (how a client that left rejoins): it is followed
+ * as it is, whatever the input, which its first request already took (a call it answered is no
+ * longer open, its images are stored). Without its session it is found by id (a runId is one thread's).
+ */
+async function existingResponse({ request, userId, claimedKey }: { request: AgentRequest; userId: string; claimedKey?: ClaimedApiKey }): Promise<AgentResponseStart | null> {
+  if (!request.response_id) return null;
+  const existing = await findRunByClientId({ userId, runId: request.response_id });
+  if (!existing) return null;
+  await claimedKey?.verify();
+  if (!request.session_id) return { run: existing, sessionId: await sessionNameOf(existing.threadId) };
+  const session = threadNamed(userId, request.session_id);
+  return { run: sameThread(existing, { runId: existing.runId, threadId: session.threadId }), sessionId: session.name };
+}
+
+/**
+ * The request as a RunAgentInput, read as the AG-UI-native endpoint reads a conversation (the run
+ * may bring only tool answers); a problem is named by the request's own field.
+ */
+function checkedRunInput(request: AgentRequest, turns: Parameters<typeof toRunAgentInput>[1], threadId: string, runId: string) {
+  const { input, sources } = toRunAgentInput(request, turns, { threadId, runId, newId: () => `msg_${randomUUID()}` });
+  const parsed = parseRunAgentInput(JSON.stringify(input), { conversation: true });
+  if (!parsed.ok) {
+    const field = requestField(parsed.field, sources);
+    const problem = parsed.field ? parsed.message.replace(`${parsed.field}: `, "") : parsed.message;
+    throw new AppError(parsed.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", `${field}: ${problem}`, { field });
+  }
+  return parsed.input;
+}
+
+/**
  * Starts (or, for a known response_id, finds) the run for a validated request. The session
  * is a thread of the caller's (agent-api-session.ts): created when new, seeded with the earlier
  * turns the request brings; "not found" when it is someone else's, 409 when a run is already in
@@ -89,18 +119,8 @@ export async function startAgentResponse(opts: {
   keepAlive?: KeepAlive;
 }): Promise<AgentResponseStart> {
   const { request, userId } = opts;
-  // A repeated response_id names the same response (how a client that left rejoins): it is followed
-  // as it is, whatever the input, which its first request already took (a call it answered is no
-  // longer open, its images are stored). Without its session it is found by id (a runId is one thread's).
-  if (request.response_id) {
-    const existing = await findRunByClientId({ userId, runId: request.response_id });
-    if (existing) {
-      await opts.claimedKey?.verify();
-      if (!request.session_id) return { run: existing, sessionId: await sessionNameOf(existing.threadId) };
-      const session = threadNamed(userId, request.session_id);
-      return { run: sameThread(existing, { runId: existing.runId, threadId: session.threadId }), sessionId: session.name };
-    }
-  }
+  const existing = await existingResponse(opts);
+  if (existing) return existing;
   if (!request.session_id && request.input.some((item) => item.type === "mcp_approval_response")) {
     throw new AppError("BAD_REQUEST", "session_id: required with mcp_approval_response (the session whose run asked for approval)", { field: "session_id" });
   }
@@ -130,29 +150,13 @@ export async function startAgentResponse(opts: {
   // Nothing is fetched or stored for a key that is not checked yet.
   if (hasImages) await opts.claimedKey?.verify();
   const withImages = hasImages ? await importRequestImages({ userId, request, userIndex: turns.userIndex, requestOrigin: opts.requestOrigin }) : request;
-  const newIds: string[] = [];
-  const { input, sources } = toRunAgentInput(withImages, turns, {
-    threadId,
-    runId,
-    newId: () => {
-      const id = `msg_${randomUUID()}`;
-      newIds.push(id);
-      return id;
-    },
-  });
-  // Read as the AG-UI-native endpoint reads a conversation: the run may bring only tool answers.
-  const parsed = parseRunAgentInput(JSON.stringify(input), { conversation: true });
-  if (!parsed.ok) {
-    const field = requestField(parsed.field, sources);
-    const problem = parsed.field ? parsed.message.replace(`${parsed.field}: `, "") : parsed.message;
-    throw new AppError(parsed.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", `${field}: ${problem}`, { field });
-  }
-  const messageIds = parsed.input.messages.filter((m) => m.role === "tool").map((m) => m.id);
+  const runInput = checkedRunInput(withImages, turns, threadId, runId);
+  const messageIds = runInput.messages.filter((m) => m.role === "tool").map((m) => m.id);
   const toolMessages = turns.outputs.length > 0 ? await answersToOpenCalls(threadId, runId, turns, messageIds) : turns.seed.length > 0 ? seedMessages(turns, runId) : undefined;
   if (session && fresh) await rememberSessionName(userId, session);
   const { run } = await startRun({
     userId,
-    input: parsed.input,
+    input: runInput,
     protocol: "agent-api",
     generation: generationParams(request),
     requestOrigin: opts.requestOrigin,
