@@ -92,30 +92,7 @@ export function toBudgetRefusal(r: BudgetRefusalJson): BudgetRefusal {
 /** The environment's default budgets, as dispatch_run_limits takes them; an absent one is no limit. */
 export type DefaultBudgets = { tokens_per_day?: number; runs_per_minute?: number; concurrent_runs?: number };
 
-/**
- * Records a run, its user message and its entry event in one round trip (the
- * dispatch_accept_run function: the runId looked up, the thread created or locked, then the
- * checks and writes; it answers json), or
- * writes nothing when this user already has a run with that runId, the thread is someone
- * else's or has a run in progress. `start` records the run as running: its executor starts now.
- */
-export async function acceptRunRow({
-  run,
-  threadTitle,
-  message,
-  toolMessages,
-  entry,
-  start,
-  prefetch,
-  bindingCheck,
-  apiKeyHash,
-  apiKeyId,
-  budgets,
-  enqueue = false,
-  executor,
-  opening,
-  reservedTokens,
-}: {
+export type AcceptRunInput = {
   run: NewRun;
   threadTitle: string;
   /** The run's new user message; null for a run that only brings tool answers. */
@@ -145,58 +122,53 @@ export async function acceptRunRow({
   opening?: { type: string; json: string }[];
   /** The tokens the run holds of its daily token budgets while it is in progress (server/usage/reservation.ts). */
   reservedTokens: number;
-}): Promise<AcceptOutcome> {
-  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)`;
-  const { rows } = await getPool().query<{
-    result: { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string; position?: number; context?: AgentContextJson | null } & Partial<Omit<BudgetRefusal, "retryAfterSeconds" | "resetsAt">> & {
+};
+
+/** What dispatch_accept_run answers. */
+type AcceptResultJson = { status: AcceptOutcome["status"]; run?: RunRow; busy_run_id?: string; position?: number; context?: AgentContextJson | null } & Partial<Omit<BudgetRefusal, "retryAfterSeconds" | "resetsAt">> & {
       retry_after?: number;
       resets_at?: string;
     };
-  }>({
-    ...(apiKeyHash === undefined
-      ? { name: "dispatch-accept-run", text: `select ${accept} as result` }
-      : {
-          // CASE evaluates the (volatile) function only when the key holds.
-          name: "dispatch-accept-run-with-key",
-          text: `select case when exists (select 1 from api_keys k join users u on u.id = k.user_id where k.key_hash = $30 and k.user_id = $1 and k.revoked_at is null and u.disabled_at is null)
-            then ${accept} else '{"status":"key_refused"}'::json end as result`,
-        }),
-    values: [
-      run.userId,
-      run.threadId,
-      threadTitle,
-      run.runId,
-      run.protocol,
-      run.runner,
-      JSON.stringify(run.input),
-      run.deadlineAt,
-      run.bindingId ?? null,
-      run.authorization == null ? null : JSON.stringify(run.authorization),
-      start,
-      message?.messageId ?? null,
-      message?.content ?? null,
-      message ? JSON.stringify(message.metadata) : null,
-      entry
-        ? JSON.stringify({ id: entry.id, event_type: entry.eventType, source: entry.source, source_event_type: entry.sourceEventType, data: entry.data, raw_ref: entry.rawRef })
-        : null,
-      prefetch?.historyLimit ?? 0,
-      prefetch?.memoryLimit ?? 0,
-      bindingCheck == null ? null : JSON.stringify(bindingCheck),
-      toolMessages?.length ? JSON.stringify(toolMessages.map((m) => ({ message_id: m.messageId, content: m.content, metadata: m.metadata, ...(m.role ? { role: m.role } : {}) }))) : null,
-      apiKeyId ?? null,
-      JSON.stringify(budgets),
-      run.generation && Object.keys(run.generation).length > 0 ? JSON.stringify(run.generation) : null,
-      enqueue,
-      executor ?? null,
-      opening?.length ? opening.map((e) => e.type).join(" ") : null,
-      opening?.length ? opening.map((e) => e.json).join("\n") : null,
-      run.trace?.traceParent ?? null,
-      run.trace?.traceState ?? null,
-      reservedTokens,
-      ...(apiKeyHash === undefined ? [] : [apiKeyHash]),
-    ],
-  });
-  const result = rows[0]!.result;
+
+/** dispatch_accept_run's parameters, in its order ($30, the claimed key's hash, last when there is one). */
+function acceptValues({ run, threadTitle, message, toolMessages, entry, start, prefetch, bindingCheck, apiKeyHash, apiKeyId, budgets, enqueue = false, executor, opening, reservedTokens }: AcceptRunInput): unknown[] {
+  return [
+    run.userId,
+    run.threadId,
+    threadTitle,
+    run.runId,
+    run.protocol,
+    run.runner,
+    JSON.stringify(run.input),
+    run.deadlineAt,
+    run.bindingId ?? null,
+    run.authorization == null ? null : JSON.stringify(run.authorization),
+    start,
+    message?.messageId ?? null,
+    message?.content ?? null,
+    message ? JSON.stringify(message.metadata) : null,
+    entry
+      ? JSON.stringify({ id: entry.id, event_type: entry.eventType, source: entry.source, source_event_type: entry.sourceEventType, data: entry.data, raw_ref: entry.rawRef })
+      : null,
+    prefetch?.historyLimit ?? 0,
+    prefetch?.memoryLimit ?? 0,
+    bindingCheck == null ? null : JSON.stringify(bindingCheck),
+    toolMessages?.length ? JSON.stringify(toolMessages.map((m) => ({ message_id: m.messageId, content: m.content, metadata: m.metadata, ...(m.role ? { role: m.role } : {}) }))) : null,
+    apiKeyId ?? null,
+    JSON.stringify(budgets),
+    run.generation && Object.keys(run.generation).length > 0 ? JSON.stringify(run.generation) : null,
+    enqueue,
+    executor ?? null,
+    opening?.length ? opening.map((e) => e.type).join(" ") : null,
+    opening?.length ? opening.map((e) => e.json).join("\n") : null,
+    run.trace?.traceParent ?? null,
+    run.trace?.traceState ?? null,
+    reservedTokens,
+    ...(apiKeyHash === undefined ? [] : [apiKeyHash]),
+  ];
+}
+
+function toAcceptOutcome(result: AcceptResultJson): AcceptOutcome {
   switch (result.status) {
     case "created":
       return { status: "created", run: toRunRow(result.run!), context: result.context ? toPrefetchedContext(result.context) : null };
@@ -217,6 +189,30 @@ export async function acceptRunRow({
     default:
       return { status: "not_found" };
   }
+}
+
+/**
+ * Records a run, its user message and its entry event in one round trip (the
+ * dispatch_accept_run function: the runId looked up, the thread created or locked, then the
+ * checks and writes; it answers json), or
+ * writes nothing when this user already has a run with that runId, the thread is someone
+ * else's or has a run in progress. `start` records the run as running: its executor starts now.
+ */
+export async function acceptRunRow(input: AcceptRunInput): Promise<AcceptOutcome> {
+  const { apiKeyHash } = input;
+  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)`;
+  const { rows } = await getPool().query<{ result: AcceptResultJson }>({
+    ...(apiKeyHash === undefined
+      ? { name: "dispatch-accept-run", text: `select ${accept} as result` }
+      : {
+          // CASE evaluates the (volatile) function only when the key holds.
+          name: "dispatch-accept-run-with-key",
+          text: `select case when exists (select 1 from api_keys k join users u on u.id = k.user_id where k.key_hash = $30 and k.user_id = $1 and k.revoked_at is null and u.disabled_at is null)
+            then ${accept} else '{"status":"key_refused"}'::json end as result`,
+        }),
+    values: acceptValues(input),
+  });
+  return toAcceptOutcome(rows[0]!.result);
 }
 
 /** What dispatch_agent_context answers. */
