@@ -5,7 +5,7 @@ import { env } from "../env";
 import { INSTANCE_ID } from "../lib/instance-id";
 import { runDeadline } from "./function-limits";
 import { ApiKeyRefusedError, AppError } from "../errors";
-import { acceptRunRow, findRunByClientId, type RunRow, type RunToolMessage } from "../repositories/runs";
+import { acceptRunRow, type AcceptRunInput, findRunByClientId, type RunRow, type RunToolMessage } from "../repositories/runs";
 import { findWaitingRuns } from "../repositories/run-queue";
 import { budgetExceeded, DEFAULT_BUDGETS } from "../usage/budgets";
 import { runReservation } from "../usage/reservation";
@@ -118,48 +118,54 @@ export async function acceptRun(opts: {
 // How long a run that interrupts the thread's run in progress waits for it to end.
 const INTERRUPT_WAIT_MS = 10_000;
 
-async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], tried: { supersededAbandoned: boolean; interrupted: boolean }): Promise<AcceptedRun> {
+/** What the accepting statement writes for this request: the run, its user message, its checks. */
+function acceptRowInput(opts: Parameters<typeof acceptRun>[0], opened: ReturnType<typeof opening> | undefined): AcceptRunInput {
   const { userId, input } = opts;
   const user = userMessageParts(input);
-  // A run started here has its opening events written by the statement that accepts it.
-  const opened = opts.start ? opening(input, input) : undefined;
   // The starting request's trace (a fresh one outside any): its runner and model calls join it.
   const runTrace = runTraceOf();
+  return {
+    run: {
+      runId: input.runId,
+      threadId: input.threadId,
+      userId,
+      protocol: opts.protocol,
+      runner: opts.runner,
+      input: withoutUrlTokens(input),
+      deadlineAt: runDeadline(Math.min(env.RUN_DEADLINE_SECONDS, opts.deadlineSeconds ?? Infinity)),
+      bindingId: opts.bindingId ?? null,
+      authorization: opts.authorization ?? null,
+      eventId: opts.entry?.id ?? null,
+      generation: opts.generation,
+      trace: runTrace,
+    },
+    threadTitle: titleFrom(user.text),
+    message: user.fromUser
+      ? { messageId: user.messageId, content: user.text, metadata: { run_id: input.runId, message_id: user.messageId, stage: "input", ...opts.userMessageMetadata } }
+      : null,
+    toolMessages: opts.toolMessages,
+    entry: opts.entry ?? null,
+    start: opts.start ?? false,
+    prefetch: opts.prefetch,
+    bindingCheck: opts.bindingCheck,
+    apiKeyHash: opts.apiKeyHash,
+    apiKeyId: opts.apiKeyId,
+    budgets: DEFAULT_BUDGETS,
+    reservedTokens: runReservation(input, opts.generation),
+    enqueue: opts.multitaskStrategy === "enqueue",
+    // A run started here executes here: its first attempt is this instance's.
+    executor: opts.start ? INSTANCE_ID : undefined,
+    opening: opened?.records,
+  };
+}
+
+async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], tried: { supersededAbandoned: boolean; interrupted: boolean }): Promise<AcceptedRun> {
+  const { userId, input } = opts;
+  // A run started here has its opening events written by the statement that accepts it.
+  const opened = opts.start ? opening(input, input) : undefined;
   let outcome;
   try {
-    outcome = await dbSpan("dispatch_accept_run", () => acceptRunRow({
-      run: {
-        runId: input.runId,
-        threadId: input.threadId,
-        userId,
-        protocol: opts.protocol,
-        runner: opts.runner,
-        input: withoutUrlTokens(input),
-        deadlineAt: runDeadline(Math.min(env.RUN_DEADLINE_SECONDS, opts.deadlineSeconds ?? Infinity)),
-        bindingId: opts.bindingId ?? null,
-        authorization: opts.authorization ?? null,
-        eventId: opts.entry?.id ?? null,
-        generation: opts.generation,
-        trace: runTrace,
-      },
-      threadTitle: titleFrom(user.text),
-      message: user.fromUser
-        ? { messageId: user.messageId, content: user.text, metadata: { run_id: input.runId, message_id: user.messageId, stage: "input", ...opts.userMessageMetadata } }
-        : null,
-      toolMessages: opts.toolMessages,
-      entry: opts.entry ?? null,
-      start: opts.start ?? false,
-      prefetch: opts.prefetch,
-      bindingCheck: opts.bindingCheck,
-      apiKeyHash: opts.apiKeyHash,
-      apiKeyId: opts.apiKeyId,
-      budgets: DEFAULT_BUDGETS,
-      reservedTokens: runReservation(input, opts.generation),
-      enqueue: opts.multitaskStrategy === "enqueue",
-      // A run started here executes here: its first attempt is this instance's.
-      executor: opts.start ? INSTANCE_ID : undefined,
-      opening: opened?.records,
-    }));
+    outcome = await dbSpan("dispatch_accept_run", () => acceptRunRow(acceptRowInput(opts, opened)));
   } catch (err) {
     // Two requests with the same runId raced; the other one won, and it is the same task.
     if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
