@@ -5,6 +5,8 @@ import pg from "pg";
 import { inject } from "vitest";
 import { startEmbeddedPostgres, type RunningDatabase } from "@/scripts/lib/embedded-postgres";
 import { migrate } from "@/scripts/lib/migrator";
+import { startExtraServer, type ExtraServer } from "./extra-server";
+import { createTestUser } from "./helpers";
 
 /**
  * A PostgreSQL cluster of a test file's own, migrated, for tests that freeze, stop and restart
@@ -77,4 +79,21 @@ export async function startOwnedDatabase(): Promise<OwnedDatabase> {
       rmSync(scratch, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A server on a database of the test's own, with short timeouts (so an outage answers in seconds),
+ * and a fresh user of the shared database copied into it. Stop both with `stopServerOnOwnedDatabase`.
+ */
+export async function serverOnOwnedDatabase(opts: { role?: "user" | "admin"; env?: Record<string, string> } = {}) {
+  const db = await startOwnedDatabase();
+  const user = await createTestUser({ role: opts.role ?? "user" });
+  await db.copyUser(user.id);
+  const server = await startExtraServer({ DATABASE_URL: db.url, DATABASE_CONNECT_TIMEOUT_MS: "1000", DATABASE_STATEMENT_TIMEOUT_MS: "2000", ...opts.env });
+  return { db, server, user, apiKey: user.apiKey };
+}
+
+export async function stopServerOnOwnedDatabase({ db, server }: { db?: OwnedDatabase; server?: ExtraServer }): Promise<void> {
+  server?.child.kill("SIGKILL");
+  await db?.close();
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startExtraServer, type ExtraServer } from "@/test/extra-server";
-import { bearer, createTestUser } from "@/test/helpers";
-import { startOwnedDatabase, type OwnedDatabase } from "@/test/owned-database";
+import type { ExtraServer } from "@/test/extra-server";
+import { bearer } from "@/test/helpers";
+import { serverOnOwnedDatabase, stopServerOnOwnedDatabase, type OwnedDatabase } from "@/test/owned-database";
 import { paced, runInput } from "@/test/runs";
 import { readSse, type SseFrame } from "@/test/sse";
 import { waitFor } from "@/test/wait";
@@ -16,17 +16,10 @@ let server: ExtraServer;
 let apiKey: string;
 
 beforeAll(async () => {
-  db = await startOwnedDatabase();
-  const user = await createTestUser();
-  await db.copyUser(user.id);
-  apiKey = user.apiKey;
-  server = await startExtraServer({ DATABASE_URL: db.url, DATABASE_CONNECT_TIMEOUT_MS: "1000", DATABASE_STATEMENT_TIMEOUT_MS: "2000", AG_UI_STOP_GRACE_MS: "8000" });
+  ({ db, server, apiKey } = await serverOnOwnedDatabase({ env: { AG_UI_STOP_GRACE_MS: "8000" } }));
 }, 120_000);
 
-afterAll(async () => {
-  server?.child.kill("SIGKILL");
-  await db?.close();
-});
+afterAll(() => stopServerOnOwnedDatabase({ db, server }));
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `lost${i}`).join(" ");
 type Event = { type: string; delta?: string };
