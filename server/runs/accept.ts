@@ -163,9 +163,11 @@ async function acceptRunAttempt(opts: Parameters<typeof acceptRun>[0], tried: { 
   const { userId, input } = opts;
   // A run started here has its opening events written by the statement that accepts it.
   const opened = opts.start ? opening(input, input) : undefined;
+  // Made before the statement's span opens: the run's trace context is the request's, not the span's.
+  const row = acceptRowInput(opts, opened);
   let outcome;
   try {
-    outcome = await dbSpan("dispatch_accept_run", () => acceptRunRow(acceptRowInput(opts, opened)));
+    outcome = await dbSpan("dispatch_accept_run", () => acceptRunRow(row));
   } catch (err) {
     // Two requests with the same runId raced; the other one won, and it is the same task.
     if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
