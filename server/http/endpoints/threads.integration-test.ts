@@ -1,4 +1,3 @@
-import { EventType } from "@ag-ui/core";
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/server/db";
@@ -10,7 +9,7 @@ import type { Runner } from "@/server/runs/types";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { signInOverHttp } from "@/test/http-session";
 import { pngBytes } from "@/test/images";
-import { runInput } from "@/test/runs";
+import { paced, postRun, runInput } from "@/test/runs";
 import { appendMessage, createThread } from "@/test/thread-fixtures";
 import { waitFor } from "@/test/wait";
 
@@ -216,21 +215,15 @@ describe("deleting a thread", () => {
   });
 
   it("cancels a run still going in the thread, then deletes it", async () => {
-    const hangs: Runner = {
-      id: "test:hang",
-      run: ({ signal, emit }) =>
-        new Promise((resolve) => {
-          emit({ type: EventType.TEXT_MESSAGE_START, messageId: "first", role: "assistant" });
-          emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: "first", delta: "still going" });
-          signal.addEventListener("abort", () => resolve({}));
-        }),
-    };
-    const { threadId, run, execution } = await finishedRun(owner, "take your time", randomUUID(), hangs);
-    await waitFor(async () => (await json<{ running: boolean }>(api(owner.apiKey, `/threads/${threadId}`))).running);
-    expect(await json(api(owner.apiKey, `/threads/${threadId}`, { method: "DELETE" }))).toEqual({ id: threadId, deleted: true });
-    await execution;
-    const { rowCount } = await getPool().query(`select 1 from runs where id = $1`, [run.id]);
+    // A slow answer the server itself executes: the delete's cancel reaches it at once.
+    const input = runInput({}, paced(200, Array.from({ length: 200 }, (_, i) => `slow${i}`).join(" ")));
+    const accepted = await postRun(owner.apiKey, input);
+    expect(accepted.status).toBe(202);
+    const { taskId } = (await accepted.json()) as { taskId: string };
+    await waitFor(async () => (await json<{ running: boolean }>(api(owner.apiKey, `/threads/${input.threadId}`))).running);
+    expect(await json(api(owner.apiKey, `/threads/${input.threadId}`, { method: "DELETE" }))).toEqual({ id: input.threadId, deleted: true });
+    const { rowCount } = await getPool().query(`select 1 from runs where id = $1`, [taskId]);
     expect(rowCount).toBe(0);
-    await json(api(owner.apiKey, `/threads/${threadId}`), 404);
+    await json(api(owner.apiKey, `/threads/${input.threadId}`), 404);
   });
 });
