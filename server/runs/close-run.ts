@@ -72,9 +72,9 @@ export type ExecutionEnd = { result: RunnerResult; failure: Failure | null; spen
 /**
  * Closes the run: the terminal events (carrying its token usage), its last messages and its status
  * in the statement that closes it, after everything before them is durable, so the run's status and
- * its log agree whenever the process stops. Answers the end it wrote.
+ * its log agree whenever the process stops. `decided` hears the end before it is written.
  */
-export async function writeRunEnd(ex: Execution, { result, failure, spent }: ExecutionEnd): Promise<RunEnd> {
+export async function writeRunEnd(ex: Execution, { result, failure, spent }: ExecutionEnd, decided: (end: RunEnd) => void): Promise<void> {
   const { run, live, recorder, controller } = ex;
   const outcome: RunCloseOutcome =
     failure?.outcome ??
@@ -96,6 +96,8 @@ export async function writeRunEnd(ex: Execution, { result, failure, spent }: Exe
   };
   const messages = [...(await recorder.unwritten()), ...(failure ? [] : (result.closingMessages ?? []))];
   let closedHere = false;
+  // The run's end as decided, whether or not the statement below takes it.
+  decided(end);
   // Inside the run's span: the closing statement's time shows in its trace.
   await ex.meter.within(() =>
     withFinalWriteRetries(run.id, async () => {
@@ -119,5 +121,4 @@ export async function writeRunEnd(ex: Execution, { result, failure, spent }: Exe
     live.publish(live.lastSeq);
     announceDurable(run.id, live.lastSeq);
   }
-  return end;
 }

@@ -316,7 +316,7 @@ async function execute(
   if (ex.controller.signal.reason === "closed_elsewhere") return leaveClosedElsewhere(ex);
   let ending: RunEnd | null = null;
   try {
-    ending = await writeRunEnd(ex, end);
+    await writeRunEnd(ex, end, (decided) => (ending = decided));
   } catch (err) {
     discardUnwrittenEvents(run.id);
     logger.error({ err, runId: run.id }, "could not close a run: the database did not take its end in time; recovery will close it");
