@@ -4,6 +4,7 @@ import { endOpenAttemptSql } from "./run-attempts";
 import type { RunModel } from "../generated/prisma/models";
 import type { ContextPrefetch, PrefetchedContext, PrefetchedMessage, TokenUsage } from "../runs/types";
 import { newestFirstPage, sqlFilters, type Db } from "./sql";
+import { toRunMcpServer, type RunMcpServerJson } from "../tools/mcp/repository";
 
 /** A run as the engine reads it; `usage` is the JSON the executor stored. */
 export type RunRow = Pick<
@@ -218,7 +219,13 @@ export async function acceptRunRow(input: AcceptRunInput): Promise<AcceptOutcome
 }
 
 /** What dispatch_agent_context answers. */
-export type AgentContextJson = { history: (PrefetchedMessage & { seq: number })[]; memory: { key: string; value: string }[]; hiddenSkills: string[] | null; unresolvedApprovals: boolean };
+export type AgentContextJson = {
+  history: (PrefetchedMessage & { seq: number })[];
+  memory: { key: string; value: string }[];
+  hiddenSkills: string[] | null;
+  unresolvedApprovals: boolean;
+  mcpServers: RunMcpServerJson[];
+};
 
 export function toPrefetchedContext(json: AgentContextJson): PrefetchedContext {
   return {
@@ -226,6 +233,7 @@ export function toPrefetchedContext(json: AgentContextJson): PrefetchedContext {
     memoryFacts: json.memory,
     hiddenSkills: json.hiddenSkills ?? [],
     unresolvedApprovals: json.unresolvedApprovals,
+    mcpServers: json.mcpServers.map(toRunMcpServer),
   };
 }
 

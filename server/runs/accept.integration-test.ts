@@ -40,7 +40,7 @@ describe("accepting a run", () => {
     expect(first.created).toBe(true);
     expect(first.run).toMatchObject({ threadId, userId, status: "running" });
     expect(first.run.createdAt).toBeInstanceOf(Date);
-    expect(first.prefetched).toEqual({ history: [], memoryFacts: [], hiddenSkills: [], unresolvedApprovals: false });
+    expect(first.prefetched).toEqual({ history: [], memoryFacts: [], hiddenSkills: [], unresolvedApprovals: false, mcpServers: [] });
     // Started here, so executed here: its first attempt is this instance's, written by the accept itself.
     const { rows: attempts } = await getPool().query<{ attempt: number; instance: string; started_at: Date; ended_at: Date | null }>(
       "select attempt, instance, started_at, ended_at from run_attempts where run_id = $1",
