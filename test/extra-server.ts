@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { freePort } from "@/scripts/lib/embedded-postgres";
 
 export type ExtraServer = { url: string; child: ChildProcess };
@@ -40,4 +40,20 @@ export async function startExtraServer(env: Record<string, string> = {}, opts: {
     if (Date.now() > deadline) throw new Error("the extra server did not become healthy within 60 s");
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * A test file's extra servers: `count` started before its tests (it needs a production build),
+ * and every one in the list killed after them, those a test pushed as well (SIGKILL: a test may
+ * have stopped some already).
+ */
+export function extraServersForFile(count: number): ExtraServer[] {
+  const servers: ExtraServer[] = [];
+  beforeAll(async () => {
+    servers.push(...(await Promise.all(Array.from({ length: count }, () => startExtraServer()))));
+  }, 90_000);
+  afterAll(() => {
+    for (const s of servers) s.child.kill("SIGKILL");
+  });
+  return servers;
 }

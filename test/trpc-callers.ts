@@ -1,5 +1,5 @@
 import { createCaller } from "@/server/trpc/root";
-import type { createTestUser } from "./helpers";
+import { createTestUser } from "./helpers";
 
 export type TestUser = Awaited<ReturnType<typeof createTestUser>>;
 export type Caller = ReturnType<typeof createCaller>;
@@ -10,4 +10,10 @@ export type Caller = ReturnType<typeof createCaller>;
  */
 export function callerAs(user: Pick<TestUser, "id" | "email" | "role">): Caller {
   return createCaller({ principal: { userId: user.id, email: user.email, role: user.role, via: "session" } });
+}
+
+/** A fresh user (with an API key) and the console's API as a fresh admin, for tests that run as one and look as the other. */
+export async function userAndAdmin(): Promise<{ user: TestUser; admin: Caller }> {
+  const [user, adminUser] = await Promise.all([createTestUser(), createTestUser({ role: "admin" })]);
+  return { user, admin: callerAs(adminUser) };
 }

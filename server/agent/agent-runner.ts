@@ -17,9 +17,9 @@ import type { StepStreamer } from "../models/step-stream";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import { AGENT_RUNNER_ID } from "../runs/runners/builtin-id";
 import type { PrefetchedContext, RunHandle, Runner, RunnerInput, RunnerResult } from "../runs/types";
+import type { RunMcpServer } from "../tools/mcp/repository";
 import { loadAttachmentBytes } from "../storage/attachment-bytes";
 import { DEFAULT_ALLOWED_MODULES } from "../tools/project-cli/allow-list";
-import { findRunMcpServers } from "../tools/mcp/repository";
 import { mcpIndexCard } from "../tools/mcp/skills";
 import { visibleSkills } from "../tools/project-cli/skills";
 import { findAgentContext, findPreviousRunToolEvents, findRunProgress, findRunUserAttachments, type AttachmentRef, type ThreadMessage, type ToolEventRow } from "./agent-repository";
@@ -45,6 +45,8 @@ export type AgentContext = {
   progress?: ThreadMessage[];
   /** Skills the user or the run's binding hid: their cards and documents are not shown. */
   hiddenSkills?: string[];
+  /** The MCP servers the run may use (dispatch_agent_context): no statement of their own. */
+  mcpServers?: RunMcpServer[];
 };
 
 export type AgentRunnerDeps = {
@@ -83,6 +85,7 @@ async function loadAgentContext({ run, input, prefetched, resumed }: { run: RunH
     approvals,
     progress,
     hiddenSkills: context.hiddenSkills,
+    mcpServers: context.mcpServers,
   };
 }
 
@@ -218,16 +221,14 @@ async function runAgent(deps: AgentRunnerDeps, { run, input, generation, signal,
   const locale = requestedLocale(input);
   const now = deps.now();
   const { projectCli } = deps;
-  const [context, mcpServers] = await Promise.all([
-    deps.loadContext({ run, input, prefetched, resumed: resume !== undefined }),
-    findRunMcpServers({ runId: run.id, userId: run.userId }),
-  ]);
+  const context = await deps.loadContext({ run, input, prefetched, resumed: resume !== undefined });
+  const mcpServers = context.mcpServers ?? [];
   const skills = visibleSkills({ allowed: DEFAULT_ALLOWED_MODULES, hidden: context.hiddenSkills ?? [] });
   const user = userMessageParts(input);
   const { model, info, streamer } = deps.model({ now: deps.now, timeZone, modelId: generation.model });
   const serverToolNames = new Set([projectCli.name]);
   const translator = new AgUiEventTranslator(emit, serverToolNames, { model: info.id, usedToolCallIds: resume ? usedToolCallIds(resume) : [] });
-  const gate = deps.approvalGate({ id: run.id, threadId: run.threadId, userId: run.userId, apiKeyHash: run.apiKeyHash, locale });
+  const gate = deps.approvalGate({ id: run.id, threadId: run.threadId, userId: run.userId, apiKeyHash: run.apiKeyHash, locale, mcpServers });
   const callFor = (toolCallId: string, args: unknown, callRunId?: string) =>
     runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, callRunId, args, signal, timeZone, locale, visibleSkills: skills, mcpServers });
   const runCall = ({ toolCallId, args }: { toolCallId: string; args: unknown }) => callFor(toolCallId, args);

@@ -16,7 +16,15 @@ import { freezeRunPolicy, insertApproval, placeholderMessageId, type ApprovalRow
 // through, and calls that are not valid (the tool answers those itself), run as before.
 
 /** The run the gate stands in; `locale` is the language of its pending cards. */
-export type ApprovalGateRun = { id: string; threadId: string; userId: string; apiKeyHash?: string | null; locale?: string };
+export type ApprovalGateRun = {
+  id: string;
+  threadId: string;
+  userId: string;
+  apiKeyHash?: string | null;
+  locale?: string;
+  /** The MCP servers the run may use, when its context read them already. */
+  mcpServers?: RunMcpServer[];
+};
 
 /** The thread's pending card for an approval, written with the run's end. */
 export type PendingCardMessage = { role: "tool"; messageId: string; content: string; metadata: Record<string, unknown> };
@@ -44,7 +52,7 @@ function mcpWrite(servers: readonly RunMcpServer[], module: string, method: stri
 
 export function createApprovalGate(run: ApprovalGateRun, now: () => Date = () => new Date()): ApprovalGate {
   let policy: Promise<RunApprovalPolicy> | null = null;
-  let mcpServers: Promise<RunMcpServer[]> | null = null;
+  let mcpServers: Promise<RunMcpServer[]> | null = run.mcpServers ? Promise.resolve(run.mcpServers) : null;
   const requested: ApprovalRow[] = [];
   return {
     requested,

@@ -10,23 +10,8 @@ const wordsOf = (text: string) => text.match(/[\p{L}\p{N}]+/gu) ?? [];
 
 describe("chunkDocument", () => {
   it("keeps the heading path of each chunk, in its content and in its headings", () => {
-    const md = [
-      "# Guide",
-      "",
-      paragraph("intro", 0, 8),
-      "",
-      "## Install",
-      "",
-      paragraph("install", 0, 10),
-      "",
-      "### Linux",
-      "",
-      paragraph("linux", 0, 10),
-      "",
-      "## Configure",
-      "",
-      paragraph("configure", 0, 10),
-    ].join("\n");
+    const section = (heading: string, tag: string, count = 10) => `${heading}\n\n${paragraph(tag, 0, count)}`;
+    const md = [section("# Guide", "intro", 8), section("## Install", "install"), section("### Linux", "linux"), section("## Configure", "configure")].join("\n\n");
     const chunks = chunk(md);
     const byTag = (tag: string) => chunks.find((c) => c.body.includes(`${tag}x0`))!;
     expect(byTag("intro").headings).toEqual(["Guide"]);

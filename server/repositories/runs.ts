@@ -4,6 +4,7 @@ import { endOpenAttemptSql } from "./run-attempts";
 import type { RunModel } from "../generated/prisma/models";
 import type { ContextPrefetch, PrefetchedContext, PrefetchedMessage, TokenUsage } from "../runs/types";
 import { newestFirstPage, sqlFilters, type Db } from "./sql";
+import { toRunMcpServer, type RunMcpServerJson } from "../tools/mcp/repository";
 
 /** A run as the engine reads it; `usage` is the JSON the executor stored. */
 export type RunRow = Pick<
@@ -130,42 +131,44 @@ type AcceptResultJson = { status: AcceptOutcome["status"]; run?: RunRow; busy_ru
       resets_at?: string;
     };
 
-/** dispatch_accept_run's parameters, in its order ($30, the claimed key's hash, last when there is one). */
-function acceptValues({ run, threadTitle, message, toolMessages, entry, start, prefetch, bindingCheck, apiKeyHash, apiKeyId, budgets, enqueue = false, executor, opening, reservedTokens }: AcceptRunInput): unknown[] {
-  return [
-    run.userId,
-    run.threadId,
-    threadTitle,
-    run.runId,
-    run.protocol,
-    run.runner,
-    JSON.stringify(run.input),
-    run.deadlineAt,
-    run.bindingId ?? null,
-    run.authorization == null ? null : JSON.stringify(run.authorization),
+/**
+ * dispatch_accept_run's one argument, a document naming every field (the function's file lists
+ * them); an absent field is left out rather than null, which the function reads as "none".
+ */
+function acceptDocument({ run, threadTitle, message, toolMessages, entry, start, prefetch, bindingCheck, apiKeyId, budgets, enqueue = false, executor, opening, reservedTokens }: AcceptRunInput): string {
+  return JSON.stringify({
+    user_id: run.userId,
+    thread_id: run.threadId,
+    title: threadTitle,
+    run_id: run.runId,
+    protocol: run.protocol,
+    runner: run.runner,
+    input: run.input,
+    deadline_at: run.deadlineAt.toISOString(),
+    binding_id: run.bindingId ?? undefined,
+    authorization: run.authorization ?? undefined,
     start,
-    message?.messageId ?? null,
-    message?.content ?? null,
-    message ? JSON.stringify(message.metadata) : null,
-    entry
-      ? JSON.stringify({ id: entry.id, event_type: entry.eventType, source: entry.source, source_event_type: entry.sourceEventType, data: entry.data, raw_ref: entry.rawRef })
-      : null,
-    prefetch?.historyLimit ?? 0,
-    prefetch?.memoryLimit ?? 0,
-    bindingCheck == null ? null : JSON.stringify(bindingCheck),
-    toolMessages?.length ? JSON.stringify(toolMessages.map((m) => ({ message_id: m.messageId, content: m.content, metadata: m.metadata, ...(m.role ? { role: m.role } : {}) }))) : null,
-    apiKeyId ?? null,
-    JSON.stringify(budgets),
-    run.generation && Object.keys(run.generation).length > 0 ? JSON.stringify(run.generation) : null,
+    message: message ? { message_id: message.messageId, content: message.content, metadata: message.metadata } : undefined,
+    entry: entry
+      ? { id: entry.id, event_type: entry.eventType, source: entry.source, source_event_type: entry.sourceEventType, data: entry.data, raw_ref: entry.rawRef }
+      : undefined,
+    history_limit: prefetch?.historyLimit ?? 0,
+    memory_limit: prefetch?.memoryLimit ?? 0,
+    binding_check: bindingCheck ?? undefined,
+    tool_messages: toolMessages?.length
+      ? toolMessages.map((m) => ({ message_id: m.messageId, content: m.content, metadata: m.metadata, ...(m.role ? { role: m.role } : {}) }))
+      : undefined,
+    api_key_id: apiKeyId ?? undefined,
+    limits: budgets,
+    generation: run.generation && Object.keys(run.generation).length > 0 ? run.generation : undefined,
     enqueue,
-    executor ?? null,
-    opening?.length ? opening.map((e) => e.type).join(" ") : null,
-    opening?.length ? opening.map((e) => e.json).join("\n") : null,
-    run.trace?.traceParent ?? null,
-    run.trace?.traceState ?? null,
-    reservedTokens,
-    ...(apiKeyHash === undefined ? [] : [apiKeyHash]),
-  ];
+    instance: executor,
+    opening_types: opening?.length ? opening.map((e) => e.type).join(" ") : undefined,
+    opening_events: opening?.length ? opening.map((e) => e.json).join("\n") : undefined,
+    trace_parent: run.trace?.traceParent,
+    trace_state: run.trace?.traceState ?? undefined,
+    reserved_tokens: reservedTokens,
+  });
 }
 
 function toAcceptOutcome(result: AcceptResultJson): AcceptOutcome {
@@ -200,23 +203,29 @@ function toAcceptOutcome(result: AcceptResultJson): AcceptOutcome {
  */
 export async function acceptRunRow(input: AcceptRunInput): Promise<AcceptOutcome> {
   const { apiKeyHash } = input;
-  const accept = `dispatch_accept_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)`;
   const { rows } = await getPool().query<{ result: AcceptResultJson }>({
     ...(apiKeyHash === undefined
-      ? { name: "dispatch-accept-run", text: `select ${accept} as result` }
+      ? { name: "dispatch-accept-run", text: `select dispatch_accept_run($1) as result`, values: [acceptDocument(input)] }
       : {
           // CASE evaluates the (volatile) function only when the key holds.
           name: "dispatch-accept-run-with-key",
-          text: `select case when exists (select 1 from api_keys k join users u on u.id = k.user_id where k.key_hash = $30 and k.user_id = $1 and k.revoked_at is null and u.disabled_at is null)
-            then ${accept} else '{"status":"key_refused"}'::json end as result`,
+          text: `select case when exists (select 1 from api_keys k join users u on u.id = k.user_id
+              where k.key_hash = $2 and k.user_id = ($1::jsonb->>'user_id')::uuid and k.revoked_at is null and u.disabled_at is null)
+            then dispatch_accept_run($1) else '{"status":"key_refused"}'::json end as result`,
+          values: [acceptDocument(input), apiKeyHash],
         }),
-    values: acceptValues(input),
   });
   return toAcceptOutcome(rows[0]!.result);
 }
 
 /** What dispatch_agent_context answers. */
-export type AgentContextJson = { history: (PrefetchedMessage & { seq: number })[]; memory: { key: string; value: string }[]; hiddenSkills: string[] | null; unresolvedApprovals: boolean };
+export type AgentContextJson = {
+  history: (PrefetchedMessage & { seq: number })[];
+  memory: { key: string; value: string }[];
+  hiddenSkills: string[] | null;
+  unresolvedApprovals: boolean;
+  mcpServers: RunMcpServerJson[];
+};
 
 export function toPrefetchedContext(json: AgentContextJson): PrefetchedContext {
   return {
@@ -224,6 +233,7 @@ export function toPrefetchedContext(json: AgentContextJson): PrefetchedContext {
     memoryFacts: json.memory,
     hiddenSkills: json.hiddenSkills ?? [],
     unresolvedApprovals: json.unresolvedApprovals,
+    mcpServers: json.mcpServers.map(toRunMcpServer),
   };
 }
 

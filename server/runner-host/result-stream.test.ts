@@ -34,6 +34,10 @@ function setup(effects: Partial<ResultEffects> = {}) {
   return { p, events, warnings, send, extrasOf };
 }
 
+/** The event types of one text message with a single delta, and of one tool call with its result. */
+const ONE_TEXT = [EventType.TEXT_MESSAGE_START, EventType.TEXT_MESSAGE_CONTENT, EventType.TEXT_MESSAGE_END];
+const ONE_TOOL_CALL = [EventType.TOOL_CALL_START, EventType.TOOL_CALL_ARGS, EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT];
+
 const texts = (events: AgUiEvent[]) => events.filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT).map((e) => (e as { delta: string }).delta);
 
 describe("ResultStreamProcessor", () => {
@@ -116,19 +120,7 @@ describe("ResultStreamProcessor", () => {
     send("tool.call.started", { tool_call_id: "c1", tool_name: "search" }, 4);
     send("run.completed", {}, 5);
     await p.finish();
-    expect(events.map((e) => e.type)).toEqual([
-      EventType.TEXT_MESSAGE_START,
-      EventType.TEXT_MESSAGE_CONTENT,
-      EventType.TEXT_MESSAGE_END,
-      EventType.TOOL_CALL_START,
-      EventType.TOOL_CALL_ARGS,
-      EventType.TOOL_CALL_END,
-      EventType.TOOL_CALL_RESULT,
-      EventType.TOOL_CALL_START,
-      EventType.TOOL_CALL_ARGS,
-      EventType.TOOL_CALL_END,
-      EventType.TOOL_CALL_RESULT,
-    ]);
+    expect(events.map((e) => e.type)).toEqual([...ONE_TEXT, ...ONE_TOOL_CALL, ...ONE_TOOL_CALL]);
     expect(events[6]).toMatchObject({ toolCallId: "c1", content: '{"hits":1}' });
     expect(events[10]).toMatchObject({ toolCallId: "c2", content: '{"error":"boom"}' });
     expect(p.records[4]).toMatchObject({ disposition: "rejected", detail: "tool call c1 was already started" });
@@ -166,18 +158,7 @@ describe("ResultStreamProcessor", () => {
     send("message.completed", { message: { content: "Found it" } }, 2);
     send("run.completed", {}, 3);
     expect((await p.finish()).awaiting).toEqual([]);
-    expect(events.map((e) => e.type)).toEqual([
-      EventType.TEXT_MESSAGE_START,
-      EventType.TEXT_MESSAGE_CONTENT,
-      EventType.TEXT_MESSAGE_END,
-      EventType.TOOL_CALL_START,
-      EventType.TOOL_CALL_ARGS,
-      EventType.TOOL_CALL_END,
-      EventType.TOOL_CALL_RESULT,
-      EventType.TEXT_MESSAGE_START,
-      EventType.TEXT_MESSAGE_CONTENT,
-      EventType.TEXT_MESSAGE_END,
-    ]);
+    expect(events.map((e) => e.type)).toEqual([...ONE_TEXT, ...ONE_TOOL_CALL, ...ONE_TEXT]);
     const start = events[3] as { parentMessageId?: string };
     expect(start.parentMessageId).toBe((events[0] as { messageId: string }).messageId);
     const result = events[6]!;

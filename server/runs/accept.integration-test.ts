@@ -40,7 +40,7 @@ describe("accepting a run", () => {
     expect(first.created).toBe(true);
     expect(first.run).toMatchObject({ threadId, userId, status: "running" });
     expect(first.run.createdAt).toBeInstanceOf(Date);
-    expect(first.prefetched).toEqual({ history: [], memoryFacts: [], hiddenSkills: [], unresolvedApprovals: false });
+    expect(first.prefetched).toEqual({ history: [], memoryFacts: [], hiddenSkills: [], unresolvedApprovals: false, mcpServers: [] });
     // Started here, so executed here: its first attempt is this instance's, written by the accept itself.
     const { rows: attempts } = await getPool().query<{ attempt: number; instance: string; started_at: Date; ended_at: Date | null }>(
       "select attempt, instance, started_at, ended_at from run_attempts where run_id = $1",
@@ -104,8 +104,9 @@ describe("accepting a run", () => {
     try {
       await holder.query("begin");
       await holder.query(
-        `select dispatch_accept_run($1::uuid, $2::uuid, 't', $3::text, 'ag-ui', 'test', '{}'::jsonb, (now() + interval '1 hour')::timestamp(3),
-           null::uuid, null::jsonb, true, 'm', 'twice', '{}'::jsonb, null::jsonb, 0, 0, null::jsonb, null::jsonb)`,
+        `select dispatch_accept_run(jsonb_build_object('user_id', $1::uuid, 'thread_id', $2::uuid, 'title', 't', 'run_id', $3::text,
+           'protocol', 'ag-ui', 'runner', 'test', 'input', '{}'::jsonb, 'deadline_at', now() + interval '1 hour', 'start', true,
+           'message', jsonb_build_object('message_id', 'm', 'content', 'twice', 'metadata', '{}'::jsonb)))`,
         [userId, threadId, duplicate.runId],
       );
       const waiting = acceptRun({ userId, input: duplicate, protocol: "ag-ui", runner: "test", start: true });

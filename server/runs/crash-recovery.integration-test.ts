@@ -1,12 +1,12 @@
 import { verifyEvents } from "@ag-ui/client";
 import type { BaseEvent } from "@ag-ui/core";
 import { from, lastValueFrom, toArray } from "rxjs";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startExtraServer, type ExtraServer } from "@/test/extra-server";
-import { baseUrl, bearer, createTestUser } from "@/test/helpers";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { extraServersForFile, startExtraServer, type ExtraServer } from "@/test/extra-server";
+import { baseUrl, bearer } from "@/test/helpers";
 import { getJson, paced, postRun, runInput, waitForRunEnd } from "@/test/runs";
 import { collectSse, readSse, type SseFrame } from "@/test/sse";
-import { callerAs, type Caller } from "@/test/trpc-callers";
+import { userAndAdmin, type Caller, type TestUser } from "@/test/trpc-callers";
 
 // A server killed mid-run (kill -9: no chance to write anything more). Every event a client
 // received from it stays in the log with the same id and content; within seconds of its missed
@@ -14,24 +14,16 @@ import { callerAs, type Caller } from "@/test/trpc-callers";
 // the model again, and the run completes. A client following on the surviving instance keeps its
 // connection; one that followed the dead one rejoins with Last-Event-ID. The console shows both
 // executions: the dead instance's, ended by its expired lease, and the one that finished the run.
-let doomed: ExtraServer | undefined;
-const doomedToo: ExtraServer[] = [];
-let user: Awaited<ReturnType<typeof createTestUser>>;
+// The first is killed in the first test; the last test starts two more.
+const doomed = extraServersForFile(1);
+let user: TestUser;
 let admin: Caller;
 
 // The console's API with an admin's principal given directly (no Auth.js session lookup).
 vi.mock("@/server/auth/session", () => ({ getSessionPrincipal: async () => null }));
 
 beforeAll(async () => {
-  baseUrl(); // needs a production build
-  user = await createTestUser();
-  const adminUser = await createTestUser({ role: "admin" });
-  admin = callerAs(adminUser);
-  doomed = await startExtraServer();
-}, 90_000);
-
-afterAll(() => {
-  for (const server of [doomed, ...doomedToo]) server?.child.kill("SIGKILL");
+  ({ user, admin } = await userAndAdmin());
 });
 
 function killed(server: ExtraServer): Promise<void> {
@@ -70,10 +62,10 @@ describe("a server killed mid-run", () => {
   it("loses no event a client received; another instance takes the run over and completes it", async () => {
     const text = words(120);
     const body = runInput({}, paced(40, text));
-    const received = await streamUntil(doomed!, body, (_, count) => count === 12);
+    const received = await streamUntil(doomed[0]!, body, (_, count) => count === 12);
     // A second client follows the run from the instance that survives.
     const follower = collectSse(await events(user.apiKey, body.runId));
-    await killed(doomed!);
+    await killed(doomed[0]!);
 
     const end = await waitForRunEnd(user.apiKey, body.runId, 60_000);
     expect(end).toMatchObject({ status: "completed", error: null });
@@ -107,7 +99,7 @@ describe("a server killed mid-run", () => {
     expect(listed.items.map((r) => [r.runId, r.attempts])).toEqual([[body.runId, 2]]);
     const { attempts } = await admin.adminRuns.get({ id: listed.items[0]!.id });
     expect(attempts.map((a) => [a.attempt, a.endReason])).toEqual([[1, "lease_expired"], [2, "finished"]]);
-    expect(attempts[0]!.instance).toContain(`:${doomed!.child.pid}:`);
+    expect(attempts[0]!.instance).toContain(`:${doomed[0]!.child.pid}:`);
     expect(attempts[1]!.instance).not.toBe(attempts[0]!.instance);
     expect(attempts[0]!.endedAt!.getTime()).toBeLessThanOrEqual(attempts[1]!.startedAt.getTime());
     expect(attempts[1]!.endedAt).not.toBeNull();
@@ -119,8 +111,8 @@ describe("a server killed mid-run", () => {
   }, 120_000);
 
   it("takes over a run killed before its first token, and one killed between its tool call and the call's result", async () => {
-    doomedToo.push(...(await Promise.all([startExtraServer(), startExtraServer()])));
-    const [early, midTool] = doomedToo as [ExtraServer, ExtraServer];
+    doomed.push(...(await Promise.all([startExtraServer(), startExtraServer()])));
+    const [early, midTool] = doomed.slice(1) as [ExtraServer, ExtraServer];
     const beforeToken = runInput({}, paced(400, words(5)));
     const betweenToolAndResult = runInput({}, `[[tool:calendar.read {"mode":"day","date":"2026-01-02","time_zone":"UTC"}]] ${words(5)}`);
     // Killed as soon as the run started (its model's first token is 400 ms away), and as soon as

@@ -1,34 +1,26 @@
 import { verifyEvents } from "@ag-ui/client";
 import type { BaseEvent } from "@ag-ui/core";
 import { from, lastValueFrom, toArray } from "rxjs";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startExtraServer, type ExtraServer } from "@/test/extra-server";
-import { baseUrl, bearer, createTestUser } from "@/test/helpers";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { extraServersForFile, startExtraServer, type ExtraServer } from "@/test/extra-server";
+import { baseUrl, bearer } from "@/test/helpers";
 import { paced, runInput, waitForRunEnd } from "@/test/runs";
 import { collectSse, readSse } from "@/test/sse";
-import { callerAs, type Caller } from "@/test/trpc-callers";
+import { userAndAdmin, type Caller, type TestUser } from "@/test/trpc-callers";
 
 // A rolling restart: two instances are told to stop (SIGTERM) one after the other while runs
 // stream on both. Each hands its runs back as it stops, another instance goes on with them, and
 // every run completes with one unbroken log; the stopping instances exit on their own. The console
 // shows each run's executions: handed back by the stopping instances, the last one finished.
-const servers: ExtraServer[] = [];
-let user: Awaited<ReturnType<typeof createTestUser>>;
+const servers = extraServersForFile(2);
+let user: TestUser;
 let admin: Caller;
 
 // The console's API with an admin's principal given directly (no Auth.js session lookup).
 vi.mock("@/server/auth/session", () => ({ getSessionPrincipal: async () => null }));
 
 beforeAll(async () => {
-  baseUrl(); // needs a production build
-  user = await createTestUser();
-  const adminUser = await createTestUser({ role: "admin" });
-  admin = callerAs(adminUser);
-  servers.push(...(await Promise.all([startExtraServer(), startExtraServer()])));
-}, 90_000);
-
-afterAll(() => {
-  for (const s of servers) s.child.kill("SIGKILL");
+  ({ user, admin } = await userAndAdmin());
 });
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(" ");

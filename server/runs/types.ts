@@ -1,6 +1,7 @@
 import type { Interrupt } from "@ag-ui/core";
 import type { AgUiEvent } from "../protocols/ag-ui/events";
 import type { RunAgentInput } from "../protocols/ag-ui/run-input";
+import type { RunMcpServer } from "../tools/mcp/repository";
 
 /** One persisted event: its per-run sequence number and its JSON, serialized once. */
 export type EventRecord = { seq: number; type: string; json: string };
@@ -91,7 +92,14 @@ export type PrefetchedMessage = { role: string; content: string; metadata: Recor
  * `hiddenSkills`: the project_cli skills whose cards and documents the run does not show (its
  * user's and its binding's); `unresolvedApprovals`: the thread has approvals no run carried yet.
  */
-export type PrefetchedContext = { history: PrefetchedMessage[]; memoryFacts: { key: string; value: string }[]; hiddenSkills: string[]; unresolvedApprovals: boolean };
+export type PrefetchedContext = {
+  history: PrefetchedMessage[];
+  memoryFacts: { key: string; value: string }[];
+  hiddenSkills: string[];
+  unresolvedApprovals: boolean;
+  /** The MCP servers the run may use, read in the same statement (no query of its own per run). */
+  mcpServers: RunMcpServer[];
+};
 
 export type RunnerResult = {
   usage?: TokenUsage;

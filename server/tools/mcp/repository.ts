@@ -84,7 +84,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * its grants allow (an empty grant list allows them all; several grants add up).
  */
 export async function findRunMcpServers({ runId, userId }: { runId: string; userId: string }): Promise<RunMcpServer[]> {
-  const { rows } = await getPool().query<{ id: string; name: string; tools: McpToolInfo[]; allowed: string[][] }>({
+  const { rows } = await getPool().query<RunMcpServerJson>({
     name: "dispatch-mcp-servers-for-run",
     text: `select s.id, s.name, s.tools, jsonb_agg(coalesce(g.tools, '{}')) as allowed
            from mcp_servers s
@@ -95,11 +95,16 @@ export async function findRunMcpServers({ runId, userId }: { runId: string; user
     // A run id that is no runs row (a tool call outside a run) has no binding.
     values: [UUID.test(runId) ? runId : null, userId],
   });
-  return rows.map((r) => {
-    const all = r.allowed.some((list) => list.length === 0);
-    const names = new Set(r.allowed.flat());
-    return { id: r.id, name: r.name, tools: all ? r.tools : r.tools.filter((t) => names.has(t.name)) };
-  });
+  return rows.map(toRunMcpServer);
+}
+
+/** A server a run may use as the statements read it (also dispatch_agent_context's `mcpServers`): each grant's tool list. */
+export type RunMcpServerJson = { id: string; name: string; tools: McpToolInfo[]; allowed: string[][] };
+
+export function toRunMcpServer(r: RunMcpServerJson): RunMcpServer {
+  const all = r.allowed.some((list) => list.length === 0);
+  const names = new Set(r.allowed.flat());
+  return { id: r.id, name: r.name, tools: all ? r.tools : r.tools.filter((t) => names.has(t.name)) };
 }
 
 /** The key a write of an MCP tool is made once under: project_cli's (tool_effects). */

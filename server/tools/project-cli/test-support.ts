@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { getPool } from "@/server/db";
+import { createTestUser } from "@/test/helpers";
 import { PROJECT_CLI_MODULES } from "./actions";
 import { projectCliRouter, type CliOutput } from "./router";
 
@@ -21,6 +22,21 @@ export function actAs(db: () => pg.ClientBase, userId: string, timeZone = "UTC")
     const [module, method] = action.split(".") as [string, string];
     return projectCliRouter.dispatch({ ctx: { userId, db: db(), timeZone }, module, method, input, allowedModules: PROJECT_CLI_MODULES });
   };
+}
+
+export type Actor = ReturnType<typeof actAs>;
+
+/**
+ * Two fresh users' actors (`alice`, `bob`; filled before the file's tests), for the tests that
+ * show a module's data never crosses from one user to another.
+ */
+export function twoActors(db: () => pg.ClientBase): { alice: Actor; bob: Actor; aliceId: string } {
+  const actors = { aliceId: "" } as { alice: Actor; bob: Actor; aliceId: string };
+  beforeAll(async () => {
+    const [alice, bob] = await Promise.all([createTestUser(), createTestUser()]);
+    Object.assign(actors, { alice: actAs(db, alice.id), bob: actAs(db, bob.id), aliceId: alice.id });
+  });
+  return actors;
 }
 
 export function dataOf<T = Record<string, unknown>>(output: CliOutput): T {
