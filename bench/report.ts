@@ -21,6 +21,8 @@ export type Report = {
   streams: StreamsRow[];
   history: HistoryFigures[];
   cli: CliFigures | null;
+  /** The same action as an MCP client calls it (bench/mcp-call.ts). */
+  mcp: CliFigures | null;
   recovery: RecoveryFigures[];
 };
 
@@ -119,8 +121,12 @@ export function renderReport(r: Report): string {
     const h = r.history[0]!;
     lines.push(`### /history on a thread of ${h.messages.toLocaleString("en-US")} messages over 3 years (seeded in ${n(h.seedSeconds, 1)} s)`, "", ...historyTable(r.history), "");
   }
-  if (r.cli) {
-    lines.push("### project_cli through the child process", "", "| call | calls | median ms | p95 ms |", "| --- | ---: | ---: | ---: |", `| calendar.read | ${r.cli.calls} | ${n(r.cli.median, 1)} | ${n(r.cli.p95, 1)} |`, "");
+  if (r.cli || r.mcp) {
+    const row = (call: string, f: CliFigures) => `| ${call} | ${f.calls} | ${n(f.median, 1)} | ${n(f.p95, 1)} |`;
+    lines.push("### One calendar read: project_cli through the child process, and over MCP", "", "| call | calls | median ms | p95 ms |", "| --- | ---: | ---: | ---: |");
+    if (r.cli) lines.push(row("project_cli calendar.read (CLI child, tool gateway)", r.cli));
+    if (r.mcp) lines.push(row("MCP tools/call calendar_read (SDK client, POST /api/v1/mcp)", r.mcp));
+    lines.push("");
   }
   if (r.recovery.length) {
     lines.push(

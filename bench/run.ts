@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only runs,streams,history,vercel,cli,recovery] [-- --profile DIR]`
+// `npm run bench [-- --quick] [-- --only runs,streams,history,vercel,cli,mcp,recovery] [-- --profile DIR]`
 // Measures the production build (NEXT_DIST_DIR, default .next) started as `npm start` starts it
 // (its own embedded PostgreSQL under a scratch DATA_DIR), with a local fake model, next to a
 // bare node:http server doing the same protocol work, and prints a markdown report. Loopback
@@ -8,6 +8,7 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 import { createBenchUser, externalDatabase, openDatabase, scratchDir } from "./database";
 import { measureHistory, seedHistory, type HistoryFigures } from "./history";
+import { measureMcpCalls } from "./mcp-call";
 import { percentile } from "./load";
 import { buildNextLimit } from "./next-limit";
 import { onCleanup, runScript, stopAll } from "./processes";
@@ -19,7 +20,7 @@ import { assertBuilt, dispatchEnv, distDir, npmStartDatabase, startBaseline, sta
 import { streamsPhase, type Started } from "./streams-phase";
 import type { Target } from "./runs-phase";
 
-const PHASES = ["runs", "streams", "history", "vercel", "cli", "recovery"] as const;
+const PHASES = ["runs", "streams", "history", "vercel", "cli", "mcp", "recovery"] as const;
 type Phase = (typeof PHASES)[number];
 
 const { values } = parseArgs({
@@ -91,7 +92,7 @@ async function main(): Promise<void> {
   const { databaseUrl, authSecret } = npmStartDatabase(stack);
   const e: DispatchEnv = { databaseUrl, authSecret, dataDir: stack.dataDir, modelUrl: stack.modelUrl, dbPid: null };
   const { userId, apiKey } = await createBenchUser(dispatchEnv(e));
-  const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, started, runs: [], streams: [], history: [], cli: null, recovery: [] };
+  const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, started, runs: [], streams: [], history: [], cli: null, mcp: null, recovery: [] };
 
   // A phase that fails is reported and skipped; the others still run and print.
   const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T | null> => {
@@ -179,6 +180,19 @@ async function main(): Promise<void> {
       withDatabase(async (db) => {
         log("project_cli calls");
         report.cli = await cliPhase(db, userId);
+      }),
+    );
+  }
+  if (only.has("mcp")) {
+    await phase("mcp", () =>
+      withDatabase(async (db) => {
+        const server = await startDispatch(PORTS.dispatch, db);
+        try {
+          log("MCP tool calls (POST /api/v1/mcp)");
+          report.mcp = await measureMcpCalls({ port: server.port, apiKey, calls: plan.cliCalls });
+        } finally {
+          await server.stop();
+        }
       }),
     );
   }

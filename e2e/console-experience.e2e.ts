@@ -60,7 +60,7 @@ test("a run's page starts with the conversation, and every console page passes a
   await page.screenshot({ path: `${SHOTS}/console-run.png`, fullPage: true });
   const runUrl = page.url();
 
-  const pages = ["/admin", "/admin/runs", runUrl, "/admin/threads", "/admin/runners", "/admin/knowledge", "/admin/usage"];
+  const pages = ["/admin", "/admin/runs", runUrl, "/admin/threads", "/admin/runners", "/admin/mcp", "/admin/knowledge", "/admin/usage"];
   for (const size of [
     { width: 1280, height: 800 },
     { width: 390, height: 844 },

@@ -4,7 +4,7 @@ import type { Dictionary } from "./dictionaries";
 
 export const consoleZhCN: Dictionary["console"] = {
   title: "管理控制台",
-  nav: { label: "管理控制台", overview: "概览", runs: "运行", threads: "会话", runners: "运行器", knowledge: "知识库", usage: "用量" },
+  nav: { label: "管理控制台", overview: "概览", runs: "运行", threads: "会话", runners: "运行器", mcp: "MCP 服务器", knowledge: "知识库", usage: "用量" },
   forbiddenTitle: "403：仅限管理员",
   attempts: {
     title: "执行记录",
@@ -285,6 +285,27 @@ export const consoleZhCN: Dictionary["console"] = {
     score: "相关度得分",
     matchHelp: "strict：包含全部词；loose：包含部分词；hybrid：向量与文本结合",
     chunk: (n: number) => `第 ${n} 块`,
+  },
+  mcp: {
+    help: "远程 MCP 服务器：其工具作为 project_cli 模块供智能体使用。用 npm run admin -- mcp:register / mcp:grant 注册和授权（docs/mcp.md）。",
+    none: "尚未注册 MCP 服务器。",
+    auth: "认证已加密保存",
+    noAuth: "无认证",
+    healthy: (ms: number, at: string) => `最近一次调用 ${ms} 毫秒，${at}`,
+    neverCalled: "尚未调用",
+    lastError: (code: string, at: string) => `最近一次失败 ${code}，${at}`,
+    tool: "工具",
+    kind: "类型",
+    hints: "提示",
+    calls: "调用次数",
+    failures: "失败次数",
+    avgMs: "平均毫秒",
+    grants: "授权",
+    noGrants: "未授权给任何人：无人可用。",
+    allTools: "全部工具",
+    binding: (id: string) => `绑定 ${id}`,
+    refresh: "刷新工具",
+    refreshing: "刷新中…",
   },
   usage: {
     title: "Token 用量",

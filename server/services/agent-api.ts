@@ -14,6 +14,7 @@ import { splitInput, type InputTurns } from "../protocols/agent-api/input-items"
 import { findNewestRunToolEvents, findThreadConversationState } from "../repositories/conversation";
 import { findRunByClientId, findRunById, type RunRow, type RunToolMessage } from "../repositories/runs";
 import { PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
+import { findRunMcpServers } from "../tools/mcp/repository";
 import { importRequestImages } from "./agent-api-images";
 import { rememberSessionName, sessionNameOf } from "./agent-api-session";
 import { threadNamed } from "./thread-names";
@@ -180,7 +181,9 @@ async function runUsage(run: RunRow) {
  */
 export async function* agentResponseStream(opts: { run: RunRow; sessionId: string; signal: AbortSignal; heartbeatMs?: number | null }): AsyncGenerator<StreamObject> {
   const { run, signal } = opts;
-  const encoder = createAgentApiEncoder({ responseId: run.runId, sessionId: opts.sessionId, createdAt: Math.floor(run.createdAt.getTime() / 1000) });
+  // The calls of the run's MCP servers are mcp_* messages (protocols/agent-api/mcp.ts).
+  const mcpServers = new Set((await findRunMcpServers({ runId: run.id, userId: run.userId })).map((s) => s.name));
+  const encoder = createAgentApiEncoder({ responseId: run.runId, sessionId: opts.sessionId, createdAt: Math.floor(run.createdAt.getTime() / 1000), mcpServers });
   const records = followRun({ runId: run.id, after: 0, signal });
   const heartbeatMs = opts.heartbeatMs === undefined ? HEARTBEAT_INTERVAL_MS : opts.heartbeatMs;
   for await (const item of heartbeatMs === null ? records : withHeartbeats(records, heartbeatMs)) {

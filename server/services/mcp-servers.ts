@@ -16,6 +16,7 @@ import {
   updateMcpServerTools,
   type McpServerRow,
 } from "../tools/mcp/repository";
+import { listMcpToolStats, type McpToolStat } from "../tools/mcp/stats-repository";
 import { kindOfMcpTool, MCP_SERVER_NAME, type McpToolInfo } from "../tools/mcp/tool-info";
 import { PROJECT_CLI_MODULES } from "../tools/project-cli/actions";
 import { SKILLS_MODULE } from "../tools/project-cli/skills";
@@ -109,9 +110,26 @@ export async function refreshMcpServer({ name }: { name: string }): Promise<McpS
   return view({ ...row, tools, toolsAt: new Date() });
 }
 
-export async function listMcpServerViews(): Promise<{ servers: McpServerView[]; grants: Awaited<ReturnType<typeof listMcpGrants>> }> {
-  const [servers, grants] = await Promise.all([listMcpServers(), listMcpGrants()]);
-  return { servers: servers.map(view), grants };
+export type ToolCalls = { calls: number; failures: number; avgMs: number };
+/** The server's last call (its time) and last failure, from its tools' counts; null before its first call. */
+export type McpServerHealth = { lastCallAt: Date; lastMs: number; lastError: string | null; lastErrorAt: Date | null };
+export type McpServerListing = Omit<McpServerView, "tools"> & { tools: (McpServerView["tools"][number] & { stats: ToolCalls | null })[]; health: McpServerHealth | null };
+
+export async function listMcpServerViews(): Promise<{ servers: McpServerListing[]; grants: Awaited<ReturnType<typeof listMcpGrants>> }> {
+  const [servers, grants, stats] = await Promise.all([listMcpServers(), listMcpGrants(), listMcpToolStats()]);
+  return { servers: servers.map((row) => withStats(view(row), stats.filter((s) => s.serverId === row.id))), grants };
+}
+
+function withStats(server: McpServerView, stats: McpToolStat[]): McpServerListing {
+  const byTool = new Map(stats.map((s) => [s.tool, s]));
+  const tools = server.tools.map((t) => {
+    const s = byTool.get(t.name);
+    return { ...t, stats: s ? { calls: s.calls, failures: s.failures, avgMs: s.avgMs } : null };
+  });
+  const last = stats.reduce<McpToolStat | null>((a, b) => (!a || b.lastCallAt > a.lastCallAt ? b : a), null);
+  const failed = stats.reduce<McpToolStat | null>((a, b) => (b.lastErrorAt && (!a?.lastErrorAt || b.lastErrorAt > a.lastErrorAt) ? b : a), null);
+  const health = last ? { lastCallAt: last.lastCallAt, lastMs: last.lastMs, lastError: failed?.lastError ?? null, lastErrorAt: failed?.lastErrorAt ?? null } : null;
+  return { ...server, tools, health };
 }
 
 export async function removeMcpServer({ name }: { name: string }): Promise<void> {

@@ -4,7 +4,7 @@
 # CopilotKit 1.75, whose runtime declares peers it does not need here).
 set -euo pipefail
 cd "$(dirname "$0")"
-for project in copilotkit-175 copilotkit-175-agui1 copilotkitnext-154; do
+for project in copilotkit-175 copilotkit-175-agui1 copilotkitnext-154 mcp-inspector; do
   echo "--- npm ci in test/clients/$project"
   (cd "$project" && npm ci --no-audit --no-fund --loglevel=error)
 done

@@ -9,6 +9,7 @@ import { presignAttachmentEndpoint, uploadAttachmentEndpoint } from "./attachmen
 import { cronEndpoint } from "./cron";
 import { historyEndpoint } from "./history";
 import { addDocumentEndpoint, addUploadedDocumentEndpoint, presignDocumentEndpoint } from "./knowledge";
+import { mcpEndpoint, mcpSessionEndpoint, mcpStreamEndpoint } from "./mcp";
 import { metricsEndpoint } from "./metrics";
 import { hostApiEndpoint } from "./runner-api";
 import { cancelRunEndpoint, runEventsEndpoint, runStatusEndpoint, startRunAliasEndpoint, startRunEndpoint } from "./runs";
@@ -63,6 +64,9 @@ export const UNDOCUMENTED_ENDPOINTS = new Map<Endpoint, string>([
   [metricsEndpoint, "the operator's Prometheus scrape (docs/operations.md)"],
   [cronEndpoint, "called by the scheduler and the app itself, with CRON_SECRET"],
   [hostApiEndpoint, "the runner host API, a protocol of its own for runners (docs/runners.md)"],
+  [mcpEndpoint, "Dispatch as an MCP server, JSON-RPC over Streamable HTTP (docs/mcp.md)"],
+  [mcpStreamEndpoint, "Dispatch as an MCP server: the stream a stateless server does not offer (405)"],
+  [mcpSessionEndpoint, "Dispatch as an MCP server: the session a stateless server does not keep (405)"],
   [addDocumentEndpoint, "the admin console's, for an admin's browser session only"],
   [presignDocumentEndpoint, "the admin console's, for an admin's browser session only"],
   [addUploadedDocumentEndpoint, "the admin console's, for an admin's browser session only"],

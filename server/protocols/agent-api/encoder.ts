@@ -1,6 +1,7 @@
 import { EventType } from "@ag-ui/core";
 import type { AgUiEvent } from "../ag-ui/events";
 import { approvalRequests } from "./approvals";
+import { classifyMcpCall, mcpCallData, type McpCall } from "./mcp";
 import type { AgentResponse, Content, DataContent, ErrorMessage, Heartbeat, Message, RunStatus, StreamObject, TextContent, Usage } from "./response";
 
 // Encodes a run's AG-UI events as the Agent API's object stream: a pure state machine,
@@ -16,6 +17,9 @@ import type { AgentResponse, Content, DataContent, ErrorMessage, Heartbeat, Mess
 //   TOOL_CALL_END               content completed {call_id, name, arguments}, message completed
 //   TOOL_CALL_RESULT            function_call_output message: created, in_progress,
 //                               content completed {call_id, name, output}, completed
+//   project_cli call of one of the run's MCP servers (option `mcpServers`; mcp.ts): opened at
+//   TOOL_CALL_END, once its arguments say so, as an mcp_call message (a read of the server's
+//   skill document: mcp_list_tools), completed at its TOOL_CALL_RESULT with the output in it
 //   RUN_FINISHED                response completed | canceled; an interrupt outcome: an
 //                               mcp_approval_request message per request, then response
 //                               incomplete (approvals.ts)
@@ -38,6 +42,8 @@ export type AgentApiEncoderOptions = {
   /** Milliseconds since the epoch; completed_at is taken from it. */
   now?: () => number;
   newId?: () => string;
+  /** The MCP servers the run may use (each a project_cli module of its name): their calls are the spec's mcp_* messages. */
+  mcpServers?: ReadonlySet<string>;
 };
 
 export interface AgentApiEncoder {
@@ -51,8 +57,11 @@ export interface AgentApiEncoder {
   response(): AgentResponse;
 }
 
+const PROJECT_CLI = "project_cli";
+
 type OpenText = { id: string; type: "message" | "reasoning"; role: Message["role"]; text: string; hasContent: boolean };
-type OpenCall = { id: string; name: string; args: string };
+// A project_cli call of a run with MCP servers is opened only once its arguments say what it is.
+type OpenCall = { id: string; name: string; args: string; deferred: boolean };
 
 function toUsage(usage: TokenCounts | null | undefined): Usage | null {
   if (!usage) return null;
@@ -114,12 +123,15 @@ class AgentApiStream implements AgentApiEncoder {
   private readonly calls = new Map<string, OpenCall>();
   private readonly callNames = new Map<string, string>();
   private readonly callArguments = new Map<string, string>();
+  private readonly mcpCalls = new Map<string, McpCall>();
+  private readonly mcpServers: ReadonlySet<string>;
   private readonly now: () => number;
   private readonly newId: () => string;
 
   constructor(options: AgentApiEncoderOptions) {
     this.now = options.now ?? Date.now;
     this.newId = options.newId ?? (() => crypto.randomUUID());
+    this.mcpServers = options.mcpServers ?? new Set();
     this.response_ = {
       object: "response",
       id: options.responseId,
@@ -255,10 +267,12 @@ class AgentApiStream implements AgentApiEncoder {
   /** A tool call (completed with its arguments once they are whole) and its output. */
   private toolCall(event: AgUiEvent): StreamObject[] {
     switch (event.type) {
-      case EventType.TOOL_CALL_START:
-        this.calls.set(event.toolCallId, { id: event.toolCallId, name: event.toolCallName, args: "" });
+      case EventType.TOOL_CALL_START: {
+        const deferred = event.toolCallName === PROJECT_CLI && this.mcpServers.size > 0;
+        this.calls.set(event.toolCallId, { id: event.toolCallId, name: event.toolCallName, args: "", deferred });
         this.callNames.set(event.toolCallId, event.toolCallName);
-        return [...this.start(), ...this.opened(event.toolCallId, "function_call", "assistant")];
+        return [...this.start(), ...(deferred ? [] : this.opened(event.toolCallId, "function_call", "assistant"))];
+      }
       case EventType.TOOL_CALL_ARGS: {
         const open = this.calls.get(event.toolCallId);
         if (open) open.args += event.delta;
@@ -269,10 +283,21 @@ class AgentApiStream implements AgentApiEncoder {
         if (!open) return [];
         this.calls.delete(event.toolCallId);
         this.callArguments.set(open.id, open.args);
-        return this.completed(open.id, "function_call", "assistant", data(open.id, { call_id: open.id, name: open.name, arguments: open.args }));
+        const mcp = open.deferred ? classifyMcpCall(open.args, this.mcpServers) : null;
+        if (mcp) {
+          this.mcpCalls.set(open.id, mcp);
+          return this.opened(open.id, mcp.type, "assistant");
+        }
+        const opened = open.deferred ? this.opened(open.id, "function_call", "assistant") : [];
+        return [...opened, ...this.completed(open.id, "function_call", "assistant", data(open.id, { call_id: open.id, name: open.name, arguments: open.args }))];
       }
       case EventType.TOOL_CALL_RESULT: {
         const output = typeof event.content === "string" ? event.content : JSON.stringify(event.content);
+        const mcp = this.mcpCalls.get(event.toolCallId);
+        if (mcp) {
+          this.mcpCalls.delete(event.toolCallId);
+          return this.completed(event.toolCallId, mcp.type, "assistant", data(event.toolCallId, mcpCallData(event.toolCallId, mcp, output)));
+        }
         const name = this.callNames.get(event.toolCallId);
         const value = { call_id: event.toolCallId, ...(name === undefined ? {} : { name }), output };
         return [

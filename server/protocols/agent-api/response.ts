@@ -31,7 +31,7 @@ export const MessageSchema = z.strictObject({
   ...sequenceNumber,
   object: z.literal("message"),
   id: z.string(),
-  type: z.enum(["message", "reasoning", "function_call", "function_call_output", "mcp_approval_request"]),
+  type: z.enum(["message", "reasoning", "function_call", "function_call_output", "mcp_approval_request", "mcp_list_tools", "mcp_call"]),
   role: z.enum(["assistant", "user", "system", "tool"]),
   status: z.enum(["created", "in_progress", "completed"]),
   content: z.array(ContentSchema),

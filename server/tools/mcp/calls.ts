@@ -7,6 +7,7 @@ import type { CliOutput } from "../project-cli/router";
 import { callMcpTool, McpResponseTooLargeError } from "./connections";
 import { claimMcpEffect, recordMcpEffect, type McpEffectKey, type RunMcpServer } from "./repository";
 import { mcpErrorText, mcpResultData } from "./results";
+import { recordMcpToolCall } from "./stats-repository";
 import { kindOfMcpTool, strictInputSchema, type McpToolInfo } from "./tool-info";
 
 // One project_cli call of an MCP server's tool: the run's grants, the tool's inputSchema (strict:
@@ -75,9 +76,20 @@ export async function runMcpCall({ server, method, input, effectKey, signal }: M
     }
   }
   const retry = kind.kind === "read" || tool.annotations?.idempotentHint === true;
+  const started = performance.now();
   const output = await callServer(server, tool.name, input as Record<string, unknown>, retry, signal);
   if (once) await recordMcpEffect({ ...effectKey, output });
+  await countCall(server, tool.name, performance.now() - started, output);
   return output;
+}
+
+// For the console's health and calls per tool; a count that cannot be written costs the call nothing.
+async function countCall(server: RunMcpServer, tool: string, ms: number, output: CliOutput): Promise<void> {
+  try {
+    await recordMcpToolCall({ serverId: server.id, tool, ms, errorCode: output.ok ? null : output.error.code });
+  } catch (err) {
+    logger.warn({ mcpServer: server.name, tool, error: err instanceof Error ? err.name : typeof err }, "could not count an MCP call");
+  }
 }
 
 async function callServer(server: RunMcpServer, tool: string, input: Record<string, unknown>, retry: boolean, signal?: AbortSignal): Promise<CliOutput> {

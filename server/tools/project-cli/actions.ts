@@ -18,6 +18,7 @@ export const PROJECT_CLI_ACTIONS: readonly ActionDefinition[] = PROJECT_CLI_MODU
     ...(spec.hints ? { hints: spec.hints } : {}),
     ...(spec.pitfalls ? { pitfalls: spec.pitfalls } : {}),
     ...(spec.involvesOthers ? { involvesOthers: spec.involvesOthers } : {}),
+    ...(spec.reach ? { reach: spec.reach } : {}),
     // A getter, so the method's schema is still built on first use.
     get input() {
       return spec.input;

@@ -13,7 +13,8 @@ import { toolCredentialKey, verifyToolCredential } from "./credential";
 import { runWriteOnce } from "./effects";
 import { ToolError } from "./errors";
 import { timeZoneField } from "./fields";
-import { projectCliRouter, type CliOutput } from "./router";
+import { projectCliRouter, type CliOutput, type Prepared } from "./router";
+import type { ToolEffectKey } from "@/server/repositories/tool-effects";
 
 // The tool gateway, where project_cli calls run. The CLI child the agent spawns holds its run's
 // controlled credential and this gateway's address, nothing else: no database address, no
@@ -133,13 +134,38 @@ export async function handleToolRequest(raw: string, signal?: AbortSignal): Prom
     return { ok: false, module: null, method: null, error: error.toBody() };
   }
   const { module, method } = request;
+  let claims: ReturnType<typeof verifyToolCredential>;
+  try {
+    claims = verifyToolCredential(request.credential, { key: toolCredentialKey() });
+  } catch (err) {
+    if (err instanceof ToolError) return { ok: false, module, method, error: err.toBody() };
+    logger.error({ err, module, method }, "project_cli credential check failed");
+    return { ok: false, module, method, error: new ToolError("INTERNAL", "project_cli failed unexpectedly").toBody() };
+  }
+  const zone = timeZoneField().safeParse(request.time_zone ?? "UTC");
+  if (!zone.success) return { ok: false, module, method, error: new ToolError("USAGE", "--time-zone needs an IANA time zone, e.g. Asia/Shanghai").toBody() };
+  const prepared = projectCliRouter.prepare({ module, method, input: request.input, allowedModules: claims.modules });
+  if ("failed" in prepared) return prepared.failed;
+  const key = { userId: claims.userId, runId: claims.toolCall.runId, toolCallId: claims.toolCall.id };
+  return runPreparedCall({ module, method, prepared, key, timeZone: zone.data, signal });
+}
+
+/**
+ * Runs a call that passed the router's checks for a known caller (a verified credential, or an
+ * API key's MCP call: server/mcp-serve), on a connection of the gateway's pool; a write once per
+ * `key`. Every failure is an answer, never a throw.
+ */
+export async function runPreparedCall(call: {
+  module: string;
+  method: string;
+  prepared: Exclude<Prepared, { failed: CliOutput }>;
+  key: ToolEffectKey;
+  timeZone: string;
+  signal?: AbortSignal;
+}): Promise<CliOutput> {
+  const { module, method, prepared, key, signal } = call;
   const fail = (error: ToolError): CliOutput => ({ ok: false, module, method, error: error.toBody() });
   try {
-    const claims = verifyToolCredential(request.credential, { key: toolCredentialKey() });
-    const zone = timeZoneField().safeParse(request.time_zone ?? "UTC");
-    if (!zone.success) return fail(new ToolError("USAGE", "--time-zone needs an IANA time zone, e.g. Asia/Shanghai"));
-    const prepared = projectCliRouter.prepare({ module, method, input: request.input, allowedModules: claims.modules });
-    if ("failed" in prepared) return prepared.failed;
     if (signal?.aborted) return fail(cancelled());
     const db = await pool().connect();
     let released = false;
@@ -155,9 +181,8 @@ export async function handleToolRequest(raw: string, signal?: AbortSignal): Prom
     try {
       // Gone while the connection was being taken.
       if (signal?.aborted) throw cancelled();
-      const ctx = { userId: claims.userId, db, timeZone: zone.data };
+      const ctx = { userId: key.userId, db, timeZone: call.timeZone };
       if (prepared.kind === "read") return await prepared.run(ctx);
-      const key = { userId: claims.userId, runId: claims.toolCall.runId, toolCallId: claims.toolCall.id };
       return await runWriteOnce({ key, action: prepared.action, input: prepared.input, ctx, run: prepared.run });
     } catch (err) {
       failed = true;

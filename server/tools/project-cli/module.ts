@@ -37,6 +37,8 @@ export type MethodDefinition = {
    * approval policy `others` asks a person exactly for these. Absent on reads.
    */
   involvesOthers?: (input: unknown) => boolean;
+  /** A write's reach as declared, before any input: what an MCP client's tool annotations can say (server/mcp-serve). */
+  reach?: "never" | "always" | "depends";
 };
 
 /** One card kind: the hint schema (with its `kind` literal) and how it becomes UiSchema nodes. */
@@ -84,7 +86,12 @@ export function method<S extends z.ZodType>(spec: MethodSpec<S>): MethodDefiniti
     example: spec.example,
     ...(spec.hints ? { hints: spec.hints } : {}),
     ...(spec.pitfalls ? { pitfalls: spec.pitfalls } : {}),
-    ...(reach === undefined ? {} : { involvesOthers: typeof reach === "function" ? (input: unknown) => reach(input as z.output<S>) : () => reach }),
+    ...(reach === undefined
+      ? {}
+      : {
+          involvesOthers: typeof reach === "function" ? (input: unknown) => reach(input as z.output<S>) : () => reach,
+          reach: typeof reach === "function" ? "depends" : reach ? "always" : "never",
+        }),
   };
 }
 
