@@ -17,7 +17,7 @@ import type { StepStreamer } from "../models/step-stream";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import { AGENT_RUNNER_ID } from "../runs/runners/builtin-id";
 import type { PrefetchedContext, RunHandle, Runner, RunnerInput, RunnerResult } from "../runs/types";
-import type { RunMcpServer } from "../tools/mcp/repository";
+import type { RunMcpServer } from "../repositories/run-mcp-servers";
 import { loadAttachmentBytes } from "../storage/attachment-bytes";
 import { DEFAULT_ALLOWED_MODULES } from "../tools/project-cli/allow-list";
 import { mcpIndexCard } from "../tools/mcp/skills";

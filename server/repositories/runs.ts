@@ -4,7 +4,7 @@ import { endOpenAttemptSql } from "./run-attempts";
 import type { RunModel } from "../generated/prisma/models";
 import type { ContextPrefetch, PrefetchedContext, PrefetchedMessage, TokenUsage } from "../runs/types";
 import { newestFirstPage, sqlFilters, type Db } from "./sql";
-import { toRunMcpServer, type RunMcpServerJson } from "../tools/mcp/repository";
+import { toRunMcpServer, type RunMcpServerJson } from "./run-mcp-servers";
 
 /** A run as the engine reads it; `usage` is the JSON the executor stored. */
 export type RunRow = Pick<

@@ -1,7 +1,7 @@
 import type { Interrupt } from "@ag-ui/core";
 import type { AgUiEvent } from "../protocols/ag-ui/events";
 import type { RunAgentInput } from "../protocols/ag-ui/run-input";
-import type { RunMcpServer } from "../tools/mcp/repository";
+import type { RunMcpServer } from "../repositories/run-mcp-servers";
 
 /** One persisted event: its per-run sequence number and its JSON, serialized once. */
 export type EventRecord = { seq: number; type: string; json: string };

@@ -14,7 +14,7 @@ import { splitInput, type InputTurns } from "../protocols/agent-api/input-items"
 import { findNewestRunToolEvents, findThreadConversationState } from "../repositories/conversation";
 import { findRunByClientId, findRunById, type RunRow, type RunToolMessage } from "../repositories/runs";
 import { PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
-import { findRunMcpServers } from "../tools/mcp/repository";
+import { findRunMcpServers } from "../repositories/run-mcp-servers";
 import { importRequestImages } from "./agent-api-images";
 import { rememberSessionName, sessionNameOf } from "./agent-api-session";
 import { threadNamed } from "./thread-names";

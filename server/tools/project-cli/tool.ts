@@ -14,7 +14,7 @@ import { runSkillsCall, SKILLS_MODULE, visibleSkills } from "./skills";
 import { findHiddenSkills } from "./skills-repository";
 import { mcpHints } from "./ui-hints";
 import { runMcpCall } from "../mcp/calls";
-import { findRunMcpServers, type RunMcpServer } from "../mcp/repository";
+import { findRunMcpServers, type RunMcpServer } from "../../repositories/run-mcp-servers";
 
 // The agent's single tool. The model sees a thin schema (module, method, input) and a short
 // description that names no action: the skills' index cards (in the prompt) and their documents
