@@ -4,7 +4,7 @@
 // follower has seen a few events, and times what the follower sees next.
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { HEARTBEAT_MS } from "../server/runs/types";
+import { HEARTBEAT_MS } from "../server/kernel/runs";
 import { percentile } from "./load";
 import { runBody } from "./runs-phase";
 import { startDispatch, type DispatchEnv, type Server } from "./servers";

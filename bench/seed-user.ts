@@ -1,7 +1,7 @@
 // Creates the benchmark's user and API key through the app's services; prints them as JSON.
 // Runs with the server's environment (DATABASE_URL, AUTH_SECRET) and the react-server condition.
-import { createApiKey } from "@/server/services/api-keys";
-import { createUser } from "@/server/services/users";
+import { createApiKey } from "@/server/accounts/service/api-keys";
+import { createUser } from "@/server/accounts/service/users";
 import { getPool } from "@/server/db";
 
 const user = await createUser({ email: "bench@dispatch.local", password: "bench password 1", role: "user" });

@@ -110,7 +110,7 @@ async function main(): Promise<void> {
       : `Using the AUTH_SECRET kept in ${path.join(env.DATA_DIR, "auth-secret")} (local servers' one; for a deployment, set its AUTH_SECRET)`,
   );
   try {
-    const { AppError } = await import("../server/errors");
+    const { AppError } = await import("../server/kernel/errors");
     try {
       if (command.startsWith("mcp:")) {
         await mcpCommand(command, values);
@@ -140,41 +140,41 @@ type AccountFlags = {
 /** user:* and apikey:* commands, through the services the console uses. */
 async function accountCommand(command: string, { need, values, selfApprove }: AccountFlags): Promise<void> {
   if (command === "user:create") {
-    const { createUser } = await import("../server/services/users");
+    const { createUser } = await import("../server/accounts/service/users");
     const user = await createUser({ email: need("email"), password: need("password"), name: values.name, role: values.admin ? "admin" : "user" });
     console.log(`Created ${user.role} ${user.email} (${user.id})`);
   } else if (command === "user:reset-password") {
-    const { resetUserPasswordByEmail } = await import("../server/services/users");
+    const { resetUserPasswordByEmail } = await import("../server/accounts/service/users");
     const { user, oneTimePassword } = await resetUserPasswordByEmail({ email: need("email") });
     console.log(`Set a one-time password for ${user.email}; they choose their own at their next sign-in. It is shown only once:`);
     console.log(oneTimePassword);
   } else if (command === "user:deactivate" || command === "user:reactivate") {
-    const { setUserActiveByEmail } = await import("../server/services/users");
+    const { setUserActiveByEmail } = await import("../server/accounts/service/users");
     const active = command === "user:reactivate";
     const user = await setUserActiveByEmail({ email: need("email"), active });
     console.log(active ? `Reactivated ${user.email}: they can sign in and use their API keys again` : `Deactivated ${user.email}: they can no longer sign in or use their API keys; their threads and runs stay`);
   } else if (command === "user:approval-policy") {
-    const { setApprovalPolicyByEmail } = await import("../server/services/approvals");
+    const { setApprovalPolicyByEmail } = await import("../server/approvals/service");
     const policy = await setApprovalPolicyByEmail({ email: need("email"), policy: values.policy ?? fail(`${command} needs --policy always|others|never\n\n${usage}`) });
     console.log(`Approval policy of ${need("email")} is now ${policy}; their next runs follow it`);
   } else if (command === "apikey:create") {
-    const { createApiKeyForEmail } = await import("../server/services/api-keys");
+    const { createApiKeyForEmail } = await import("../server/accounts/service/api-keys");
     const { key, record } = await createApiKeyForEmail({ email: need("email"), name: values.name, autoApprove: selfApprove ?? false });
     console.log(`Created API key ${record.id} (${record.prefix}…) for ${need("email")}${record.autoApprove ? ", approving its own changes" : ""}. It is shown only once:`);
     console.log(key);
   } else if (command === "apikey:update") {
-    const { updateApiKeyAutoApprove } = await import("../server/services/api-keys");
+    const { updateApiKeyAutoApprove } = await import("../server/accounts/service/api-keys");
     const key = await updateApiKeyAutoApprove({ id: need("id"), autoApprove: selfApprove! });
     console.log(`API key ${key.id} (${key.prefix}…) ${key.autoApprove ? "now approves its own changes" : "now asks for approval as its user's policy says"}`);
   } else if (command === "apikey:list") {
-    const { findUserByEmail } = await import("../server/repositories/users");
-    const { listApiKeys } = await import("../server/services/api-keys");
+    const { findUserByEmail } = await import("../server/accounts/repository/users");
+    const { listApiKeys } = await import("../server/accounts/service/api-keys");
     const user = (await findUserByEmail({ email: need("email").toLowerCase() })) ?? fail(`No user with email ${need("email")}`);
     for (const k of await listApiKeys({ userId: user.id })) {
       console.log(`${k.id}  ${k.prefix}…  ${k.name}  ${k.revokedAt ? "revoked" : "active"}${k.autoApprove ? "  self-approving" : ""}  created ${k.createdAt.toISOString()}`);
     }
   } else if (command === "apikey:revoke") {
-    const { revokeApiKey } = await import("../server/services/api-keys");
+    const { revokeApiKey } = await import("../server/accounts/service/api-keys");
     const key = await revokeApiKey({ id: need("id") });
     console.log(`Revoked API key ${key.id} (${key.prefix}…)`);
   }
@@ -188,7 +188,7 @@ type Flags = {
 };
 
 async function runnerCommand(command: string, { need, json, email, thread }: Flags): Promise<void> {
-  const runners = await import("../server/services/runners");
+  const runners = await import("../server/runner-host/service");
   const printDiscovery = (d: Awaited<ReturnType<typeof runners.registerRunner>>) => {
     console.error(`Endpoint ${d.endpointId} (${d.baseUrl}): ${d.status}${d.lastError ? ` - ${d.lastError}` : ""}`);
     for (const w of d.warnings) console.error(`warning: ${w.runner_id ?? "(no id)"}: ${w.reason}`);
@@ -224,7 +224,7 @@ const MCP_COMMANDS = ["mcp:register", "mcp:list", "mcp:refresh", "mcp:grant", "m
 type McpFlags = { name?: string; url?: string; token?: string; header?: string[]; timeout?: string; email?: string; binding?: string; tools?: string; id?: string };
 
 async function mcpCommand(command: string, flags: McpFlags): Promise<void> {
-  const mcp = await import("../server/services/mcp-servers");
+  const mcp = await import("../server/tools/service/mcp-servers");
   const need = (key: "name" | "url" | "id"): string => flags[key] ?? fail(`${command} needs --${key}\n\n${usage}`);
   const printTools = (s: Awaited<ReturnType<typeof mcp.registerMcpServer>>) => {
     console.error(`MCP server ${s.name} (${s.url}): ${s.tools.length} tools`);

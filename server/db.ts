@@ -2,7 +2,7 @@ import "server-only";
 import { attachDatabasePool } from "@vercel/functions";
 import pg from "pg";
 import { env, requireDatabaseUrl } from "./env";
-import { isDatabaseUnavailable } from "./errors";
+import { isDatabaseUnavailable } from "./kernel/errors";
 import { logger } from "./logger";
 
 // One pool per process, used only by repositories; kept on globalThis so dev hot reloads do

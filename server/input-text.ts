@@ -4,7 +4,7 @@
 // before parsing work grows, with a message that names what is wrong and where. Pure, so the
 // runner host's body reader uses it as well as the HTTP body readers.
 
-import { issuePath } from "./input-issues";
+import { issuePath } from "./kernel/input-issues";
 
 /** Deeper than any document the protocols define (messages, tool arguments, state, uiSchema). */
 export const MAX_JSON_DEPTH = 64;

@@ -15,10 +15,10 @@ export async function startUp(): Promise<void> {
   const { nodeRouterWanted } = await import("./http/node-routes");
   if (nodeRouterWanted()) await publishNodeRoutes();
   if (!env.DATABASE_URL) return;
-  const { bootstrapFirstAdmin } = await import("./services/first-admin");
+  const { bootstrapFirstAdmin } = await import("./accounts/service/first-admin");
   await bootstrapFirstAdmin();
   // On Vercel a function runs timers only while it serves, so Vercel Cron calls these duties
-  // instead (vercel.json, server/services/scheduled-duties.ts).
+  // instead (vercel.json, server/operations/service/scheduled-duties.ts).
   if (env.VERCEL) return;
   const [{ startRecoverySweeper }, { startApiCallRetention }, { handOffRuns }, { startQueueWorker, stopQueueWorker }] = await Promise.all([
     import("./runs/recovery"),
@@ -40,8 +40,8 @@ export async function startUp(): Promise<void> {
   (globalThis as { [CLOSE_DATABASE]?: () => Promise<void> })[CLOSE_DATABASE] = async () => {
     const [{ stopRecoverySweeper }, { stopListening }, { closeDatabase }, { closeToolGateway }] = await Promise.all([
       import("./runs/recovery"),
-      import("./repositories/notifications"),
-      import("./repositories/database"),
+      import("./runs/repository/notifications"),
+      import("./operations/repository"),
       import("./tools/project-cli/gateway"),
     ]);
     stopRecoverySweeper();

@@ -1,7 +1,7 @@
 import { EventType } from "@ag-ui/core";
 import type { AgUiEvent } from "@/server/protocols/ag-ui/events";
 import { serializeEvent } from "@/server/protocols/ag-ui/sse";
-import type { EventRecord } from "@/server/runs/types";
+import type { EventRecord } from "@/server/kernel/runs";
 
 // One run that holds every AG-UI 1.0 event type the event guard admits into a run's log, with
 // the optional fields 1.0 added (metadata, content parts, outcomes, usage), and the ways a run

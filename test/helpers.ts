@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { inject } from "vitest";
-import { createUser } from "@/server/services/users";
-import { createApiKey } from "@/server/services/api-keys";
+import { createUser } from "@/server/accounts/service/users";
+import { createApiKey } from "@/server/accounts/service/api-keys";
 
 /** The production server's base URL; fails clearly when there is no build to serve. */
 export function baseUrl(): string {

@@ -1,6 +1,6 @@
 // Rows written straight into a thread for tests that need history the run engine would
 // otherwise have produced (tool messages, entry events). The engine itself writes these in
-// dispatch_accept_run and server/repositories/run-messages.ts.
+// dispatch_accept_run and server/runs/repository/run-messages.ts.
 import type pg from "pg";
 import { getPool } from "@/server/db";
 

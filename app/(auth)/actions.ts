@@ -5,9 +5,9 @@ import { AuthError, CredentialsSignin } from "next-auth";
 import { signIn, signOut } from "@/server/auth/auth";
 import { ACCOUNT_DEACTIVATED } from "@/server/auth/credentials";
 import { getSignedInUser } from "@/server/auth/session";
-import { isDatabaseUnavailable } from "@/server/errors";
+import { isDatabaseUnavailable } from "@/server/kernel/errors";
 import { clientAddress } from "@/server/limits/attempts";
-import { changeOwnPassword, chooseOwnPassword, type NewPasswordProblem, type PasswordChangeProblem } from "@/server/services/users";
+import { changeOwnPassword, chooseOwnPassword, type NewPasswordProblem, type PasswordChangeProblem } from "@/server/accounts/service/users";
 
 // Errors travel as codes: the forms say them in the user's language (components/i18n).
 export type SignInProblem = "missing" | "wrong" | "deactivated" | "unavailable" | { tooManySeconds: string };

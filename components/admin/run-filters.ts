@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { RunFilters } from "@/server/services/admin-runs";
+import type { RunFilters } from "@/server/admin/service/runs";
 
 // The runs table keeps its filters in the URL, so a filtered view can be shared or
 // bookmarked. Values that do not parse are dropped rather than failing the page.

@@ -3,7 +3,7 @@ import { useState } from "react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useInfiniteQuery } from "@tanstack/react-query";
-import type { RunFilters } from "@/server/services/admin-runs";
+import type { RunFilters } from "@/server/admin/service/runs";
 import { useTRPC } from "../trpc-provider";
 import { useDictionary, useRequestErrorText } from "../i18n/use-dictionary";
 import { useConsoleDates, formatDuration, statusPillClass } from "./format";

@@ -7,7 +7,7 @@ import { CopyButton } from "../chat/copy-button";
 import { useConsoleDates } from "./format";
 import { ConfirmButton } from "./confirm-button";
 
-// The browser's hint only: the server's passwordSchema (server/services/users.ts) is the rule.
+// The browser's hint only: the server's passwordSchema (server/accounts/service/users.ts) is the rule.
 const PASSWORD_MIN_LENGTH = 8;
 
 // Long: one console panel: its list, its form and the state they share.

@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { EventType } from "@ag-ui/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/server/db";
-import { bindRunner, registerRunner } from "@/server/services/runners";
+import { bindRunner, registerRunner } from "@/server/runner-host/service";
 import { baseUrl, createTestUser } from "@/test/helpers";
 import { getJson, postRun, runInput } from "@/test/runs";
 import { collectSse } from "@/test/sse";

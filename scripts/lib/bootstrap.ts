@@ -44,7 +44,7 @@ export function resolveAuthSecret(): string {
 
 /** Creates the first admin when there are no users yet, and says how to sign in. */
 export async function ensureFirstAdmin(baseUrl: string): Promise<void> {
-  const { hasAnyUser, createUser } = await import("../../server/services/users");
+  const { hasAnyUser, createUser } = await import("../../server/accounts/service/users");
   const credentialsFile = path.join(env.DATA_DIR, "initial-admin.txt");
   if (await hasAnyUser()) {
     const hint = existsSync(credentialsFile) ? ` (first admin's credentials: ${credentialsFile})` : "";
@@ -71,6 +71,6 @@ export async function ensureFirstAdmin(baseUrl: string): Promise<void> {
 
 /** Ends this process's database connections, so a CLI exits once its work is done. */
 export async function closeAppDb(): Promise<void> {
-  const { closeDatabase } = await import("../../server/repositories/database");
+  const { closeDatabase } = await import("../../server/operations/repository");
   await closeDatabase();
 }

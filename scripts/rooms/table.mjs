@@ -13,6 +13,7 @@ export const ROOM_MOVES = [
   ["server/errors.ts", "server/kernel/errors.ts"],
   ["server/errors.test.ts", "server/kernel/errors.test.ts"],
   [`${R}sql.ts`, "server/kernel/sql.ts"],
+  ["server/input-issues.ts", "server/kernel/input-issues.ts"],
 
   // runs: the engine stays in server/runs/; its use cases and SQL join it.
   [`${S}runs.ts`, "server/runs/service/runs.ts"],
@@ -100,6 +101,8 @@ export const ROOM_MOVES = [
   ["server/tools/project-cli/skills-repository.ts", "server/tools/repository/skills.ts"],
   [`${R}tool-pool.ts`, "server/tools/repository/tool-pool.ts"],
   [`${R}tool-effects.ts`, "server/tools/repository/tool-effects.ts"],
+  [`${R}run-mcp-servers.ts`, "server/tools/repository/run-mcp-servers.ts"],
+  ["server/tools/mcp/stats-repository.ts", "server/tools/repository/mcp-stats.ts"],
 
   // knowledge: its use cases (the console's, the host API's) in service/
   ["server/knowledge/knowledge-bases.ts", "server/knowledge/service/knowledge-bases.ts"],

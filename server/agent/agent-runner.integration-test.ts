@@ -7,8 +7,8 @@ import { parseRunAgentInput, type RunAgentInput } from "@/server/protocols/ag-ui
 import { acceptRun } from "@/server/runs/accept";
 import { readEvents } from "@/server/runs/event-log";
 import { executeRun } from "@/server/runs/execute";
-import { setApprovalPolicy } from "@/server/services/approvals";
-import { getHistoryDay } from "@/server/services/history";
+import { setApprovalPolicy } from "@/server/approvals/service";
+import { getHistoryDay } from "@/server/threads/service/history";
 import { toolCredentialKey } from "@/server/tools/project-cli/credential";
 import { seedDemoContacts } from "@/server/tools/project-cli/modules/contacts/seed";
 import { createTestUser } from "@/test/helpers";

@@ -6,7 +6,7 @@ import { createEventSequenceGuard } from "../protocols/ag-ui/event-guard";
 import type { AgUiEvent } from "../protocols/ag-ui/events";
 import { parseRunAgentInput, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import { buildToolsPrompt } from "../protocols/ag-ui/tools-prompt";
-import type { EmitExtras, RunHandle } from "../runs/types";
+import type { EmitExtras, RunHandle } from "../kernel/runs";
 import { compileUiHints } from "../tools/project-cli/cards";
 import { createAgentRunner, type AgentContext } from "./agent-runner";
 import { MAX_AGENT_STEPS } from "./constants";

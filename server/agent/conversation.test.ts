@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseRunAgentInput } from "../protocols/ag-ui/run-input";
-import type { ThreadMessage, ToolEventRow } from "./agent-repository";
+import type { ThreadMessage, ToolEventRow } from "./repository";
 import { buildConversation, clientToolResults, openClientToolCalls } from "./conversation";
 import { resolveTimeZone, zonedIso } from "../lib/time";
 

@@ -2,7 +2,7 @@ import "server-only";
 import type { ModelMessage } from "ai";
 import { z } from "zod";
 import type { RunAgentInput } from "../protocols/ag-ui/run-input";
-import type { ThreadMessage, ToolEventRow } from "./agent-repository";
+import type { ThreadMessage, ToolEventRow } from "./repository";
 
 // The conversation the model sees is rebuilt from what the server persisted, never from
 // history a client sends. The one thing only a client can supply is the answer to a

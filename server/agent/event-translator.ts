@@ -1,7 +1,7 @@
 import "server-only";
 import { EventType } from "@ag-ui/core";
 import { randomUUID } from "node:crypto";
-import type { RunnerInput, TokenUsage } from "../runs/types";
+import type { RunnerInput, TokenUsage } from "../kernel/runs";
 import { addUsage, knownCounts } from "../usage/token-usage";
 import { startStepSpan, type StepSpan } from "../telemetry/step-span";
 import type { AgentStreamPart, StepUsage } from "./model-loop";

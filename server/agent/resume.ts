@@ -1,6 +1,6 @@
 import "server-only";
 import { EventType } from "@ag-ui/core";
-import type { RunnerInput } from "../runs/types";
+import type { RunnerInput } from "../kernel/runs";
 import { parseArgs } from "./conversation";
 
 // An execution that takes a run over goes on from the run's log (RunnerInput.resume): the calls

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { findAgentContext } from "@/server/agent/agent-repository";
+import { findAgentContext } from "@/server/agent/repository";
 import { getPool } from "@/server/db";
 import { createBinding } from "@/server/runner-host/bindings";
 import { AGENT_RUNNER_ID } from "@/server/runs/runners/builtin-id";

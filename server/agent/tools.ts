@@ -1,7 +1,7 @@
 import "server-only";
 import { jsonSchema, tool, type JSONSchema7, type ToolSet } from "ai";
 import type { ApprovalGate } from "../approvals/gate";
-import type { RunMcpServer } from "../repositories/run-mcp-servers";
+import type { RunMcpServer } from "../tools/repository/run-mcp-servers";
 import { logger } from "../logger";
 import { LEFT_OPEN } from "./model-loop";
 import type { Tool as ClientTool } from "../protocols/ag-ui/run-input";

@@ -1,6 +1,6 @@
 import "server-only";
-import { AppError } from "../errors";
-import { issuePath } from "../input-issues";
+import { AppError } from "../kernel/errors";
+import { issuePath } from "../kernel/input-issues";
 import { findAction } from "../tools/project-cli/actions";
 import { expireIfDue, findApproval, recordDecision, type ApprovalRow } from "./repository";
 

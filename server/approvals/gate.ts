@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { env } from "../env";
 import { checkMcpInput } from "../tools/mcp/calls";
-import { findRunMcpServers, type RunMcpServer } from "../repositories/run-mcp-servers";
+import { findRunMcpServers, type RunMcpServer } from "../tools/repository/run-mcp-servers";
 import { kindOfMcpTool } from "../tools/mcp/tool-info";
 import { findAction } from "../tools/project-cli/actions";
 import { PROJECT_CLI_TOOL_NAME, projectCliArgsSchema } from "../tools/project-cli/tool";

@@ -1,10 +1,10 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { AppError } from "../errors";
+import { AppError } from "../kernel/errors";
 import { logger } from "../logger";
-import { findApiKeyByHash, touchApiKey } from "../repositories/api-keys";
+import { findApiKeyByHash, touchApiKey } from "../accounts/repository/api-keys";
 
-// Who a bearer key belongs to. Services that issue and revoke keys (services/api-keys.ts) and the
+// Who a bearer key belongs to. Services that issue and revoke keys (accounts/service/api-keys.ts) and the
 // edge that reads them both come here, so the key format, its hash and the cache of recent owners
 // live in one place below both.
 

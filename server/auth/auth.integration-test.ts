@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { signInOverHttp, trpcGet } from "@/test/http-session";
-import { revokeApiKey, createApiKey } from "@/server/services/api-keys";
-import { createUser } from "@/server/services/users";
+import { revokeApiKey, createApiKey } from "@/server/accounts/service/api-keys";
+import { createUser } from "@/server/accounts/service/users";
 import { getPool } from "@/server/db";
 import { paced, postRun, runInput } from "@/test/runs";
 

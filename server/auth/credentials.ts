@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { findUserByEmail } from "../repositories/users";
+import { findUserByEmail } from "../accounts/repository/users";
 import { dummyPasswordHash, verifyPassword } from "./password";
 
 // Signing in with email and password (Auth.js's Credentials provider, auth.ts).

@@ -1,8 +1,8 @@
 import "server-only";
 import { apiKeyRefusal } from "../limits/attempts";
 import { auth } from "./auth";
-import { AppError } from "../errors";
-import { findSessionUser } from "../repositories/users";
+import { AppError } from "../kernel/errors";
+import { findSessionUser } from "../accounts/repository/users";
 import { authenticateApiKey, claimedApiKeyOwner, hashApiKey } from "./api-keys";
 
 /**

@@ -1,7 +1,7 @@
 import "server-only";
 import { forgetApiKeyOwner } from "../auth/api-keys";
 import { authenticateRequest, claimedApiKeyCaller, getSessionPrincipal, type ClaimedApiKey, type Principal } from "../auth/session";
-import { ApiKeyRefusedError, AppError } from "../errors";
+import { ApiKeyRefusedError, AppError } from "../kernel/errors";
 import { authenticateRunner } from "../runner-host/api/session";
 
 // The ways an endpoint knows who is calling, one per auth kind (endpoint.ts):

@@ -1,7 +1,7 @@
 import "server-only";
 import { readCapped } from "../lib/read-capped";
 import type { z } from "zod";
-import { AppError, invalidInput } from "../errors";
+import { AppError, invalidInput } from "../kernel/errors";
 import { checkJsonText, decodeUtf8, NOT_UTF8, type TextRefusal } from "../input-text";
 import type { UploadStream } from "../storage/upload-body";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { AppError } from "../errors";
+import { AppError } from "../kernel/errors";
 import { jsonBody } from "./bodies";
 import { endpoint } from "./endpoint";
 import { jsonResponse } from "./json";

@@ -1,9 +1,9 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { AppError, RETRY_AFTER_SECONDS, toAppError } from "../errors";
+import { AppError, RETRY_AFTER_SECONDS, toAppError } from "../kernel/errors";
 import { stringProblem } from "../input-text";
 import { logger } from "../logger";
-import type { KeepAlive } from "../services/runs";
+import type { KeepAlive } from "../runs/service/runs";
 import { asCaller, type Authenticated, type AuthKind } from "./authenticate";
 import type { BodyReader } from "./bodies";
 import type { OperationDoc } from "./openapi/operation";

@@ -1,5 +1,5 @@
 import "server-only";
-import { errorBody, retryAfter, type AppError } from "../errors";
+import { errorBody, retryAfter, type AppError } from "../kernel/errors";
 import { encodeJsonText, type JsonText } from "../lib/json-text";
 
 // Serialized in pieces well below V8's large-object size (~128 KB): a large string is born in

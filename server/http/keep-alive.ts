@@ -1,6 +1,6 @@
 import "server-only";
 import { after } from "next/server";
-import type { KeepAlive } from "../services/runs";
+import type { KeepAlive } from "../runs/service/runs";
 import { nodeRouterWanted } from "./node-routes";
 
 /**

@@ -5,7 +5,7 @@ import { decode } from "@ag-ui/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROTO_ENCODING, PROTO_MEDIA_TYPE } from "../protocols/ag-ui/encoding";
 import { MAX_PAYLOAD_BYTES } from "../protocols/ag-ui/run-input-rules";
-import type { EventRecord } from "../runs/types";
+import type { EventRecord } from "../kernel/runs";
 import { waitFor } from "@/test/wait";
 import { createNodeRouter, type NodeRoute } from "./node-routes";
 import { sseResponse } from "./sse";

@@ -2,7 +2,7 @@ import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { promisify } from "node:util";
 import { constants as zlibConstants, gzip as gzipCallback } from "node:zlib";
-import { AppError, errorBody, retryAfter, toAppError } from "../errors";
+import { AppError, errorBody, retryAfter, toAppError } from "../kernel/errors";
 import { isEventStreamContentType } from "../protocols/ag-ui/encoding";
 import { MAX_PAYLOAD_BYTES } from "../protocols/ag-ui/run-input-rules";
 import { encodeJsonText } from "../lib/json-text";

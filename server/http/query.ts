@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { invalidInput } from "../errors";
+import { invalidInput } from "../kernel/errors";
 
 // An endpoint's query string, read against its schema (endpoint.ts `query`). Values arrive as
 // text: a schema coerces numbers itself (z.coerce); a parameter the schema takes as a list may

@@ -1,5 +1,5 @@
 import "server-only";
-import type { AppError } from "../errors";
+import type { AppError } from "../kernel/errors";
 
 // A refused upload whose body was left unread part-way: the HTTP/1.1 connection cannot carry the
 // client's next request, so the answer closes it.

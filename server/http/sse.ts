@@ -1,5 +1,5 @@
 import "server-only";
-import { AppError } from "../errors";
+import { AppError } from "../kernel/errors";
 import {
   JSON_MEDIA_TYPE,
   negotiateEventEncoding,
@@ -14,7 +14,7 @@ import {
 } from "../protocols/ag-ui/encoding";
 import { encodeSseFrame, EVENT_STREAM_HEADERS } from "../protocols/ag-ui/sse";
 import { logger } from "../logger";
-import type { EventRecord } from "../runs/types";
+import type { EventRecord } from "../kernel/runs";
 
 const HEARTBEAT_MS = 15_000;
 const encoder = new TextEncoder();

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { getPool } from "@/server/db";
-import { AppError } from "@/server/errors";
-import { addDocument, deleteDocument, listDocuments } from "./documents";
-import { createKnowledgeBase, type KnowledgeBase } from "./knowledge-bases";
-import { retrieveKnowledge } from "./retrieve";
+import { AppError } from "@/server/kernel/errors";
+import { addDocument, deleteDocument, listDocuments } from "./service/documents";
+import { createKnowledgeBase, type KnowledgeBase } from "./service/knowledge-bases";
+import { retrieveKnowledge } from "./service/retrieve";
 
 // Knowledge retrieval with an embedding model configured: a local OpenAI-compatible
 // /embeddings server, reached over real HTTP through the AI SDK, answers "concept" vectors

@@ -3,7 +3,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { embed, embedMany, type EmbeddingModel } from "ai";
 import { env } from "../env";
-import { AppError } from "../errors";
+import { AppError } from "../kernel/errors";
 import { logger } from "../logger";
 
 // Optional embeddings for knowledge chunks. Configured only by LLM_EMBEDDING_MODEL (an

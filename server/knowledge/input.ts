@@ -1,7 +1,7 @@
 import "server-only";
 import type { z } from "zod";
-import { AppError } from "../errors";
-import { inputIssues } from "../input-issues";
+import { AppError } from "../kernel/errors";
+import { inputIssues } from "../kernel/input-issues";
 
 /** Parses service input, or throws BAD_REQUEST naming each field to fix. */
 export function parseInput<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {

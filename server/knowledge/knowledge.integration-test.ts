@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/kernel/errors";
 import { pngBytes } from "@/test/images";
-import { addDocument, deleteDocument, listDocuments, MAX_DOCUMENT_BYTES } from "./documents";
-import { createKnowledgeBase, deleteKnowledgeBase, getKnowledgeBase, listKnowledgeBases, type KnowledgeBase } from "./knowledge-bases";
-import { retrieveKnowledge } from "./retrieve";
+import { addDocument, deleteDocument, listDocuments, MAX_DOCUMENT_BYTES } from "./service/documents";
+import { createKnowledgeBase, deleteKnowledgeBase, getKnowledgeBase, listKnowledgeBases, type KnowledgeBase } from "./service/knowledge-bases";
+import { retrieveKnowledge } from "./service/retrieve";
 
 // The knowledge service on a real PostgreSQL, full-text only (no LLM_EMBEDDING_MODEL here):
 // documents in, ranked chunks out, and every refusal with its code.

@@ -3,9 +3,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { signInOverHttp } from "@/test/http-session";
 import { pngBytes } from "@/test/images";
-import { listDocuments, MAX_DOCUMENT_BYTES } from "./documents";
-import { createKnowledgeBase, type KnowledgeBase } from "./knowledge-bases";
-import { retrieveKnowledge } from "./retrieve";
+import { listDocuments, MAX_DOCUMENT_BYTES } from "./service/documents";
+import { createKnowledgeBase, type KnowledgeBase } from "./service/knowledge-bases";
+import { retrieveKnowledge } from "./service/retrieve";
 
 // POST /api/v1/admin/knowledge/{kbId}/documents over real HTTP against the production server.
 

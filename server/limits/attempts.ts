@@ -1,8 +1,8 @@
 import "server-only";
 import { env } from "../env";
-import { AppError } from "../errors";
+import { AppError } from "../kernel/errors";
 import { addressKey, peerAddress } from "../lib/peer-address";
-import { countFailuresEverywhere, countRecentFailures, insertAttempt, type AttemptKind } from "../repositories/auth-attempts";
+import { countFailuresEverywhere, countRecentFailures, insertAttempt, type AttemptKind } from "../accounts/repository/auth-attempts";
 
 // Back-off for guessed credentials, the same on every instance (the failures are rows in
 // PostgreSQL). A few failures are free; after them the next attempt waits BACKOFF_FIRST_SECONDS

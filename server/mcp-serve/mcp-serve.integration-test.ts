@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fact } from "@/server/approvals/test-support";
 import { setUserApprovalPolicy } from "@/server/approvals/repository";
 import { getPool } from "@/server/db";
-import { createApiKey } from "@/server/services/api-keys";
+import { createApiKey } from "@/server/accounts/service/api-keys";
 import { PROJECT_CLI_ACTIONS } from "@/server/tools/project-cli/actions";
-import { setUserHiddenSkills } from "@/server/tools/project-cli/skills-repository";
+import { setUserHiddenSkills } from "@/server/tools/repository/skills";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 
 // Dispatch as an MCP server, over real HTTP against the production server: the official SDK's

@@ -5,7 +5,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { needsApproval, userApprovalPolicySchema, type RunApprovalPolicy } from "@/server/approvals/policy";
 import type { Principal } from "@/server/auth/session";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/kernel/errors";
 import { logger } from "@/server/logger";
 import { DEFAULT_ALLOWED_MODULES } from "@/server/tools/project-cli/allow-list";
 import { ToolError } from "@/server/tools/project-cli/errors";

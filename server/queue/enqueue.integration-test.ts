@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/server/db";
 import { AgUiEventSchema } from "@/server/protocols/ag-ui/events";
 import { runQueuedRunsOnce, START_RUN_TASK } from "@/server/queue/worker";
-import { unlockStalledStartJobs } from "@/server/repositories/run-queue";
+import { unlockStalledStartJobs } from "@/server/runs/repository/run-queue";
 import { BUILTIN_MANIFEST } from "@/server/runner-host/builtin";
 import { startExtraServer, type ExtraServer } from "@/test/extra-server";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";

@@ -3,8 +3,8 @@ import { Logger, run, runOnce, type Runner, type TaskList } from "graphile-worke
 import type pg from "pg";
 import { env } from "../env";
 import { logger } from "../logger";
-import { openQueuePool, unlockStalledStartJobs } from "../repositories/run-queue";
-import { startQueuedRun } from "../services/queued-runs";
+import { openQueuePool, unlockStalledStartJobs } from "../runs/repository/run-queue";
+import { startQueuedRun } from "../runs/service/queued-runs";
 
 // graphile-worker runs the jobs of runs that wait their turn on a busy thread. The job is added
 // parked by the run's accept (dispatch_accept_run) and made due when the thread's turn passes to

@@ -1,8 +1,8 @@
 import "server-only";
 import { createHash, randomUUID } from "node:crypto";
-import { AppError } from "../errors";
+import { AppError } from "../kernel/errors";
 import type { ArtifactRef } from "../protocols/runner/context";
-import { findThreadArtifact, insertArtifact, insertRunAttachmentArtifacts, type ArtifactRow } from "../repositories/artifacts";
+import { findThreadArtifact, insertArtifact, insertRunAttachmentArtifacts, type ArtifactRow } from "./repository/artifacts";
 import { getStorage } from "../storage/driver";
 
 // ArtifactStore: metadata in PostgreSQL, bytes in the storage driver. Runners see artifacts as

@@ -8,7 +8,7 @@ import { runInput } from "@/test/runs";
 import { createEndpoint, type TestEndpoint } from "./api/test-fixtures";
 import { bindingFromSnapshot, dropBindingSnapshot } from "./binding-snapshot";
 import { MESSAGE_RECEIVED } from "./plan";
-import { findEffectiveBinding, insertBinding, updateBinding } from "./repository";
+import { findEffectiveBinding, insertBinding, updateBinding } from "./repository/runners";
 
 // Runs are planned from a cached copy of the bindings; the database confirms the plan when it
 // accepts the run. The copy must choose as the database does, and a stale one must never win.

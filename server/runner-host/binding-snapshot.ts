@@ -1,5 +1,5 @@
 import "server-only";
-import { listBindingCandidates, type BindingCandidate, type BindingRow } from "./repository";
+import { listBindingCandidates, type BindingCandidate, type BindingRow } from "./repository/runners";
 
 // Bindings change rarely and are read on every run, so a run is planned from this process's
 // copy of them, and the database checks the plan where the run is accepted (the same round

@@ -1,13 +1,13 @@
 import "server-only";
 import { z } from "zod";
-import { AppError } from "../errors";
+import { AppError } from "../kernel/errors";
 import { describeIssues, type DynamicFormItem } from "../protocols/runner/manifest";
-import { findUserByEmail } from "../repositories/users";
+import { findUserByEmail } from "../accounts/repository/users";
 import { ensureBuiltinRunner } from "./builtin";
 import { bindingPolicySchema, type BindingPolicy } from "./policy";
-import { findAdminThread } from "../repositories/admin-threads";
+import { findAdminThread } from "../admin/repository/threads";
 import { dropBindingSnapshot } from "./binding-snapshot";
-import { findBinding, findRunner, insertBinding, updateBinding, type BindingRow, type BindingScope } from "./repository";
+import { findBinding, findRunner, insertBinding, updateBinding, type BindingRow, type BindingScope } from "./repository/runners";
 import type { MultitaskStrategy } from "../protocols/ag-ui/multitask";
 
 // Bindings are host-internal (spec §2): which runner answers which events for whom, with the

@@ -3,7 +3,7 @@ import { AGENT_RUNNER_ID } from "../runs/runners/builtin-id";
 import { manifestSchema, type AgentRunnerManifest } from "../protocols/runner/manifest";
 import { PROJECT_CLI_SUBJECTS } from "../tools/project-cli/prose";
 import { PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
-import { upsertBuiltinRunner } from "./repository";
+import { upsertBuiltinRunner } from "./repository/runners";
 
 // The built-in agent's manifest. It runs in-process (no HTTP hop), but it is listed, bound
 // and authorized exactly like an external runner.

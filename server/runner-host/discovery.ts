@@ -1,11 +1,11 @@
 import "server-only";
 import { env } from "../env";
-import { AppError } from "../errors";
+import { AppError } from "../kernel/errors";
 import { logger } from "../logger";
 import { mayConnectTo } from "../net/public-address";
 import { describeIssues, listRunnersResponseSchema, manifestSchema, type AgentRunnerManifest } from "../protocols/runner/manifest";
 import { dropBindingSnapshot } from "./binding-snapshot";
-import { findEndpoint, findRunnerOwners, recordDiscovery, upsertEndpoint, type EndpointRow } from "./repository";
+import { findEndpoint, findRunnerOwners, recordDiscovery, upsertEndpoint, type EndpointRow } from "./repository/runners";
 import { hashRunnerSecret, MIN_RUNNER_SECRET_LENGTH, sealRunnerSecret, unsealRunnerSecret } from "./secrets";
 
 // LIST_AGENT_RUNNERS over HTTP: GET {base}/runners. Each manifest is validated on its own, so

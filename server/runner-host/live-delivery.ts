@@ -2,9 +2,9 @@ import "server-only";
 import { EventType } from "@ag-ui/core";
 import { logger } from "../logger";
 import type { AgUiEvent } from "../protocols/ag-ui/events";
-import { listen, notify } from "../repositories/notifications";
-import type { EmitExtras } from "../runs/types";
-import { findPlatformMessage, type PlatformMessage } from "./platform-repository";
+import { listen, notify } from "../runs/repository/notifications";
+import type { EmitExtras } from "../kernel/runs";
+import { findPlatformMessage, type PlatformMessage } from "./repository/platform";
 
 // Platform actions reach whoever follows the thread through the run that asked for them: its
 // event log. A host API call may land on any instance, but only the instance executing the run

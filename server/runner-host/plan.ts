@@ -1,7 +1,7 @@
 import "server-only";
 import { listModels } from "../models/catalog";
-import { AppError } from "../errors";
-import { listKnowledgeBaseNames } from "../knowledge/repository";
+import { AppError } from "../kernel/errors";
+import { listKnowledgeBaseNames } from "../knowledge/repository/knowledge-bases";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { AgentRunnerManifest } from "../protocols/runner/manifest";
 import { PROJECT_CLI_TOOL_NAME } from "../tools/project-cli/tool";
@@ -9,7 +9,7 @@ import { bindingFromSnapshot, type BindingCheck } from "./binding-snapshot";
 import { BUILTIN_MANIFEST, ensureBuiltinRunner, isBuiltinRunner } from "./builtin";
 import { entryEventId, type EntryEvent } from "./entry-events";
 import { computeAuthorization, type RunAuthorization } from "./policy";
-import { findEffectiveBinding, findEndpoint, findRunner, type BindingRow, type EndpointRow } from "./repository";
+import { findEffectiveBinding, findEndpoint, findRunner, type BindingRow, type EndpointRow } from "./repository/runners";
 
 // Which runner answers an entry event, and with what: the binding (narrowest scope wins, the
 // built-in agent when none), the entry event as the EventLog records it, and the run's

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { describeIssues } from "../protocols/runner/manifest";
 import { deliverToRun } from "./live-delivery";
-import { editRunnerMessage, insertPlatformMessage } from "./platform-repository";
+import { editRunnerMessage, insertPlatformMessage } from "./repository/platform";
 
 // Platform actions (spec §6.6, §7.8) with the web chat as the platform, performed alike for
 // `platform/request_action` and an `action.requested` result: `message.send` adds a follow-up

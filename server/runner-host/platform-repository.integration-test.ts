@@ -3,8 +3,8 @@ import { expect, it } from "vitest";
 import { getPool } from "@/server/db";
 import { createTestUser } from "@/test/helpers";
 import { createEndpoint, startRunSession } from "./api/test-fixtures";
-import { editRunnerMessage, insertPlatformMessage } from "./platform-repository";
-import { saveConversationSummary } from "./summary-repository";
+import { editRunnerMessage, insertPlatformMessage } from "./repository/platform";
+import { saveConversationSummary } from "./repository/summary";
 
 // The edit of a runner's message and the conversation summary (summary_tail) that covers it.
 

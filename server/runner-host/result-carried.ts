@@ -2,7 +2,7 @@ import "server-only";
 import { claimApprovalsForRun } from "../approvals/repository";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { CarriedApproval, CarriedToolResult } from "../protocols/runner/carried";
-import { findRunClientToolResults } from "./repository";
+import { findRunClientToolResults } from "./repository/runners";
 
 // What a run brings back to the runner that asked for it in an earlier run, in `ctx.metadata`
 // (server/protocols/runner/carried.ts): the client's answers to its frontend tool calls, and

@@ -1,9 +1,9 @@
 import "server-only";
-import type { RunHandle } from "../runs/types";
+import type { RunHandle } from "../kernel/runs";
 import { createRunnerArtifact } from "./artifact-store";
 import type { EntryEvent } from "./entry-events";
 import type { RunAuthorization } from "./policy";
-import type { BindingRow } from "./repository";
+import type { BindingRow } from "./repository/runners";
 import type { ResultEffects } from "./result-stream";
 import { setState, stateScopeIds } from "./state-store";
 import { PlatformActionRefusal, performPlatformAction } from "./platform-actions";

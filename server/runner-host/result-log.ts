@@ -1,6 +1,6 @@
 import "server-only";
 import { logger } from "../logger";
-import { insertRunnerResults } from "../repositories/runner-audit";
+import { insertRunnerResults } from "./repository/audit";
 import type { ResultRecord } from "./result-stream";
 
 /** Persists a run's result log in one statement when the stream ends; a failure is logged, not thrown. */

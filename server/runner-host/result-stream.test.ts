@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createEventSequenceGuard } from "../protocols/ag-ui/event-guard";
 import type { AgUiEvent } from "../protocols/ag-ui/events";
 import type { ApprovalRow } from "../approvals/repository";
-import { RunnerFailure, type EmitExtras } from "../runs/types";
+import { RunnerFailure, type EmitExtras } from "../kernel/runs";
 import { ResultStreamProcessor, type ResultEffects } from "./result-stream";
 
 const RUN = "run-1";

@@ -11,7 +11,7 @@ import {
   type KnownResultType,
   type ResultData,
 } from "../protocols/runner/result";
-import { RunnerFailure, type EmitExtras, type TokenUsage } from "../runs/types";
+import { RunnerFailure, type EmitExtras, type TokenUsage } from "../kernel/runs";
 import type { ApprovalRow } from "../approvals/repository";
 import type { HostToolCall } from "./result-tool-calls";
 import { ResultWire } from "./result-wire";

@@ -1,9 +1,9 @@
 import "server-only";
 import { findApproval, type ApprovalRow } from "../approvals/repository";
 import { logger } from "../logger";
-import { listen, notify } from "../repositories/notifications";
+import { listen, notify } from "../runs/repository/notifications";
 import type { ToolAgentOutput } from "../tools/project-cli/post-process";
-import { insertToolHandOver, takeToolHandOvers } from "./repository";
+import { insertToolHandOver, takeToolHandOvers } from "./repository/runners";
 
 // A runner's host tool calls (tools/call of project_cli) as first-class calls of its run: the
 // host API handler hands each answered call to the run's result stream, which streams it like

@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { EventType } from "@ag-ui/core";
 import type { AgUiEvent } from "../protocols/ag-ui/events";
-import type { EmitExtras } from "../runs/types";
+import type { EmitExtras } from "../kernel/runs";
 
 // The AG-UI side of a runner's results: which assistant message is open, which tool calls were
 // streamed and under which message. ResultStreamProcessor decides what a result means; this

@@ -3,7 +3,7 @@ import { EventType } from "@ag-ui/core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { getPool } from "@/server/db";
 import { env } from "@/server/env";
-import { bindRunner, registerRunner, runnersOverview } from "@/server/services/runners";
+import { bindRunner, registerRunner, runnersOverview } from "@/server/runner-host/service";
 import { baseUrl, createTestUser } from "@/test/helpers";
 import { getJson, postRun, runInput, waitForRunEnd } from "@/test/runs";
 import { collectSse, readSse } from "@/test/sse";

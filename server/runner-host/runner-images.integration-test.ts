@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { EventType } from "@ag-ui/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bindRunner, registerRunner } from "@/server/services/runners";
+import { bindRunner, registerRunner } from "@/server/runner-host/service";
 import { defineRunner } from "@/sdk/runner/define-runner";
 import { completed, runCompleted } from "@/sdk/runner/results";
 import { startRunners, type StartedRunner } from "@/examples/runners/start";

@@ -1,9 +1,9 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { AppError } from "../errors";
+import { AppError } from "../kernel/errors";
 import type { StateScope } from "../protocols/runner/context";
 import { MAX_STATE_VALUE_BYTES } from "../protocols/runner/result";
-import { deleteStateValue, findStateValue, listStateValues, upsertStateValue } from "../repositories/runner-storage";
+import { deleteStateValue, findStateValue, listStateValues, upsertStateValue } from "./repository/storage";
 
 // PersistentStateStore: small JSON values per (binding, scope, scope id, key). The row id is a
 // hash over all four, so one binding can never name, guess or read another's state.

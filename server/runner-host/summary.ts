@@ -5,9 +5,9 @@ import { logger } from "../logger";
 import { MODEL_MAX_RETRIES } from "../models/constants";
 import { createAgentModel } from "../models/provider";
 import { SUMMARY_SYSTEM_PROMPT, summaryRequest, type SummaryLine } from "../models/summary-prompt";
-import { listMessagesBefore } from "../repositories/transcript";
+import { listMessagesBefore } from "../threads/repository/transcript";
 import { knownCounts } from "../usage/token-usage";
-import { findConversationSummary, saveConversationSummary } from "./summary-repository";
+import { findConversationSummary, saveConversationSummary } from "./repository/summary";
 
 // The summary of a conversation's earlier messages for runners whose context policy is
 // summary_tail: made by the run's model through the same model layer runs use (the offline demo

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/server/db";
 import { INSTANCE_ID } from "@/server/lib/instance-id";
 import { parseRunAgentInput } from "@/server/protocols/ag-ui/run-input";
-import { appendRunMessages, finishRun } from "@/server/repositories/run-messages";
+import { appendRunMessages, finishRun } from "@/server/runs/repository/run-messages";
 import { createTestUser } from "@/test/helpers";
 import { runInput } from "@/test/runs";
 import { waitFor } from "@/test/wait";

@@ -4,9 +4,9 @@ import { closeIfAbandoned } from "./recovery";
 import { env } from "../env";
 import { INSTANCE_ID } from "../lib/instance-id";
 import { runDeadline } from "./function-limits";
-import { ApiKeyRefusedError, AppError } from "../errors";
-import { acceptRunRow, type AcceptRunInput, findRunByClientId, type RunRow, type RunToolMessage } from "../repositories/runs";
-import { findWaitingRuns } from "../repositories/run-queue";
+import { ApiKeyRefusedError, AppError } from "../kernel/errors";
+import { acceptRunRow, type AcceptRunInput, findRunByClientId, type RunRow, type RunToolMessage } from "./repository/runs";
+import { findWaitingRuns } from "./repository/run-queue";
 import { budgetExceeded, DEFAULT_BUDGETS } from "../usage/budgets";
 import { runReservation } from "../usage/reservation";
 import { metrics } from "../telemetry/metrics";
@@ -15,7 +15,7 @@ import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-inp
 import type { EntryEvent } from "../runner-host/entry-events";
 import type { MultitaskStrategy } from "../protocols/ag-ui/multitask";
 import { opening, type Opening } from "./opening";
-import type { ContextPrefetch, GenerationParams, PrefetchedContext } from "./types";
+import type { ContextPrefetch, GenerationParams, PrefetchedContext } from "../kernel/runs";
 
 /**
  * `position`: the run waits its turn on a busy thread (the enqueue policy), this place in line (1: next).

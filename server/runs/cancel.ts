@@ -1,13 +1,13 @@
 import "server-only";
-import { notify } from "../repositories/notifications";
-import { requestRunCancel, type RunRow } from "../repositories/runs";
-import { isWaitingRun } from "../repositories/run-queue";
+import { notify } from "./repository/notifications";
+import { requestRunCancel, type RunRow } from "./repository/runs";
+import { isWaitingRun } from "./repository/run-queue";
 import { abortLocalRun, RUN_CANCEL_CHANNEL } from "./execute";
 import type { AbortReason } from "./execution";
 import { lastPersistedSeq } from "./event-log";
 import { closeAbandonedRun } from "./recovery";
 import { followRunBatches } from "./subscribe";
-import { TERMINAL_STATUSES } from "./types";
+import { TERMINAL_STATUSES } from "../kernel/runs";
 
 /**
  * Stops a run wherever it executes: here directly, elsewhere through a notification to

@@ -1,15 +1,15 @@
 import "server-only";
 import { EventType } from "@ag-ui/core";
-import { AppError } from "../errors";
+import { AppError } from "../kernel/errors";
 import { logger } from "../logger";
 import type { RunCloseOutcome } from "../protocols/ag-ui/event-guard";
 import { serializeEvent } from "../protocols/ag-ui/sse";
-import { finishRun, type RunEnd } from "../repositories/run-messages";
+import { finishRun, type RunEnd } from "./repository/run-messages";
 import { dbSpan } from "../telemetry/tracing";
 import { withRunUsage } from "../usage/token-usage";
 import { announceDurable, flushEvents } from "./event-log";
 import type { AbortReason, Execution } from "./execution";
-import { RunnerFailure, type RunnerResult } from "./types";
+import { RunnerFailure, type RunnerResult } from "../kernel/runs";
 
 // The end of an execution: why it ended, and the one statement that closes the run with its last
 // messages, status, usage and terminal events.

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/server/db";
-import { RUN_EVENTS_SQL } from "@/server/repositories/run-events";
+import { RUN_EVENTS_SQL } from "@/server/runs/repository/run-events";
 import { createTestUser } from "@/test/helpers";
 import { runInput } from "@/test/runs";
 import { parseRunAgentInput } from "@/server/protocols/ag-ui/run-input";

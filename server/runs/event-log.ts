@@ -1,9 +1,9 @@
 import "server-only";
 import { logger } from "../logger";
 import { metrics } from "../telemetry/metrics";
-import { findLastPersistedSeq, insertEventBatches, selectEventBatches, type EventBatchInsert } from "../repositories/run-events";
+import { findLastPersistedSeq, insertEventBatches, selectEventBatches, type EventBatchInsert } from "./repository/run-events";
 import { reachingDatabase } from "./database-reach";
-import type { EventRecord } from "./types";
+import type { EventRecord } from "../kernel/runs";
 
 // Group commit for run events: appends from every run on this instance queue up and one
 // INSERT writes them while the next batch gathers, as one row per run holding that run's

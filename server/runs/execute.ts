@@ -5,10 +5,10 @@ import { createEventSequenceGuard, type EventSequenceGuard } from "../protocols/
 import { parseAgUiEvent, type AgUiEvent } from "../protocols/ag-ui/events";
 import type { RunAgentInput } from "../protocols/ag-ui/run-input";
 import { serializeEvent } from "../protocols/ag-ui/sse";
-import { listen } from "../repositories/notifications";
-import { appendRunMessages, type RunEnd } from "../repositories/run-messages";
-import { heartbeatRuns, markRunStarted, releaseRun } from "../repositories/runs";
-import { endRunAttempt } from "../repositories/run-attempts";
+import { listen } from "./repository/notifications";
+import { appendRunMessages, type RunEnd } from "./repository/run-messages";
+import { heartbeatRuns, markRunStarted, releaseRun } from "./repository/runs";
+import { endRunAttempt } from "./repository/run-attempts";
 import { INSTANCE_ID } from "../lib/instance-id";
 import { meterRun } from "../telemetry/run-meter";
 import { reachingDatabase } from "./database-reach";
@@ -21,7 +21,7 @@ import type { AbortReason, Execution } from "./execution";
 import { MessageRecorder } from "./message-recorder";
 import { openingEvents, wireThreadId, type Opening } from "./opening";
 import { findRunner } from "./runners/registry";
-import { HEARTBEAT_MS, RunnerFailure, type EventRecord, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerInput } from "./types";
+import { HEARTBEAT_MS, RunnerFailure, type EventRecord, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerInput } from "../kernel/runs";
 
 export const RUN_CANCEL_CHANNEL = "dispatch_run_cancel";
 

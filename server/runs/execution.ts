@@ -3,7 +3,7 @@ import type { AgUiEvent } from "../protocols/ag-ui/events";
 import type { RunMeter } from "../telemetry/run-meter";
 import type { LiveRun } from "./live-runs";
 import type { MessageRecorder } from "./message-recorder";
-import type { EmitExtras, RunHandle } from "./types";
+import type { EmitExtras, RunHandle } from "../kernel/runs";
 
 /**
  * Why a run was stopped: a cancel request, its deadline, its requester leaving (AG-UI's Stop),

@@ -1,8 +1,8 @@
 import "server-only";
 import { env } from "../env";
-import { AppError } from "../errors";
+import { AppError } from "../kernel/errors";
 import { metrics } from "../telemetry/metrics";
-import type { EventRecord } from "./types";
+import type { EventRecord } from "../kernel/runs";
 
 // How many streams follow runs on this instance: at most RUN_FOLLOWERS_PER_RUN on one run and
 // RUN_FOLLOWERS_PER_USER for one user. Every follower holds a socket and a share of each event's

@@ -1,4 +1,4 @@
-import type { RunHandle } from "./types";
+import type { RunHandle } from "../kernel/runs";
 
 type RunIdentity = Pick<RunHandle, "id" | "runId" | "threadId" | "userId" | "protocol" | "deadlineAt" | "createdAt">;
 

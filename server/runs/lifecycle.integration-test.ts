@@ -7,10 +7,10 @@ import { parseRunAgentInput } from "@/server/protocols/ag-ui/run-input";
 import { acceptRun } from "./accept";
 import { flushEvents, lastPersistedSeq, readEvents } from "./event-log";
 import { executeRun } from "./execute";
-import { finishRun } from "@/server/repositories/run-messages";
+import { finishRun } from "@/server/runs/repository/run-messages";
 import { closeAbandonedRun, EXECUTOR_LOST, recoverAbandonedRuns } from "./recovery";
 import { followRunBatches } from "./subscribe";
-import type { Runner } from "./types";
+import type { Runner } from "../kernel/runs";
 
 let userId: string;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import "server-only";
 import { onEventsDurable, persistEvent } from "./event-log";
-import type { EventRecord } from "./types";
+import type { EventRecord } from "../kernel/runs";
 
 // The events of the runs this instance executes, kept in memory for the run's lifetime:
 // a subscriber on this instance gets everything after its cursor from here, with no

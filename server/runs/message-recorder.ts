@@ -2,8 +2,8 @@ import "server-only";
 import { EventType } from "@ag-ui/core";
 import { logger } from "../logger";
 import type { AgUiEvent } from "../protocols/ag-ui/events";
-import { appendRunMessages, type RunMessage } from "../repositories/run-messages";
-import type { EmitExtras, RunHandle } from "./types";
+import { appendRunMessages, type RunMessage } from "./repository/run-messages";
+import type { EmitExtras, RunHandle } from "../kernel/runs";
 
 // A completed message waits this long for the next one, so a step's messages (and the last
 // ones, with the run's end) are written together rather than a statement each.

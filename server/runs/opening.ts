@@ -3,7 +3,7 @@ import { EventType } from "@ag-ui/core";
 import type { AgUiEvent } from "../protocols/ag-ui/events";
 import type { RunAgentInput } from "../protocols/ag-ui/run-input";
 import { serializeEvent } from "../protocols/ag-ui/sse";
-import type { EventRecord } from "./types";
+import type { EventRecord } from "../kernel/runs";
 
 // A run's opening events: RUN_STARTED, then the client's state when it sent one. They depend on
 // nothing the execution does, so the statement that accepts a run started here writes them into

@@ -4,16 +4,16 @@ import { serializeEvent } from "../protocols/ag-ui/sse";
 import { env } from "../env";
 import { INSTANCE_ID } from "../lib/instance-id";
 import { logger } from "../logger";
-import { finishRun } from "../repositories/run-messages";
-import type { AttemptEnd } from "../repositories/run-attempts";
-import { listen } from "../repositories/notifications";
-import { claimAbandonedRun, findAbandonedRuns, findStaleRun, RUN_RELEASED_CHANNEL, type ClaimedRun } from "../repositories/runs";
+import { finishRun } from "./repository/run-messages";
+import type { AttemptEnd } from "./repository/run-attempts";
+import { listen } from "./repository/notifications";
+import { claimAbandonedRun, findAbandonedRuns, findStaleRun, RUN_RELEASED_CHANNEL, type ClaimedRun } from "./repository/runs";
 import type { RunAgentInput } from "../protocols/ag-ui/run-input";
 import { readEvents } from "./event-log";
 import { executeRun, isHandingOff } from "./execute";
 import { getLiveRun } from "./live-runs";
 import { findRunner } from "./runners/registry";
-import { HEARTBEAT_MS, type EventRecord, type GenerationParams } from "./types";
+import { HEARTBEAT_MS, type EventRecord, type GenerationParams } from "../kernel/runs";
 import { parseAgUiEvent } from "../protocols/ag-ui/events";
 
 // A run whose executor missed three heartbeats in a row is taken for abandoned: its process
@@ -170,7 +170,7 @@ let sweeper: NodeJS.Timeout | null = null;
 /**
  * At start-up and then every heartbeat: a crashed instance's runs are closed within seconds. Not on
  * Vercel, where timers run only while a request is served: Vercel Cron calls recoverAbandonedRuns
- * there (server/services/scheduled-duties.ts).
+ * there (server/operations/service/scheduled-duties.ts).
  */
 export function startRecoverySweeper(): void {
   if (sweeper || env.VERCEL) return;

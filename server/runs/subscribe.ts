@@ -1,13 +1,13 @@
 import "server-only";
-import { AppError } from "../errors";
+import { AppError } from "../kernel/errors";
 import { logger } from "../logger";
-import { listen } from "../repositories/notifications";
-import { RUN_EVENTS_CHANNEL } from "../repositories/run-events";
+import { listen } from "./repository/notifications";
+import { RUN_EVENTS_CHANNEL } from "./repository/run-events";
 import { lastPersistedSeq, readEvents } from "./event-log";
 import { onDatabaseLost } from "./database-reach";
 import { streamDeadline } from "./function-limits";
 import { END_OF_RUN, getLiveRun, type LiveRun } from "./live-runs";
-import { TERMINAL_EVENT_TYPES, type EventRecord } from "./types";
+import { TERMINAL_EVENT_TYPES, type EventRecord } from "../kernel/runs";
 
 const PAGE = 500;
 // A follower of a run executing elsewhere reads the log again after this long without a

@@ -1,6 +1,6 @@
 import "server-only";
-import { AppError } from "../errors";
-import { findAttachment } from "../repositories/attachments";
+import { AppError } from "../kernel/errors";
+import { findAttachment } from "../attachments/repository";
 import { getStorage } from "./driver";
 import type { ObjectRef } from "./types";
 

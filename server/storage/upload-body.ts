@@ -1,5 +1,5 @@
 import "server-only";
-import { AppError } from "../errors";
+import { AppError } from "../kernel/errors";
 
 // Request bodies for uploads, read as streams with hard limits: a file larger than the
 // limit is refused as soon as its limit+1st byte arrives, so no upload can make the server

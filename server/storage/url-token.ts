@@ -2,7 +2,7 @@ import "server-only";
 import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { env } from "../env";
-import { AppError } from "../errors";
+import { AppError } from "../kernel/errors";
 
 // Tokens for the local driver's signed URLs: compact HS256 JWTs, as Supabase's signed URLs
 // carry, naming the object ("bucket/path"), the operation and the expiry. The key is

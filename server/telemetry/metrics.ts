@@ -1,7 +1,7 @@
 import "server-only";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import { poolStats } from "../repositories/database";
-import { countWaitingRuns } from "../repositories/run-queue";
+import { poolStats } from "../operations/repository";
+import { countWaitingRuns } from "../runs/repository/run-queue";
 
 // Prometheus metrics of this process (each instance is scraped on its own), served at
 // GET /api/metrics. Kept on globalThis: Next may load this module more than once in a process,

@@ -12,7 +12,7 @@ import {
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
 } from "@opentelemetry/semantic-conventions/incubating";
 import type { AgUiEvent } from "../protocols/ag-ui/events";
-import type { TokenUsage } from "../runs/types";
+import type { TokenUsage } from "../kernel/runs";
 import { metrics } from "./metrics";
 import { runTraceContext, tracer } from "./tracing";
 

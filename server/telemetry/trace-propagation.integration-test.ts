@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { bindRunner, registerRunner } from "@/server/services/runners";
+import { bindRunner, registerRunner } from "@/server/runner-host/service";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { getJson, runInput } from "@/test/runs";
 import { collectSse } from "@/test/sse";

@@ -3,9 +3,9 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import superjson from "superjson";
 import { ZodError } from "zod";
-import { AppError, toAppError, type ErrorCode } from "../errors";
+import { AppError, toAppError, type ErrorCode } from "../kernel/errors";
 import { getSessionPrincipal, type Principal } from "../auth/session";
-import { inputIssues } from "../input-issues";
+import { inputIssues } from "../kernel/input-issues";
 
 export async function createTrpcContext(): Promise<{ principal: Principal | null }> {
   return { principal: await getSessionPrincipal() };

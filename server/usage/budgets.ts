@@ -1,8 +1,8 @@
 import "server-only";
 import { env } from "../env";
-import { AppError } from "../errors";
-import type { BudgetRefusal, DefaultBudgets } from "../repositories/runs";
-import { findTokenBudgetRefusal } from "../repositories/usage";
+import { AppError } from "../kernel/errors";
+import type { BudgetRefusal, DefaultBudgets } from "../runs/repository/runs";
+import { findTokenBudgetRefusal } from "./repository";
 
 /** The budgets that apply where an admin set none (BUDGET_* in the environment). */
 export const DEFAULT_BUDGETS: DefaultBudgets = {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/server/db";
-import { bindRunner, registerRunner } from "@/server/services/runners";
+import { bindRunner, registerRunner } from "@/server/runner-host/service";
 import { createTestUser } from "@/test/helpers";
 import { postRun, runInput } from "@/test/runs";
 import { collectSse } from "@/test/sse";

@@ -1,6 +1,6 @@
 import { env } from "../env";
 import type { RunAgentInput } from "../protocols/ag-ui/run-input";
-import type { GenerationParams } from "../runs/types";
+import type { GenerationParams } from "../kernel/runs";
 
 // A run's token reservation: what it is expected to spend, held against its daily token budgets
 // from its accept until its end (dispatch_run_limits), so runs accepted together cannot each

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/server/db";
-import { bindRunner, registerRunner } from "@/server/services/runners";
-import { setBudgets } from "@/server/usage/reports";
+import { bindRunner, registerRunner } from "@/server/runner-host/service";
+import { setBudgets } from "@/server/usage/service";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { postRun, runInput, waitForRunEnd } from "@/test/runs";
 import { waitFor } from "@/test/wait";

@@ -1,6 +1,6 @@
 import { EventType } from "@ag-ui/core";
 import type { AgUiEvent } from "../protocols/ag-ui/events";
-import type { TokenUsage } from "../runs/types";
+import type { TokenUsage } from "../kernel/runs";
 
 const COUNTS = ["inputTokens", "outputTokens", "totalTokens", "cachedInputTokens", "reasoningTokens"] as const;
 

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/server/db";
-import { createApiKey } from "@/server/services/api-keys";
-import { findLedgerRows } from "@/server/repositories/usage";
-import { ledgerCsv, myUsage, setBudgets, usageReport } from "@/server/usage/reports";
+import { createApiKey } from "@/server/accounts/service/api-keys";
+import { findLedgerRows } from "@/server/usage/repository";
+import { ledgerCsv, myUsage, setBudgets, usageReport } from "@/server/usage/service";
 import { startExtraServer, type ExtraServer } from "@/test/extra-server";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { getJson, paced, postRun, runInput, waitForRunEnd } from "@/test/runs";

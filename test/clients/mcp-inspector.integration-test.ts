@@ -5,7 +5,7 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createApiKey } from "@/server/services/api-keys";
+import { createApiKey } from "@/server/accounts/service/api-keys";
 import { baseUrl, createTestUser } from "@/test/helpers";
 
 const run = promisify(execFile);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { inject } from "vitest";
-import { bindRunner, registerRunner } from "@/server/services/runners";
+import { bindRunner, registerRunner } from "@/server/runner-host/service";
 import { CAREFUL_MEMORY_RUNNER_ID, carefulMemoryRunner } from "@/examples/runners/careful-memory";
 import { ECHO_RUNNER_ID, echoRunner } from "@/examples/runners/echo";
 import { FRONTEND_TOOLS_RUNNER_ID, frontendToolsRunner } from "@/examples/runners/frontend-tools";

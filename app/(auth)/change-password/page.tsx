@@ -1,6 +1,6 @@
 import { redirect } from "next/navigation";
 import { getSignedInUser } from "@/server/auth/session";
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/server/services/users";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/server/accounts/service/users";
 import { ChoosePasswordForm } from "./choose-password-form";
 
 export const dynamic = "force-dynamic";

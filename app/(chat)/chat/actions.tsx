@@ -2,10 +2,10 @@
 
 import { z } from "zod";
 import { getSessionPrincipal } from "@/server/auth/session";
-import { AppError } from "@/server/errors";
-import { getHistoryDay, parseHistoryDate } from "@/server/services/history";
+import { AppError } from "@/server/kernel/errors";
+import { getHistoryDay, parseHistoryDate } from "@/server/threads/service/history";
 import { HistoryDay } from "@/components/chat/history-day";
-import { stoppedAnswersIn } from "@/server/services/stopped-answers";
+import { stoppedAnswersIn } from "@/server/runs/service/stopped-answers";
 import { dictionaries } from "@/components/i18n/dictionaries";
 import { requestLocale } from "@/components/i18n/request-locale";
 

@@ -1,14 +1,14 @@
 import "server-only";
 import { EventType, type AgentCapabilities } from "@ag-ui/core";
 import { z } from "zod";
-import { AppError } from "../../errors";
+import { AppError } from "../../kernel/errors";
 import type { EventEncoding } from "../../protocols/ag-ui/encoding";
 import { MAX_CONVERSATION_PAYLOAD_BYTES, RUN_INPUT_ERRORS } from "../../protocols/ag-ui/run-input-rules";
 import { parseRunAgentInput } from "../../protocols/ag-ui/run-input";
 import { admitFollower, releasingOnError, type FollowerSlot } from "../../runs/follower-caps";
-import { TERMINAL_EVENT_TYPES, type EventRecord } from "../../runs/types";
-import { followConversationRun, snapshotRecord, startConversationRun, type ConversationStart } from "../../services/conversation-runs";
-import { taskAccepted } from "../../services/runs";
+import { TERMINAL_EVENT_TYPES, type EventRecord } from "../../kernel/runs";
+import { followConversationRun, snapshotRecord, startConversationRun, type ConversationStart } from "../../runs/service/conversation-runs";
+import { taskAccepted } from "../../runs/service/runs";
 import { projectCliArgsSchema, projectCliToolDescription, PROJECT_CLI_TOOL_NAME } from "../../tools/project-cli/tool";
 import { parsedText } from "../bodies";
 import { endpoint } from "../endpoint";

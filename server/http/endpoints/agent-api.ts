@@ -1,7 +1,7 @@
 import "server-only";
 import { MAX_PAYLOAD_BYTES } from "../../protocols/ag-ui/run-input-rules";
 import { AGENT_REQUEST_ERRORS, parseAgentRequest } from "../../protocols/agent-api/request";
-import { agentResponseResult, agentResponseStream, cancelAgentResponse, startAgentResponse } from "../../services/agent-api";
+import { agentResponseResult, agentResponseStream, cancelAgentResponse, startAgentResponse } from "../../agent-api/service/agent-api";
 import { admitFollower, releasingOnError } from "../../runs/follower-caps";
 import { parsedText } from "../bodies";
 import { endpoint } from "../endpoint";

@@ -1,5 +1,5 @@
 import "server-only";
-import { PresignRequestSchema, presignAttachmentUpload, TOO_LARGE_MESSAGE, uploadAttachment } from "../../services/attachments";
+import { PresignRequestSchema, presignAttachmentUpload, TOO_LARGE_MESSAGE, uploadAttachment } from "../../attachments/service";
 import { MAX_ATTACHMENT_BYTES } from "../../storage/image-type";
 import { readFormFile, type UploadStream } from "../../storage/upload-body";
 import { jsonBody, upload } from "../bodies";

@@ -1,5 +1,5 @@
 import "server-only";
-import { runScheduledDuty } from "../../services/scheduled-duties";
+import { runScheduledDuty } from "../../operations/service/scheduled-duties";
 import { endpoint } from "../endpoint";
 import { jsonResponse } from "../json";
 import { keepAlive } from "../keep-alive";

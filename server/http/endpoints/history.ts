@@ -1,7 +1,7 @@
 import "server-only";
-import { AppError } from "../../errors";
+import { AppError } from "../../kernel/errors";
 import { CLIENT_ID_RULE, isClientId } from "../../protocols/ag-ui/run-input-rules";
-import { getHistoryDayText, parseHistoryDate, parseHistoryLocale } from "../../services/history";
+import { getHistoryDayText, parseHistoryDate, parseHistoryLocale } from "../../threads/service/history";
 import { endpoint } from "../endpoint";
 import { jsonBodyResponse } from "../json";
 

@@ -1,7 +1,7 @@
 import "server-only";
-import { addDocument } from "../../knowledge/documents";
-import { addUploadedDocument, presignDocumentUpload, PresignDocumentSchema, UploadedDocumentSchema } from "../../knowledge/document-uploads";
-import { readDocumentUpload } from "../../knowledge/upload";
+import { addDocument } from "../../knowledge/service/documents";
+import { addUploadedDocument, presignDocumentUpload, PresignDocumentSchema, UploadedDocumentSchema } from "../../knowledge/service/document-uploads";
+import { readDocumentUpload } from "../../knowledge/service/upload";
 import { jsonBody, upload } from "../bodies";
 import { endpoint } from "../endpoint";
 import { jsonResponse } from "../json";

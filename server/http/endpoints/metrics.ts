@@ -2,7 +2,7 @@ import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { getSessionPrincipal } from "../../auth/session";
 import { env } from "../../env";
-import { AppError } from "../../errors";
+import { AppError } from "../../kernel/errors";
 import { metricsExposition } from "../../telemetry/metrics";
 import { endpoint } from "../endpoint";
 

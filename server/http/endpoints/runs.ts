@@ -1,13 +1,13 @@
 import "server-only";
 import { PROTOCOL_VERSION } from "@ag-ui/core";
-import { AppError } from "../../errors";
+import { AppError } from "../../kernel/errors";
 import { MAX_PAYLOAD_BYTES, RUN_INPUT_ERRORS } from "../../protocols/ag-ui/run-input-rules";
 import { parseRunAgentInput } from "../../protocols/ag-ui/run-input";
 import { LastEventIdError, parseLastEventId } from "../../protocols/ag-ui/sse";
 import { admitFollower, releasingOnError } from "../../runs/follower-caps";
 import { checkResumePoint, followRunBatches } from "../../runs/subscribe";
-import { TERMINAL_EVENT_TYPES } from "../../runs/types";
-import { cancelRunForUser, getRunForUser, runStatusForUser, runView, startSeedRun, taskAccepted } from "../../services/runs";
+import { TERMINAL_EVENT_TYPES } from "../../kernel/runs";
+import { cancelRunForUser, getRunForUser, runStatusForUser, runView, startSeedRun, taskAccepted } from "../../runs/service/runs";
 import { parsedText } from "../bodies";
 import { endpoint } from "../endpoint";
 import { jsonResponse } from "../json";

@@ -1,7 +1,7 @@
 import "server-only";
 import { currentModelInfo, listModels } from "../../models/catalog";
-import { RETRY_AFTER_SECONDS } from "../../errors";
-import { checkHealth } from "../../services/health";
+import { RETRY_AFTER_SECONDS } from "../../kernel/errors";
+import { checkHealth } from "../../operations/service/health";
 import { endpoint } from "../endpoint";
 import { jsonResponse } from "../json";
 

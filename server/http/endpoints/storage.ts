@@ -1,5 +1,5 @@
 import "server-only";
-import { openSignedObject, receiveSignedUpload } from "../../services/attachments";
+import { openSignedObject, receiveSignedUpload } from "../../attachments/service";
 import { endpoint } from "../endpoint";
 import { jsonResponse } from "../json";
 

@@ -5,7 +5,7 @@ import { parseRunAgentInput } from "@/server/protocols/ag-ui/run-input";
 import { acceptRun } from "@/server/runs/accept";
 import { executeRun } from "@/server/runs/execute";
 import { runHandle } from "@/server/runs/handle";
-import type { Runner } from "@/server/runs/types";
+import type { Runner } from "@/server/kernel/runs";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { signInOverHttp } from "@/test/http-session";
 import { pngBytes } from "@/test/images";

@@ -12,9 +12,9 @@ import {
   UpdateThreadSchema,
   type ThreadWire,
 } from "../../protocols/threads/schemas";
-import { runView } from "../../services/runs";
-import { deleteOwnThread, forkThread, getThread, listThreadRuns, searchThreadMessages, updateThread, type ThreadListItem } from "../../services/thread-api";
-import { listThreads } from "../../services/threads";
+import { runView } from "../../runs/service/runs";
+import { deleteOwnThread, forkThread, getThread, listThreadRuns, searchThreadMessages, updateThread, type ThreadListItem } from "../../threads/service/thread-api";
+import { listThreads } from "../../threads/service/threads";
 import { jsonBody } from "../bodies";
 import { endpoint } from "../endpoint";
 import { jsonResponse } from "../json";

@@ -1,5 +1,5 @@
 import { encode as encodeProtobuf, AGUI_MEDIA_TYPE } from "@ag-ui/proto";
-import type { EventRecord } from "../../runs/types";
+import type { EventRecord } from "../../kernel/runs";
 import { legacyEventJson } from "./legacy-events";
 import { encodeSseFrame, SSE_RESPONSE_HEADERS, sseComment } from "./sse";
 

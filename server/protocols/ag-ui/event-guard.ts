@@ -1,4 +1,4 @@
-import { firstIssue } from "../../input-issues";
+import { firstIssue } from "../../kernel/input-issues";
 import { EventType, type Interrupt } from "@ag-ui/core";
 import { AgUiEventSchema, unknownEventFields, type AgUiEvent } from "./events";
 

@@ -1,4 +1,4 @@
-import { firstIssue } from "../../input-issues";
+import { firstIssue } from "../../kernel/input-issues";
 import type { Event, EventType } from "@ag-ui/core";
 import { EventSchema } from "@ag-ui/core/schemas";
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { getPool } from "@/server/db";
-import { getHistoryDay, getHistoryDayText } from "@/server/services/history";
+import { getHistoryDay, getHistoryDayText } from "@/server/threads/service/history";
 import { encodeJsonText } from "@/server/lib/json-text";
 import { LOCAL_BUCKET } from "@/server/storage/driver";
 import { postProcess } from "@/server/tools/project-cli/post-process";

@@ -4,7 +4,7 @@ import { uiSchemaDocumentSchema } from "../../ui-schema/schema";
 // GET /api/v1/agent/history: HistorySnapshotResponse of spec/agent-run-input.md, the one schema
 // of a history message. Two writers produce it: PostgreSQL renders a message when it is written
 // (prisma/sql/functions/dispatch_history_json.sql), and the server renders the two kinds it
-// cannot on each read (server/services/history.ts): tool results, whose cards it compiles,
+// cannot on each read (server/threads/service/history.ts): tool results, whose cards it compiles,
 // user messages with attachments, whose URLs it signs afresh, and the model's reasoning. Both are tested against this schema.
 // Dispatch adds `attachments` to user messages (every attachment; `url` is the first one's).
 

@@ -247,7 +247,7 @@ function dataFailure({ field, part }: MediaPart): RunInputFailure | undefined {
  * one at a time across the whole input, so the first rule in table order wins even when a
  * later part also breaks an earlier rule. `conversation` is the AG-UI-native endpoint's
  * reading: the body holds the whole conversation, so the one-user-message rules and the
- * message limit give way to reconciliation (server/services/conversation-runs.ts), and the
+ * message limit give way to reconciliation (server/runs/service/conversation-runs.ts), and the
  * per-message rules apply to every user message.
  */
 export function checkRunInputRules(body: Record<string, unknown>, opts: { conversation?: boolean } = {}): RunInputFailure | undefined {

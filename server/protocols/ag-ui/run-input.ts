@@ -1,4 +1,4 @@
-import { firstIssue } from "../../input-issues";
+import { firstIssue } from "../../kernel/input-issues";
 import { z } from "zod";
 import {
   MAX_CONVERSATION_MESSAGES,
@@ -218,7 +218,7 @@ export type ResumeEntry = z.infer<typeof ResumeEntrySchema>;
 export type RunAgentInput = z.infer<typeof RunAgentInputSchema> & {
   /**
    * The thread as the client named it when that name is not its id (POST /api/v1/ag-ui takes any
-   * string; a name is scoped to its owner, server/services/thread-names.ts). Set by the server,
+   * string; a name is scoped to its owner, server/threads/service/thread-names.ts). Set by the server,
    * never read from the wire: the run's events carry it as their threadId.
    */
   threadName?: string;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { grantMcpServer, registerMcpServer, removeMcpServer } from "@/server/services/mcp-servers";
+import { grantMcpServer, registerMcpServer, removeMcpServer } from "@/server/tools/service/mcp-servers";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { startTicketsServer, type TicketsServer } from "@/test/mcp-servers";
 import { postRun, runInput } from "@/test/runs";

@@ -1,4 +1,4 @@
-import { issuePath } from "../../input-issues";
+import { issuePath } from "../../kernel/input-issues";
 import { MULTITASK_STRATEGIES } from "../ag-ui/multitask";
 import { z } from "zod";
 import { MAX_MESSAGES, MAX_PAYLOAD_BYTES, MAX_RUN_ID_CHARS, countCodePoints, isNonBlankString, utf8ByteLength } from "../ag-ui/run-input-rules";

@@ -1,4 +1,4 @@
-import type { GenerationParams } from "../../runs/types";
+import type { GenerationParams } from "../../kernel/runs";
 import type { InputTurns } from "./input-items";
 import type { AgentRequest, InputContent } from "./request";
 

@@ -1,7 +1,7 @@
 import "server-only";
 import { env } from "../../env";
 import { logger } from "../../logger";
-import { deleteApiCallsBefore } from "../../repositories/runner-audit";
+import { deleteApiCallsBefore } from "../repository/audit";
 
 // Host API audit rows are kept RUNNER_API_AUDIT_RETENTION_DAYS. Old rows go in bounded batches,
 // each its own short statement, so a large backlog never holds locks or a connection for long.

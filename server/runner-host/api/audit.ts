@@ -1,6 +1,6 @@
 import "server-only";
 import { logger } from "../../logger";
-import { insertApiCalls, type ApiCallInsert } from "../../repositories/runner-audit";
+import { insertApiCalls, type ApiCallInsert } from "../repository/audit";
 
 // The audit of host API calls (runner_api_calls). Writes are group-committed: a call's row
 // joins whatever batch is waiting while one insert is in flight, so a busy runner costs one

@@ -1,5 +1,5 @@
 import "server-only";
-import { AppError, toAppError } from "../../errors";
+import { AppError, toAppError } from "../../kernel/errors";
 import {
   HOST_API_ERROR_STATUS,
   UPSTREAM_ERROR_STATUS,

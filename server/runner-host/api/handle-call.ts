@@ -1,5 +1,5 @@
 import "server-only";
-import { inputIssues } from "../../input-issues";
+import { inputIssues } from "../../kernel/input-issues";
 import { describeIssues } from "../../protocols/runner/manifest";
 import { HOST_API_ACTIONS, isHostApiAction, type HostApiActionName } from "../../protocols/runner/host-api";
 import { MAX_API_PAYLOAD_BYTES } from "../policy";

@@ -1,6 +1,6 @@
 import "server-only";
 import { logger } from "../../logger";
-import { deleteIdleRateBuckets, takeRateToken } from "../repository";
+import { deleteIdleRateBuckets, takeRateToken } from "../repository/runners";
 import { HostApiFailure } from "./failure";
 
 // Per-run token buckets (endpoint + run), refilled continuously at rate_per_minute with a

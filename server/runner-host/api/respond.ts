@@ -1,5 +1,5 @@
 import "server-only";
-import { RETRY_AFTER_SECONDS } from "../../errors";
+import { RETRY_AFTER_SECONDS } from "../../kernel/errors";
 import { NDJSON_CONTENT_TYPE } from "../../protocols/runner/host-api";
 import type { HostApiFailure } from "./failure";
 

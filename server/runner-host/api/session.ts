@@ -1,7 +1,7 @@
 import "server-only";
 import { CREDENTIAL_ERROR_STATUS } from "../../protocols/runner/host-api";
 import type { RunAuthorization } from "../policy";
-import { findEndpointBySecretHash, findEndpointRunRow, type EndpointRunRow } from "../repository";
+import { findEndpointBySecretHash, findEndpointRunRow, type EndpointRunRow } from "../repository/runners";
 import { hashRunnerSecret } from "../secrets";
 import { HostApiFailure, refused } from "./failure";
 import { credentialAddress, failuresFrom, refusedCredential } from "../../limits/attempts";

@@ -12,7 +12,7 @@ import { baseUrl } from "@/test/helpers";
 import { runInput } from "@/test/runs";
 import { entryEventId } from "../entry-events";
 import { computeAuthorization, type BindingPolicy, type RunAuthorization } from "../policy";
-import { insertBinding, upsertEndpoint } from "../repository";
+import { insertBinding, upsertEndpoint } from "../repository/runners";
 import { hashRunnerSecret, sealRunnerSecret } from "../secrets";
 
 export const FULL_PERMISSIONS: AgentRunnerPermissions = permissionsSchema.parse({

@@ -1,6 +1,6 @@
 import "server-only";
 import { agentRunner } from "../../agent/agent-runner";
-import type { Runner } from "../types";
+import type { Runner } from "../../kernel/runs";
 
 // In-process runners; the default answers every run no binding sends to an external runner
 // (the built-in agent, or a stand-in a test registers).

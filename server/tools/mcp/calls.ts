@@ -6,9 +6,9 @@ import { ToolError } from "../project-cli/errors";
 import type { CliOutput } from "../project-cli/router";
 import { callMcpTool, McpResponseTooLargeError } from "./connections";
 import { claimMcpEffect, recordMcpEffect, type McpEffectKey } from "./repository";
-import type { RunMcpServer } from "../../repositories/run-mcp-servers";
+import type { RunMcpServer } from "../repository/run-mcp-servers";
 import { mcpErrorText, mcpResultData } from "./results";
-import { recordMcpToolCall } from "./stats-repository";
+import { recordMcpToolCall } from "../repository/mcp-stats";
 import { kindOfMcpTool, strictInputSchema, type McpToolInfo } from "./tool-info";
 
 // One project_cli call of an MCP server's tool: the run's grants, the tool's inputSchema (strict:

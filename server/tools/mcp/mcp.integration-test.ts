@@ -13,7 +13,7 @@ import { startRunners } from "@/examples/runners/start";
 import { defineRunner } from "@/sdk/runner/define-runner";
 import { completed, runCompleted } from "@/sdk/runner/results";
 import { decide } from "@/server/approvals/test-support";
-import { bindRunner, registerRunner } from "@/server/services/runners";
+import { bindRunner, registerRunner } from "@/server/runner-host/service";
 import { startExtraServer } from "@/test/extra-server";
 import { collectSse } from "@/test/sse";
 import { waitFor } from "@/test/wait";

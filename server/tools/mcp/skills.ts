@@ -1,5 +1,5 @@
 import "server-only";
-import type { RunMcpServer } from "../../repositories/run-mcp-servers";
+import type { RunMcpServer } from "../repository/run-mcp-servers";
 import { kindOfMcpTool, strictInputSchema } from "./tool-info";
 
 // An MCP server as a skill: an index card in the prompt (its name and tools), and a document read

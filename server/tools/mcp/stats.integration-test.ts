@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { grantMcpServer, registerMcpServer, removeMcpServer } from "@/server/services/mcp-servers";
+import { grantMcpServer, registerMcpServer, removeMcpServer } from "@/server/tools/service/mcp-servers";
 import { runProjectCli } from "@/server/tools/project-cli/tool";
 import { createTestUser } from "@/test/helpers";
 import { signInOverHttp, trpcGet } from "@/test/http-session";

@@ -1,6 +1,6 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { claimToolEffect, findToolEffect, recordToolEffectOutput, type RecordedToolEffect, type ToolEffectKey } from "@/server/repositories/tool-effects";
+import { claimToolEffect, findToolEffect, recordToolEffectOutput, type RecordedToolEffect, type ToolEffectKey } from "@/server/tools/repository/tool-effects";
 import type { ToolContext } from "./context";
 import { ToolError } from "./errors";
 import type { CliOutput } from "./router";

@@ -6,15 +6,15 @@ import os from "node:os";
 import path from "node:path";
 import type pg from "pg";
 import { z } from "zod";
-import { isDatabaseUnavailable } from "@/server/errors";
+import { isDatabaseUnavailable } from "@/server/kernel/errors";
 import { logger } from "@/server/logger";
-import { closeToolPool, openToolPool } from "@/server/repositories/tool-pool";
+import { closeToolPool, openToolPool } from "@/server/tools/repository/tool-pool";
 import { toolCredentialKey, verifyToolCredential } from "./credential";
 import { runWriteOnce } from "./effects";
 import { ToolError } from "./errors";
 import { timeZoneField } from "./fields";
 import { projectCliRouter, type CliOutput, type Prepared } from "./router";
-import type { ToolEffectKey } from "@/server/repositories/tool-effects";
+import type { ToolEffectKey } from "@/server/tools/repository/tool-effects";
 
 // The tool gateway, where project_cli calls run. The CLI child the agent spawns holds its run's
 // controlled credential and this gateway's address, nothing else: no database address, no

@@ -6,7 +6,7 @@ import { describeInputSchema, type InputSchemaDescription } from "./input-schema
 import type { ModuleDefinition } from "./module";
 import { PROJECT_CLI_MODULE_DEFINITIONS } from "./modules/registry";
 import type { CliOutput } from "./router";
-import type { RunMcpServer } from "../../repositories/run-mcp-servers";
+import type { RunMcpServer } from "../repository/run-mcp-servers";
 import { mcpIndexCard, mcpSkillDocument } from "../mcp/skills";
 
 // Skills: how the agent learns to use project_cli, disclosed progressively. A skill is a module.

@@ -11,10 +11,10 @@ import { postProcess, type ToolAgentOutput } from "./post-process";
 import type { CliOutput } from "./router";
 import { execProjectCli } from "./run-cli";
 import { runSkillsCall, SKILLS_MODULE, visibleSkills } from "./skills";
-import { findHiddenSkills } from "./skills-repository";
+import { findHiddenSkills } from "../repository/skills";
 import { mcpHints } from "./ui-hints";
 import { runMcpCall } from "../mcp/calls";
-import { findRunMcpServers, type RunMcpServer } from "../../repositories/run-mcp-servers";
+import { findRunMcpServers, type RunMcpServer } from "../repository/run-mcp-servers";
 
 // The agent's single tool. The model sees a thin schema (module, method, input) and a short
 // description that names no action: the skills' index cards (in the prompt) and their documents

@@ -1,7 +1,7 @@
 import "server-only";
 import { adminProcedure, createTRPCRouter } from "../init";
-import { getRunDetail, listRunEvents, listRunEventsInput, listRuns, listRunsInput, runIdInput } from "../../services/admin-runs";
-import { listRunApprovals } from "../../services/approvals";
+import { getRunDetail, listRunEvents, listRunEventsInput, listRuns, listRunsInput, runIdInput } from "../../admin/service/runs";
+import { listRunApprovals } from "../../approvals/service";
 
 export const adminRunsRouter = createTRPCRouter({
   list: adminProcedure.input(listRunsInput).query(({ input }) => listRuns(input)),

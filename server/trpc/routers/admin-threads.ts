@@ -7,7 +7,7 @@ import {
   listThreads,
   listThreadsInput,
   threadIdInput,
-} from "../../services/admin-threads";
+} from "../../admin/service/threads";
 
 export const adminThreadsRouter = createTRPCRouter({
   list: adminProcedure.input(listThreadsInput).query(({ input }) => listThreads(input)),

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { adminProcedure, createTRPCRouter } from "../init";
-import { createApiKey, listApiKeyPage, revokeApiKey } from "../../services/api-keys";
+import { createApiKey, listApiKeyPage, revokeApiKey } from "../../accounts/service/api-keys";
 
 export const apiKeysRouter = createTRPCRouter({
   list: adminProcedure

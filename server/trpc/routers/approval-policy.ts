@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { userApprovalPolicySchema } from "../../approvals/policy";
-import { getApprovalPolicy, setApprovalPolicy } from "../../services/approvals";
+import { getApprovalPolicy, setApprovalPolicy } from "../../approvals/service";
 import { createTRPCRouter, protectedProcedure } from "../init";
 
 // The signed-in user's approval policy: which of the agent's writes wait for them (docs/approvals.md).

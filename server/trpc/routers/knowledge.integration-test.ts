@@ -1,7 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { addDocument } from "@/server/knowledge/documents";
+import { addDocument } from "@/server/knowledge/service/documents";
 import { createCaller } from "@/server/trpc/root";
 import { createTestUser } from "@/test/helpers";
 import { callerAs, type Caller } from "@/test/trpc-callers";

@@ -1,9 +1,9 @@
 import "server-only";
 import { z } from "zod";
 import { adminProcedure, createTRPCRouter } from "../init";
-import { createKnowledgeBase, createKnowledgeBaseInput, deleteKnowledgeBase, getKnowledgeBase, listKnowledgeBases } from "../../knowledge/knowledge-bases";
-import { deleteDocument, listDocuments } from "../../knowledge/documents";
-import { retrieveKnowledge, retrieveKnowledgeInput } from "../../knowledge/retrieve";
+import { createKnowledgeBase, createKnowledgeBaseInput, deleteKnowledgeBase, getKnowledgeBase, listKnowledgeBases } from "../../knowledge/service/knowledge-bases";
+import { deleteDocument, listDocuments } from "../../knowledge/service/documents";
+import { retrieveKnowledge, retrieveKnowledgeInput } from "../../knowledge/service/retrieve";
 
 // Knowledge bases for the admin console. Documents are uploaded through
 // POST /api/v1/admin/knowledge/{kbId}/documents (multipart), not here: see that route.

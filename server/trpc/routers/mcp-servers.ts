@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { grantMcpServer, listMcpServerViews, refreshMcpServer, registerMcpServer, registerMcpServerSchema, removeMcpServer, revokeMcpGrant } from "../../services/mcp-servers";
+import { grantMcpServer, listMcpServerViews, refreshMcpServer, registerMcpServer, registerMcpServerSchema, removeMcpServer, revokeMcpGrant } from "../../tools/service/mcp-servers";
 import { adminProcedure, createTRPCRouter } from "../init";
 
 // MCP servers as tool sources (docs/mcp.md), for admins: the auth goes in once and never comes back.

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { refusedApiCalls, runApiCalls } from "../../services/runners";
+import { refusedApiCalls, runApiCalls } from "../../runner-host/service";
 import { adminProcedure, createTRPCRouter } from "../init";
 
 // The host API audit for the admin run page, and this instance's count of calls refused before

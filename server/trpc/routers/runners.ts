@@ -11,7 +11,7 @@ import {
   runnersOverview,
   runResults,
   updateRunnerBinding,
-} from "../../services/runners";
+} from "../../runner-host/service";
 
 const jsonObject = z.record(z.string(), z.unknown());
 

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { getUserSkills, listBindingSkills, setBindingSkills, setUserSkills } from "../../services/skills";
+import { getUserSkills, listBindingSkills, setBindingSkills, setUserSkills } from "../../tools/service/skills";
 import { adminProcedure, createTRPCRouter, protectedProcedure } from "../init";
 
 // enabled_skills: which skills the agent is shown, for the signed-in user (chat settings) and,

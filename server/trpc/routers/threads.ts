@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { createTRPCRouter, protectedProcedure } from "../init";
-import { deleteThread, listThreads, renameThread } from "../../services/threads";
+import { deleteThread, listThreads, renameThread } from "../../threads/service/threads";
 
 // The signed-in user's own chats; every procedure is scoped to ctx.principal.userId.
 export const threadsRouter = createTRPCRouter({

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { adminProcedure, createTRPCRouter, protectedProcedure } from "../init";
-import { ledgerCsv, listBudgets, myUsage, setBudgets, usageReport } from "../../usage/reports";
+import { ledgerCsv, listBudgets, myUsage, setBudgets, usageReport } from "../../usage/service";
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a UTC day as YYYY-MM-DD");
 const budget = (max: number) => z.number().int().min(1).max(max).nullable();

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { adminProcedure, createTRPCRouter } from "../init";
-import { createUser, createUserInput, listUsers, resetUserPassword, setUserActive, setUserRole } from "../../services/users";
+import { createUser, createUserInput, listUsers, resetUserPassword, setUserActive, setUserRole } from "../../accounts/service/users";
 
 export const usersRouter = createTRPCRouter({
   list: adminProcedure

@@ -1,11 +1,11 @@
 import { notFound, redirect } from "next/navigation";
 import { getSessionPrincipal } from "@/server/auth/session";
-import { AppError } from "@/server/errors";
+import { AppError } from "@/server/kernel/errors";
 import { UUID_PATTERN } from "@/server/protocols/ag-ui/run-input-rules";
-import { getThreadView } from "@/server/services/threads";
+import { getThreadView } from "@/server/threads/service/threads";
 import { ChatView } from "@/components/chat/chat-view";
 import { HistoryDay } from "@/components/chat/history-day";
-import { stoppedAnswersIn } from "@/server/services/stopped-answers";
+import { stoppedAnswersIn } from "@/server/runs/service/stopped-answers";
 import { requestLocale } from "@/components/i18n/request-locale";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { SettingsPage } from "@/components/settings/settings-page";
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/server/services/users";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/server/accounts/service/users";
 
 export const dynamic = "force-dynamic";
 

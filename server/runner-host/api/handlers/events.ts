@@ -1,6 +1,6 @@
 import "server-only";
 import type { EventEnvelope } from "../../../protocols/runner/host-api";
-import { findThreadEvent, listThreadEventsBefore, type AgentEventRow } from "../../../repositories/agent-events";
+import { findThreadEvent, listThreadEventsBefore, type AgentEventRow } from "../../../runs/repository/agent-events";
 import type { JsonHandler } from "../call";
 import { HostApiFailure } from "../failure";
 

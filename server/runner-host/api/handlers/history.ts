@@ -1,8 +1,8 @@
 import "server-only";
 import type { ArtifactRef } from "../../../protocols/runner/context";
 import type { TranscriptItem } from "../../../protocols/runner/host-api";
-import { listLiveRunArtifacts } from "../../../repositories/artifacts";
-import { findLastAnswerSeqs, pageTranscript, searchTranscript, type TranscriptRow } from "../../../repositories/transcript";
+import { listLiveRunArtifacts } from "../../repository/artifacts";
+import { findLastAnswerSeqs, pageTranscript, searchTranscript, type TranscriptRow } from "../../../threads/repository/transcript";
 import { artifactRef } from "../../artifact-store";
 import { decodeTranscriptCursor, encodeTranscriptCursor } from "../../transcript-cursor";
 import type { JsonHandler } from "../call";

@@ -1,6 +1,6 @@
 import "server-only";
-import { listKnowledgeBases } from "../../../knowledge/knowledge-bases";
-import { retrieveKnowledge } from "../../../knowledge/retrieve";
+import { listKnowledgeBases } from "../../../knowledge/service/knowledge-bases";
+import { retrieveKnowledge } from "../../../knowledge/service/retrieve";
 import type { JsonHandler } from "../call";
 
 // knowledge/*: the knowledge bases this run was granted (ids frozen in its authorization),

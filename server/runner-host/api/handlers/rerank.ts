@@ -5,7 +5,7 @@ import { knowledgeEmbeddingModel } from "../../../knowledge/embeddings";
 import { looseQueryText, segmentForSearch } from "../../../knowledge/search-text";
 import { logger } from "../../../logger";
 import { UPSTREAM_ERROR_STATUS, type HostApiParsedRequest } from "../../../protocols/runner/host-api";
-import { rankTextsFullText } from "../../repository";
+import { rankTextsFullText } from "../../repository/runners";
 import type { JsonHandler } from "../call";
 import { HostApiFailure } from "../failure";
 

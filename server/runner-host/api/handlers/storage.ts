@@ -1,6 +1,6 @@
 import "server-only";
 import { MAX_STORAGE_VALUE_BYTES, type StorageArea } from "../../../protocols/runner/host-api";
-import { deleteStoredValue, findStoredValue, listStoredKeys, upsertStoredValue } from "../../../repositories/runner-storage";
+import { deleteStoredValue, findStoredValue, listStoredKeys, upsertStoredValue } from "../../repository/storage";
 import type { JsonHandler } from "../call";
 import { HostApiFailure } from "../failure";
 import type { RunSession } from "../session";

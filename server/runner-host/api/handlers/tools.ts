@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { resolveTimeZone } from "../../../lib/time";
-import { findRunInput } from "../../../repositories/runs";
+import { findRunInput } from "../../../runs/repository/runs";
 import { PROJECT_CLI_TOOL_NAME, projectCliArgsSchema, projectCliToolDescription, runProjectCli } from "../../../tools/project-cli/tool";
 import { gateRunnerToolCall } from "../../../approvals/runner-gate";
 import { deletePendingCard } from "../../../approvals/repository";

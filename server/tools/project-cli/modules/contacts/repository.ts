@@ -1,7 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import { getPool } from "@/server/db";
-import { likePattern } from "@/server/repositories/sql";
+import { likePattern } from "@/server/kernel/sql";
 import type { ContactData } from "./data";
 
 export type NewContact = Omit<ContactData, "id">;

@@ -1,0 +1,69 @@
+import "server-only";
+import { getPool } from "../../db";
+import { RUN_EVENTS_SQL } from "./run-events";
+import { toRunRow, type RunRow } from "./runs";
+
+// What POST /api/v1/ag-ui reads to reconcile the conversation a client resends with the thread
+// (server/runs/service/conversation-runs.ts): only the messages it was sent, found by id through
+// messages(thread_id, message_id), so the cost follows the request, not the thread's length.
+
+export type KnownMessage = { messageId: string; role: string; content: string };
+
+export type ThreadConversationState = {
+  /** null when the thread does not exist yet. */
+  ownerId: string | null;
+  /** The thread's run in progress (queued or running), if any. */
+  activeRun: RunRow | null;
+  /** The thread's messages whose protocol ids are among those asked for. */
+  known: KnownMessage[];
+};
+
+export async function findThreadConversationState({ threadId, messageIds }: { threadId: string; messageIds: string[] }): Promise<ThreadConversationState> {
+  const { rows } = await getPool().query<{ ownerId: string; activeRun: Parameters<typeof toRunRow>[0] | null; known: KnownMessage[] }>({
+    name: "dispatch-conversation-state",
+    text: `select t.user_id as "ownerId",
+        (select dispatch_run_json(r) from runs r
+          where (r.id = t.active_run_id or (t.active_run_id is null and r.thread_id = t.id)) and r.status in ('queued', 'running')
+          order by r.created_at desc limit 1) as "activeRun",
+        coalesce((select json_agg(json_build_object('messageId', m.message_id, 'role', m.role, 'content', m.content))
+          from messages m where m.thread_id = t.id and m.message_id = any($2::text[])), '[]'::json) as known
+      from threads t where t.id = $1`,
+    values: [threadId, messageIds],
+  });
+  const row = rows[0];
+  if (!row) return { ownerId: null, activeRun: null, known: [] };
+  return { ownerId: row.ownerId, activeRun: row.activeRun ? toRunRow(row.activeRun) : null, known: row.known };
+}
+
+export type ToolCallEventRow = { type: string; payload: Record<string, unknown> };
+
+/** The tool-call events of the thread's newest run, in order: where its open frontend tool calls are. */
+export async function findNewestRunToolEvents({ threadId }: { threadId: string }): Promise<ToolCallEventRow[]> {
+  const { rows } = await getPool().query<ToolCallEventRow>(
+    `select e.type, e.payload::json as payload from ${RUN_EVENTS_SQL} e
+     where e.run_id = (select id from runs where thread_id = $1 order by created_at desc limit 1)
+       and e.type in ('TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_RESULT')
+     order by e.seq`,
+    [threadId],
+  );
+  return rows;
+}
+
+export type SnapshotRow = { messageId: string; role: string; content: string; metadata: Record<string, unknown> };
+
+/**
+ * The thread's newest `limit` user, reasoning, assistant and tool messages, oldest first. With `untilRun`,
+ * that run's answers are left out (its user message stays): a client that attaches to the run
+ * gets them from the run's events.
+ */
+export async function findSnapshotMessages({ threadId, untilRun, limit }: { threadId: string; untilRun: string | null; limit: number }): Promise<SnapshotRow[]> {
+  const { rows } = await getPool().query<SnapshotRow>(
+    `select * from (
+       select message_id as "messageId", role, content, metadata, seq from messages
+       where thread_id = $1 and role in ('user', 'reasoning', 'assistant', 'tool') and ($2::uuid is null or run_id is distinct from $2 or role = 'user')
+       order by seq desc limit $3) m
+     order by seq`,
+    [threadId, untilRun, limit],
+  );
+  return rows;
+}

@@ -1,0 +1,91 @@
+import "server-only";
+import { getPool } from "../../db";
+import type { RunEventBatchModel } from "../../generated/prisma/models";
+
+// The run event log, stored in batches (run_event_batches): each row holds a run's events
+// first_seq..last_seq as the JSON that was streamed, one per line, with their types: the text
+// itself, never rebuilt in SQL (jsonb would reorder its keys), so a replay is the bytes sent. The
+// batching itself (group commit, retries) is server/runs/event-log.ts; these are its statements.
+
+/** Where other instances hear of new events: payload `<runs.id>:<last seq>`, sent at commit. */
+export const RUN_EVENTS_CHANNEL = "dispatch_run_events";
+
+/**
+ * The event log one row per event (run_id, seq, type, payload as text, created_at), for
+ * readers that filter or aggregate in SQL; filter on run_id so only that run's batches
+ * are expanded.
+ */
+export const RUN_EVENTS_SQL = `(select b.run_id, b.first_seq + e.n::int - 1 as seq, e.type, e.payload, b.created_at
+  from run_event_batches b, unnest(string_to_array(b.types, ' '), string_to_array(b.events, E'\\n')) with ordinality as e(type, payload, n))`;
+
+/** One batch to write: a run's consecutive events, written at `at` (epoch milliseconds). */
+/** `attempt`: the execution of the run that wrote it; a batch of an execution the run no longer belongs to is refused. */
+export type EventBatchInsert = Pick<RunEventBatchModel, "runId" | "firstSeq" | "lastSeq"> & { types: string[]; events: string[]; at: number; attempt: number };
+
+const COLUMNS = 7;
+
+function insertSql(rows: number): string {
+  const values: string[] = [];
+  for (let i = 0; i < rows; i++) {
+    const p = i * COLUMNS;
+    values.push(`($${p + 1}::uuid, $${p + 2}::int, $${p + 3}::int, $${p + 4}, $${p + 5}, $${p + 6}::timestamptz, $${p + 7}::int)`);
+  }
+  const notices = `$${rows * COLUMNS + 1}::text[]`;
+  // A run closed meanwhile (by recovery on another instance, after missed heartbeats) takes no
+  // more events: its log ends with the terminal event that closed it. Nor does a run another
+  // instance took over (its attempt moved on): the new executor writes after what it read. Such
+  // runs come back as `closed` rows, the others' commits as notifications.
+  return `with v (run_id, first_seq, last_seq, types, events, created_at, attempt) as (values ${values.join(", ")}),
+ins as (
+  insert into run_event_batches (run_id, first_seq, last_seq, types, events, created_at)
+  select v.run_id, v.first_seq, v.last_seq, v.types, v.events, v.created_at from v join runs r on r.id = v.run_id
+  where r.status in ('queued', 'running') and r.attempt = v.attempt
+  on conflict (run_id, first_seq) do nothing
+  returning run_id, last_seq
+)
+select null as closed, pg_notify('${RUN_EVENTS_CHANNEL}', run_id::text || ':' || max(last_seq))::text as notified from ins group by run_id
+union all
+select null, pg_notify('${RUN_EVENTS_CHANNEL}', n)::text from unnest(${notices}) as n
+union all
+select distinct v.run_id::text, null from v
+where not exists (select 1 from runs r where r.id = v.run_id and r.status in ('queued', 'running') and r.attempt = v.attempt)`;
+}
+
+// Statements for up to this many rows are named, so each connection plans them once.
+const NAMED_UP_TO = 16;
+
+/**
+ * Writes the batches of open runs in one statement that also notifies other instances; a batch
+ * whose (run, first seq) is already stored is skipped, so a retried write never duplicates.
+ * `notices` (`<runs.id>:<last seq>`) are sent with it: events other statements made durable (a
+ * run's closing events). Returns the runs whose batches were refused because the run is closed (or gone).
+ */
+export async function insertEventBatches(rows: EventBatchInsert[], notices: string[] = []): Promise<{ closedRunIds: string[] }> {
+  if (rows.length === 0) {
+    await getPool().query({ name: "dispatch-run-events-notices", text: `select pg_notify('${RUN_EVENTS_CHANNEL}', n) from unnest($1::text[]) as n`, values: [notices] });
+    return { closedRunIds: [] };
+  }
+  const values: unknown[] = [];
+  for (const r of rows) values.push(r.runId, r.firstSeq, r.lastSeq, r.types.join(" "), r.events.join("\n"), new Date(r.at).toISOString(), r.attempt);
+  values.push(notices);
+  const text = insertSql(rows.length);
+  const { rows: answer } = await getPool().query<{ closed: string | null }>(
+    rows.length <= NAMED_UP_TO ? { name: `dispatch-run-events-${rows.length}`, text, values } : { text, values },
+  );
+  return { closedRunIds: answer.flatMap((a) => (a.closed === null ? [] : [a.closed])) };
+}
+
+/** The run's batches that hold events after `after`, up to `after + limit`, in order. */
+export async function selectEventBatches({ runId, after, limit }: { runId: string; after: number; limit: number }) {
+  const { rows } = await getPool().query<Pick<RunEventBatchModel, "firstSeq" | "types" | "events">>(
+    `select first_seq as "firstSeq", types, events from run_event_batches
+     where run_id = $1 and last_seq > $2 and first_seq <= $2 + $3 order by first_seq`,
+    [runId, after, limit],
+  );
+  return rows;
+}
+
+export async function findLastPersistedSeq({ runId }: { runId: string }): Promise<number> {
+  const { rows } = await getPool().query<{ max: number | null }>("select max(last_seq) as max from run_event_batches where run_id = $1", [runId]);
+  return rows[0]?.max ?? 0;
+}

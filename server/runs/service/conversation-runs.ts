@@ -1,0 +1,205 @@
+import "server-only";
+import { EventType, type Message as AgUiMessage } from "@ag-ui/core";
+import type { ClaimedApiKey } from "../../auth/session";
+import { env } from "../../env";
+import { AppError } from "../../kernel/errors";
+import { logger } from "../../logger";
+import type { RunAgentInput, ToolMessage } from "../../protocols/ag-ui/run-input";
+import { findSnapshotMessages, findThreadConversationState, type SnapshotRow } from "../repository/conversation";
+import { findRunByClientId, findRunById, type RunRow } from "../repository/runs";
+import { sameThread } from "../accept";
+import { cancelRun } from "../cancel";
+import { abandonNow, followRunStream, isAbandoned } from "../followers";
+import { followRunBatches } from "../subscribe";
+import { TERMINAL_EVENT_TYPES, TERMINAL_STATUSES, type EventRecord } from "../../kernel/runs";
+import { compileToolUiSchema } from "../../tools/project-cli/tool";
+import { applyResumeEntries } from "../../approvals/service";
+import { openCallAnswers } from "./client-tool-answers";
+import { reconcileConversation } from "./conversation-reconcile";
+import { startRun, type KeepAlive } from "./runs";
+import { threadNamed } from "../../threads/service/thread-names";
+
+// POST /api/v1/ag-ui: runs for AG-UI clients that hold the conversation themselves (CopilotKit,
+// @ag-ui/client on default settings). Their `messages` is reconciled with the thread
+// (conversation-reconcile.ts); what is new becomes an ordinary run of the same engine, event
+// log and history as POST /api/v1/agent/runs.
+
+/** How many of the thread's newest messages a MESSAGES_SNAPSHOT carries. */
+export const SNAPSHOT_MESSAGE_LIMIT = 200;
+// How long a new message waits for the abandoned run it supersedes to end.
+const SUPERSEDE_WAIT_MS = 10_000;
+
+export type ConversationStart =
+  /** A run of this request (or the earlier one with the same runId). */
+  | { kind: "run"; run: RunRow; created: boolean; position?: number }
+  /** Nothing new while the thread has a run in progress: the client joins it. */
+  | { kind: "attach"; run: RunRow; snapshot: AgUiMessage[] }
+  /** Nothing new and nothing running: the client gets the thread as it is. */
+  | { kind: "snapshot"; snapshot: AgUiMessage[] };
+
+/**
+ * Reconciles the client's conversation with the thread and starts what it brings: a run for a new
+ * user message and/or answers to the thread's open frontend tool calls; otherwise the thread's
+ * run in progress to join, or the thread as it is.
+ */
+export async function startConversationRun(opts: {
+  userId: string;
+  input: RunAgentInput;
+  via: "session" | "api_key";
+  apiKeyId?: string;
+  claimedKey?: ClaimedApiKey;
+  apiKeyHash?: string;
+  requestOrigin: string | null;
+  keepAlive?: KeepAlive;
+}): Promise<ConversationStart> {
+  const { userId } = opts;
+  // AG-UI ids are any string: a thread named otherwise than by a UUID is the user's own (thread-names.ts),
+  // and its runs' events carry the client's name.
+  const thread = threadNamed(userId, opts.input.threadId);
+  const input: RunAgentInput = thread.named ? { ...opts.input, threadId: thread.threadId, threadName: thread.name } : opts.input;
+  // Only user and tool messages are looked up: assistant messages are skipped whether the thread
+  // has them or not (conversation-reconcile.ts), and they were half of a resent thread's lookups.
+  const ids = input.messages.filter((m) => m.role === "user" || m.role === "tool").map((m) => m.id);
+  const state = await findThreadConversationState({ threadId: input.threadId, messageIds: ids });
+  if (state.ownerId !== null && state.ownerId !== userId) throw new AppError("NOT_FOUND", `Thread ${thread.name} not found`);
+  const { tail, instructions } = reconcileConversation(input.messages, new Map(state.known.map((m) => [m.messageId, m])));
+  const resume = input.resume ?? [];
+
+  if (resume.length > 0) {
+    // AG-UI's answers to the interrupts (approvals) that ended the previous run: decided before
+    // the run that carries them starts. A repeated runId is the same task, decided already.
+    await opts.claimedKey?.verify();
+    const previous = await findRunByClientId({ userId, runId: input.runId });
+    if (previous) return { kind: "run", run: sameThread(previous, input), created: false };
+    await applyResumeEntries({ userId, threadId: input.threadId, resume });
+  } else if (tail.length === 0) {
+    // Reading the thread needs a checked key (a run's accepting statement checks it itself).
+    await opts.claimedKey?.verify();
+    const previous = await findRunByClientId({ userId, runId: input.runId });
+    if (previous) return { kind: "run", run: sameThread(previous, input), created: false };
+    if (state.ownerId === null) throw new AppError("BAD_REQUEST", "messages has no user message: a new thread starts with one", { field: "messages" });
+    if (state.activeRun) return { kind: "attach", run: state.activeRun, snapshot: await threadSnapshot(input.threadId, state.activeRun.id) };
+    return { kind: "snapshot", snapshot: await threadSnapshot(input.threadId, null) };
+  }
+
+  const answers = tail.filter((m): m is ToolMessage => m.role === "tool");
+  const toolMessages = answers.length > 0 ? await openCallAnswers(input, answers, { strict: true }) : undefined;
+  const runInput: RunAgentInput = {
+    ...input,
+    messages: tail,
+    // The frontend's system and developer messages reach the model (and external runners) as context.
+    context: [...input.context, ...instructions.map((m) => ({ description: `Instructions from the client application (${m.role} message)`, value: m.content }))],
+  };
+  const start = () =>
+    startRun({
+      userId,
+      input: runInput,
+      protocol: "ag-ui",
+      requestOrigin: opts.requestOrigin,
+      via: opts.via,
+      apiKeyId: opts.apiKeyId,
+      claimedKey: opts.claimedKey,
+      apiKeyHash: opts.apiKeyHash,
+      toolMessages,
+      keepAlive: opts.keepAlive,
+    });
+  try {
+    return { kind: "run", ...(await start()) };
+  } catch (err) {
+    const busy = err instanceof AppError && err.code === "CONFLICT" ? (err.details?.activeRunId as string | undefined) : undefined;
+    if (!busy || !(await supersedeAbandonedRun(userId, busy))) throw err;
+    return { kind: "run", ...(await start()) };
+  }
+}
+
+/**
+ * The thread is busy with a run whose requester left (AG-UI's Stop) and whose grace is running:
+ * the user's next message supersedes it. Cancels it now and waits for its end; false when the
+ * run is still followed (a 409 stands).
+ */
+async function supersedeAbandonedRun(userId: string, busyRunId: string): Promise<boolean> {
+  const run = await findRunByClientId({ userId, runId: busyRunId });
+  if (!run || !isAbandoned(run.id)) return false;
+  if (!abandonNow(run.id)) await cancelRun(run, "requester_gone");
+  const signal = AbortSignal.timeout(SUPERSEDE_WAIT_MS);
+  try {
+    for await (const batch of followRunBatches({ runId: run.id, after: 0, signal })) {
+      if (batch.some((rec) => TERMINAL_EVENT_TYPES.has(rec.type))) break;
+    }
+  } catch (err) {
+    logger.warn({ err, runId: run.id }, "waiting for a superseded run failed");
+  }
+  const ended = await findRunById({ id: run.id });
+  return ended !== null && TERMINAL_STATUSES.has(ended.status);
+}
+
+/**
+ * The events a client of this endpoint receives for a run, from `after`, counted as a follower.
+ * The run's requester (`requester`) arms AG-UI's Stop: when it leaves before the run's end and
+ * nobody follows within AG_UI_STOP_GRACE_MS, the run is cancelled.
+ */
+export async function* followConversationRun(opts: { run: RunRow; after: number; signal: AbortSignal; requester: boolean }): AsyncGenerator<EventRecord[]> {
+  const { run } = opts;
+  const release = followRunStream(
+    run.id,
+    opts.requester
+      ? {
+          graceMs: env.AG_UI_STOP_GRACE_MS,
+          onAbandoned: () =>
+            void findRunById({ id: run.id })
+              .then((current) => current && cancelRun(current, "requester_gone"))
+              .catch((err: unknown) => logger.warn({ err, runId: run.id }, "could not stop a run its requester left")),
+        }
+      : {},
+  );
+  // Whether the client left before the run's end: not when it got the terminal event, nor when the
+  // follow ended by itself without one (the server closed the stream for the client to rejoin: this
+  // instance lost its database, or a Vercel invocation ends).
+  let clientLeft = true;
+  try {
+    for await (const batch of followRunBatches({ runId: run.id, after: opts.after, signal: opts.signal })) {
+      if (batch.length > 0 && TERMINAL_EVENT_TYPES.has(batch[batch.length - 1]!.type)) clientLeft = false;
+      yield batch;
+    }
+    if (!opts.signal.aborted) clientLeft = false;
+  } finally {
+    release(!clientLeft);
+  }
+}
+
+function toolCallOf(row: SnapshotRow): { id: string; type: "function"; function: { name: string; arguments: string } } | null {
+  const meta = row.metadata;
+  const output = (meta.tool_agent_output ?? {}) as Record<string, unknown>;
+  const id = (meta.tool_call_id ?? output.tool_call_id) as unknown;
+  const name = (meta.tool_name ?? output.tool_name) as unknown;
+  if (typeof id !== "string" || typeof name !== "string") return null;
+  return { id, type: "function", function: { name, arguments: JSON.stringify(meta.tool_call_args ?? output.tool_call_args ?? {}) } };
+}
+
+/** The thread's newest messages as AG-UI messages: tool results after the call that asked for them, with their cards. */
+export async function threadSnapshot(threadId: string, untilRun: string | null): Promise<AgUiMessage[]> {
+  const rows = await findSnapshotMessages({ threadId, untilRun, limit: SNAPSHOT_MESSAGE_LIMIT });
+  const messages: AgUiMessage[] = [];
+  for (const row of rows) {
+    if (row.role === "user") messages.push({ id: row.messageId, role: "user", content: row.content });
+    else if (row.role === "assistant") messages.push({ id: row.messageId, role: "assistant", content: row.content });
+    else if (row.role === "reasoning") messages.push({ id: row.messageId, role: "reasoning", content: row.content });
+    else {
+      const call = toolCallOf(row);
+      if (!call) continue;
+      // Under the assistant message the call was streamed in, as the client assembled it live.
+      const parentId = typeof row.metadata.parent_message_id === "string" ? row.metadata.parent_message_id : call.id;
+      const last = messages.at(-1);
+      if (last?.role === "assistant" && last.id === parentId) last.toolCalls = [...(last.toolCalls ?? []), call];
+      else messages.push({ id: parentId, role: "assistant", toolCalls: [call] });
+      const uiSchema = compileToolUiSchema(row.metadata.tool_agent_output);
+      messages.push({ id: row.messageId, role: "tool", content: row.content, toolCallId: call.id, ...(uiSchema ? { metadata: { ui_schema: uiSchema } } : {}) });
+    }
+  }
+  return messages;
+}
+
+/** A MESSAGES_SNAPSHOT event as a record without a sequence number (it is not in the run's log). */
+export function snapshotRecord(messages: AgUiMessage[]): EventRecord {
+  return { seq: 0, type: EventType.MESSAGES_SNAPSHOT, json: JSON.stringify({ type: EventType.MESSAGES_SNAPSHOT, messages }) };
+}
