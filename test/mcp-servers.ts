@@ -155,3 +155,18 @@ export async function startTicketsServer({ token }: { token: string }): Promise<
   state.start = () => listen(port);
   return state;
 }
+
+/** A tickets server registered in Dispatch under `name` and granted to `email`; `dispose` unregisters and stops it. */
+export async function startGrantedTicketsServer({ name, token, email }: { name: string; token: string; email: string }): Promise<{ tickets: TicketsServer; dispose(): Promise<void> }> {
+  const { grantMcpServer, registerMcpServer, removeMcpServer } = await import("@/server/tools/service/mcp-servers");
+  const tickets = await startTicketsServer({ token });
+  await registerMcpServer({ name, url: tickets.url, bearerToken: token });
+  await grantMcpServer({ name, email });
+  return {
+    tickets,
+    async dispose() {
+      await removeMcpServer({ name }).catch(() => {});
+      await tickets.stop();
+    },
+  };
+}

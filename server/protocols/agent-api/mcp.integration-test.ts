@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { grantMcpServer, registerMcpServer, removeMcpServer } from "@/server/tools/service/mcp-servers";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
-import { startTicketsServer, type TicketsServer } from "@/test/mcp-servers";
+import { startGrantedTicketsServer } from "@/test/mcp-servers";
 import { postRun, runInput } from "@/test/runs";
 import { collectSse } from "@/test/sse";
 import type { Message, StreamObject } from "./response";
@@ -14,19 +13,15 @@ import type { Message, StreamObject } from "./response";
 const TOKEN = `token-${randomUUID()}`;
 const SERVER = `tix_${randomUUID().slice(0, 8)}`;
 
-let tickets: TicketsServer;
 let user: Awaited<ReturnType<typeof createTestUser>>;
+let dispose: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  [tickets, user] = await Promise.all([startTicketsServer({ token: TOKEN }), createTestUser()]);
-  await registerMcpServer({ name: SERVER, url: tickets.url, bearerToken: TOKEN });
-  await grantMcpServer({ name: SERVER, email: user.email });
+  user = await createTestUser();
+  ({ dispose } = await startGrantedTicketsServer({ name: SERVER, token: TOKEN, email: user.email }));
 }, 60_000);
 
-afterAll(async () => {
-  await removeMcpServer({ name: SERVER }).catch(() => {});
-  await tickets?.stop();
-});
+afterAll(() => dispose?.());
 
 const turn = `[[tool:skills.read {"skill":"${SERVER}"}]] [[tool:${SERVER}.find_ticket {"id":"T-7"}]] [[tool:memory.read {}]]`;
 

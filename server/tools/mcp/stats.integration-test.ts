@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { grantMcpServer, registerMcpServer, removeMcpServer } from "@/server/tools/service/mcp-servers";
 import { runProjectCli } from "@/server/tools/project-cli/tool";
 import { createTestUser } from "@/test/helpers";
 import { signInOverHttp, trpcGet } from "@/test/http-session";
-import { startTicketsServer, type TicketsServer } from "@/test/mcp-servers";
+import { startGrantedTicketsServer, type TicketsServer } from "@/test/mcp-servers";
 
 // The console's view of a registered MCP server (tRPC mcpServers.list, over HTTP as an admin):
 // calls per tool, their failures and time, and the server's health (last call, last failure),
@@ -20,19 +19,16 @@ type Listed = {
 let tickets: TicketsServer;
 let user: Awaited<ReturnType<typeof createTestUser>>;
 let adminCookie = "";
+let dispose: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   let admin: Awaited<ReturnType<typeof createTestUser>>;
-  [tickets, user, admin] = await Promise.all([startTicketsServer({ token: TOKEN }), createTestUser(), createTestUser({ role: "admin" })]);
+  [user, admin] = await Promise.all([createTestUser(), createTestUser({ role: "admin" })]);
   adminCookie = (await signInOverHttp(admin.email, admin.password))!;
-  await registerMcpServer({ name: SERVER, url: tickets.url, bearerToken: TOKEN });
-  await grantMcpServer({ name: SERVER, email: user.email });
+  ({ tickets, dispose } = await startGrantedTicketsServer({ name: SERVER, token: TOKEN, email: user.email }));
 }, 60_000);
 
-afterAll(async () => {
-  await removeMcpServer({ name: SERVER }).catch(() => {});
-  await tickets?.stop();
-});
+afterAll(() => dispose?.());
 
 const listed = async () => {
   const body = (await (await trpcGet("mcpServers.list", undefined, { cookie: adminCookie })).json()) as { result: { data: { json: Listed } } };
