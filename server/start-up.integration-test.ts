@@ -27,7 +27,12 @@ async function startRefused(env: Record<string, string>): Promise<{ code: number
   child.stderr.on("data", (c: Buffer) => (output += c.toString()));
   // A server that started anyway is killed so the test sees it rather than hanging.
   const started = setInterval(() => {
-    if (output.includes("Ready on")) void fetch(`http://127.0.0.1:${port}/api/health`).finally(() => child.kill("SIGKILL"));
+    if (!output.includes("Ready on")) return;
+    clearInterval(started);
+    // Whatever it answers (or a reset, as it is killed), the test then sees the exit code.
+    void fetch(`http://127.0.0.1:${port}/api/health`)
+      .catch(() => {})
+      .finally(() => child.kill("SIGKILL"));
   }, 200);
   const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
   clearInterval(started);
