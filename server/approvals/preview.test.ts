@@ -62,6 +62,7 @@ describe("approvalCard", () => {
     const cases: [Partial<ApprovalRow>, string, string][] = [
       [{ action: "calendar.create", input: { ...row.input as object, attendees: ["ana.souza@example.com"] } }, "Add “Call with Ana” to your calendar and invite ana.souza@example.com?", "把“Call with Ana”加入你的日历并邀请 ana.souza@example.com？"],
       [{ action: "memory.update", input: { facts: [{ key: "prefers_aisle_seats", value: "Prefers aisle seats" }] } }, "Remember “Prefers aisle seats”?", "记住“Prefers aisle seats”？"],
+      [{ action: "memory.update", input: { facts: [{ key: "favourite_colour", value: "green" }, { key: "city", value: "Paris" }] } }, "Remember your favourite colour: “green”; your city: “Paris”?", "记住favourite colour：“green”；city：“Paris”？"],
       [{ action: "memory.update", input: { key: "home.city", value: null } }, "Forget what you know of home city?", "忘掉关于home city的内容？"],
       [{ action: "calendar.update", input: { event_id: row.id, start_at: "2026-11-27T11:00:00+08:00", location: null } }, "Change the time, place of an event in your calendar? Anyone invited sees the change.", "修改日历中一个活动的时间、地点？受邀的人会看到这个改动。"],
       [{ action: "calendar.share", input: { event_id: row.id, email: "bob@example.com" } }, "Invite bob@example.com to an event in your calendar?", "邀请 bob@example.com 参加你日历中的一个活动？"],
