@@ -35,7 +35,10 @@ test("a change waits on its card; Approve, reached with the keyboard, lets it ha
   await chat.send("Remember that my favourite colour is green");
   await expect(card(chat)).toHaveAttribute("data-status", "pending");
   await expect(card(chat)).toContainText("Waiting for your approval");
-  await expect(card(chat)).toContainText("memory.update");
+  // It asks in a person's words: no action name, no JSON.
+  await expect(card(chat)).toContainText("Remember your favourite colour: “green”?");
+  await expect(card(chat)).not.toContainText("memory.update");
+  await expect(card(chat)).not.toContainText("{");
   await chat.waitForIdle();
   const approve = card(chat).getByRole("button", { name: "Approve" });
   await approve.focus();
@@ -91,4 +94,30 @@ test("a pending request is back after a reload and can be approved there; an exp
   await expect(expired).toHaveAttribute("data-status", "expired");
   await expect(expired.getByTestId("approval-expired")).toBeVisible();
   await expect(expired.getByRole("button", { name: "Approve" })).toHaveCount(0);
+});
+
+test("the inbox lists requests waiting in two chats; deciding one there resumes its chat", async ({ page }) => {
+  const chat = await signIn(page);
+  await chat.send("Remember that my tea is oolong");
+  await chat.waitForIdle();
+  const teaThread = chat.threadId();
+  await chat.gotoNew();
+  await chat.send("Remember that my bike is blue");
+  await chat.waitForIdle();
+
+  const inbox = page.getByTestId("approvals-inbox");
+  await inbox.getByTestId("approvals-inbox-toggle").click();
+  const tea = inbox.getByTestId("approvals-inbox-item").filter({ hasText: "Remember your tea: “oolong”?" });
+  const bike = inbox.getByTestId("approvals-inbox-item").filter({ hasText: "Remember your bike: “blue”?" });
+  await expect(tea).toBeVisible();
+  await expect(bike).toBeVisible();
+  expect(Number(await inbox.getByTestId("approvals-inbox-count").textContent())).toBeGreaterThanOrEqual(2);
+
+  // Approved from the list, in the chat it came from: the run resumes there without it being open.
+  await tea.getByRole("button", { name: "Approve" }).click();
+  await expect(tea).toHaveCount(0);
+  await bike.getByRole("button", { name: "Deny" }).click();
+  await expect(bike).toHaveCount(0);
+  await page.goto(`/chat/${teaThread}`);
+  await expect(chat.assistantMessages().filter({ hasText: "Got it. I'll remember that your tea is oolong." })).toBeVisible();
 });

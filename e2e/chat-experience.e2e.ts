@@ -195,8 +195,9 @@ test("zh-CN: the chat speaks the browser's language, and settings switch languag
   await chat.send("Schedule a call with Ana on Friday at 10 for 30 minutes");
   const card = chat.view().getByTestId("approval-card").last();
   await expect(card).toHaveAttribute("data-status", "pending");
-  // The card and its choices, both named by the question.
-  await expect(card.getByRole("group", { name: /^是否批准 .+？$/ })).toHaveCount(2);
+  // The card and its choices, both named by the question, asked in a person's words: no action name.
+  await expect(card.getByRole("group", { name: /^把“.+”加入你的日历.*？$/ })).toHaveCount(2);
+  await expect(card).not.toContainText("calendar.create");
   // The card itself speaks Chinese, its expiry a 24-hour time like every other card's, not a raw timestamp.
   await expect(card.getByTestId("ui-node-badge")).toHaveText("等待你的批准");
   const expiry = card.getByTestId("ui-node-datetime").filter({ hasText: "到期时间" });

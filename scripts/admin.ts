@@ -31,8 +31,10 @@ Commands:
                   prints the binding id as the last line
   binding:delete  --id BINDING_ID
   mcp:register  --name N --url URL [--token T] [--header "Name: value"]... [--timeout MS]
+                [--oauth-client-id ID [--oauth-scope S] [--oauth-issuer URL]]
                 registers an MCP server (Streamable HTTP) as the project_cli module N and
-                prints its tools; the token and headers are sealed and never shown again
+                prints its tools; the token, headers and OAuth client secret (read from the
+                environment's MCP_OAUTH_CLIENT_SECRET, never a flag) are sealed and never shown again
   mcp:list                                  servers, their tools and grants
   mcp:refresh   --name N                    reads tools/list again
   mcp:grant     --name N (--email E | --binding BINDING_ID) [--tools a,b]
@@ -58,6 +60,9 @@ const FLAG_OPTIONS = {
   config: { type: "string" },
   policy: { type: "string" },
   token: { type: "string" },
+  "oauth-client-id": { type: "string" },
+  "oauth-scope": { type: "string" },
+  "oauth-issuer": { type: "string" },
   header: { type: "string", multiple: true },
   timeout: { type: "string" },
   binding: { type: "string" },
@@ -221,7 +226,28 @@ async function runnerCommand(command: string, { need, json, email, thread }: Fla
 
 const MCP_COMMANDS = ["mcp:register", "mcp:list", "mcp:refresh", "mcp:grant", "mcp:revoke", "mcp:remove"];
 
-type McpFlags = { name?: string; url?: string; token?: string; header?: string[]; timeout?: string; email?: string; binding?: string; tools?: string; id?: string };
+type McpFlags = {
+  name?: string;
+  url?: string;
+  token?: string;
+  header?: string[];
+  timeout?: string;
+  email?: string;
+  binding?: string;
+  tools?: string;
+  id?: string;
+  "oauth-client-id"?: string;
+  "oauth-scope"?: string;
+  "oauth-issuer"?: string;
+};
+
+/** OAuth client credentials from the flags, the secret from the environment (a flag would show in `ps`). */
+function oauthFlags(flags: McpFlags) {
+  const clientId = flags["oauth-client-id"];
+  if (clientId === undefined) return undefined;
+  const clientSecret = process.env.MCP_OAUTH_CLIENT_SECRET ?? fail("--oauth-client-id needs the client secret in the environment variable MCP_OAUTH_CLIENT_SECRET");
+  return { clientId, clientSecret, scope: flags["oauth-scope"], issuer: flags["oauth-issuer"] };
+}
 
 async function mcpCommand(command: string, flags: McpFlags): Promise<void> {
   const mcp = await import("../server/tools/service/mcp-servers");
@@ -238,7 +264,7 @@ async function mcpCommand(command: string, flags: McpFlags): Promise<void> {
       }),
     );
     const timeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout);
-    printTools(await mcp.registerMcpServer({ name: need("name"), url: need("url"), bearerToken: flags.token, headers, timeoutMs }));
+    printTools(await mcp.registerMcpServer({ name: need("name"), url: need("url"), bearerToken: flags.token, headers, oauth: oauthFlags(flags), timeoutMs }));
   } else if (command === "mcp:refresh") {
     printTools(await mcp.refreshMcpServer({ name: need("name") }));
   } else if (command === "mcp:list") {

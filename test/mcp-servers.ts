@@ -46,7 +46,14 @@ export type TicketsServer = {
   /** Stops answering and drops every connection; `start` brings it back on the same port. */
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** With `oauth`: its authorization server's issuer URL, the tokens it issued, and a way to void them all. */
+  issuer: string;
+  tokensIssued: number;
+  voidTokens(): void;
 };
+
+/** Client credentials the tickets server's own authorization server accepts (client_secret_basic). */
+export type TicketsOAuth = { clientId: string; clientSecret: string; /** Advertise this authorization server instead of its own. */ advertise?: string };
 
 const TOOLS: Tool[] = [
   {
@@ -76,7 +83,7 @@ const TOOLS: Tool[] = [
 ];
 
 /** The tickets server; it answers 401 without `Authorization: Bearer <token>`. */
-export async function startTicketsServer({ token }: { token: string }): Promise<TicketsServer> {
+export async function startTicketsServer({ token, oauth }: { token: string; oauth?: TicketsOAuth }): Promise<TicketsServer> {
   const tools = [...TOOLS];
   const sessions = new Map<string, { server: Server; transport: StreamableHTTPServerTransport }>();
   const sockets = new Set<Socket>();
@@ -90,7 +97,14 @@ export async function startTicketsServer({ token }: { token: string }): Promise<
     },
     stop: async () => {},
     start: async () => {},
+    issuer: "",
+    tokensIssued: 0,
+    voidTokens: () => issued.clear(),
   };
+  // With `oauth`, the bearer tokens it takes are those its authorization server issued.
+  const issued = new Set<string>();
+  const authorization = oauth ? await startAuthorizationServer(oauth, (t) => (issued.add(t), state.tokensIssued++)) : null;
+  state.issuer = authorization?.issuer ?? "";
 
   function newSession(): { server: Server; transport: StreamableHTTPServerTransport } {
     const server = new Server({ name: "tickets", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
@@ -124,9 +138,15 @@ export async function startTicketsServer({ token }: { token: string }): Promise<
   }
 
   const httpServer = http.createServer((req, res) => {
+    if (oauth && req.url?.startsWith("/.well-known/oauth-protected-resource")) {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ resource: state.url, authorization_servers: [oauth.advertise ?? state.issuer] }));
+      return;
+    }
     state.authorizations.push(req.headers.authorization ?? "");
-    if (req.headers.authorization !== `Bearer ${token}`) {
-      res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: "unauthorized" }));
+    const bearer = req.headers.authorization?.replace(/^Bearer /, "") ?? "";
+    if (oauth ? !issued.has(bearer) : bearer !== token) {
+      const challenge = oauth ? { "www-authenticate": `Bearer resource_metadata="${new URL(state.url).origin}/.well-known/oauth-protected-resource"` } : {};
+      res.writeHead(401, { "content-type": "application/json", ...challenge }).end(JSON.stringify({ error: "unauthorized" }));
       return;
     }
     const id = req.headers["mcp-session-id"];
@@ -151,9 +171,37 @@ export async function startTicketsServer({ token }: { token: string }): Promise<
     sessions.clear();
     for (const socket of sockets) socket.destroy();
     await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    await authorization?.stop();
   };
   state.start = () => listen(port);
   return state;
+}
+
+/**
+ * A small OAuth 2.1 authorization server for machine clients: its RFC 8414 metadata, and a token
+ * endpoint that grants client_credentials to the one client it knows (client_secret_basic).
+ */
+async function startAuthorizationServer(client: TicketsOAuth, onIssued: (token: string) => void): Promise<{ issuer: string; stop(): Promise<void> }> {
+  const basic = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString("base64")}`;
+  const server = http.createServer((req, res) => {
+    const json = (status: number, body: object) => res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" }).end(JSON.stringify(body));
+    if (req.method === "GET" && req.url?.startsWith("/.well-known/oauth-authorization-server")) {
+      return json(200, { issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, grant_types_supported: ["client_credentials"], token_endpoint_auth_methods_supported: ["client_secret_basic"], response_types_supported: ["code"] });
+    }
+    if (req.method !== "POST" || req.url !== "/token") return json(404, { error: "not_found" });
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString("utf8")));
+    req.on("end", () => {
+      if (req.headers.authorization !== basic) return json(401, { error: "invalid_client" });
+      if (new URLSearchParams(body).get("grant_type") !== "client_credentials") return json(400, { error: "unsupported_grant_type" });
+      const accessToken = `at-${randomUUID()}`;
+      onIssued(accessToken);
+      json(200, { access_token: accessToken, token_type: "Bearer", expires_in: 3600 });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { issuer, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 /** A tickets server registered in Dispatch under `name` and granted to `email`; `dispose` unregisters and stops it. */

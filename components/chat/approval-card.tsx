@@ -24,9 +24,17 @@ export type ApprovalInfo = {
 
 type Mode = "idle" | "editing" | "denying";
 
+/** The card's question (its title node), which names the choices for a screen reader too. */
+function questionOf(uiSchema: unknown): string | null {
+  const children = (uiSchema as { root?: { children?: { type?: string; role?: string; content?: unknown }[] } } | null)?.root?.children ?? [];
+  const title = children.find((n) => n.type === "text" && n.role === "title");
+  return typeof title?.content === "string" ? title.content : null;
+}
+
 type Answer = { task: { runId: string } | null; error?: { message: string } };
 
-async function sendDecision(id: string, body: { approve: boolean; reason?: string; input?: unknown }, notRecorded: (status: number) => string): Promise<Answer> {
+/** Decides a request (POST /api/v1/agent/interrupts/{id}); the answer names the run that continues, if any. */
+export async function sendDecision(id: string, body: { approve: boolean; reason?: string; input?: unknown }, notRecorded: (status: number) => string): Promise<Answer> {
   const res = await fetch(`/api/v1/agent/interrupts/${encodeURIComponent(id)}`, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json" },
@@ -89,7 +97,7 @@ export function ApprovalCard({ approval, uiSchema }: { approval: ApprovalInfo; u
       <UiSchemaView schema={uiSchema} />
       {expired ? (
         <p className="muted" data-testid="approval-expired">
-          {t.expired(approval.action)}
+          {t.expired}
         </p>
       ) : null}
       {decided ? (
@@ -98,7 +106,7 @@ export function ApprovalCard({ approval, uiSchema }: { approval: ApprovalInfo; u
         </p>
       ) : null}
       {open && mode === "idle" ? (
-        <div className={styles.actions} role="group" aria-label={t.choices(approval.action)}>
+        <div className={styles.actions} role="group" aria-label={questionOf(uiSchema) ?? t.choices}>
           <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void decide({ approve: true })} data-testid="approval-approve">
             {t.approve}
           </button>
@@ -118,7 +126,7 @@ export function ApprovalCard({ approval, uiSchema }: { approval: ApprovalInfo; u
             approveEdited();
           }}
         >
-          <label htmlFor={`${ids}-input`}>{t.inputLabel(approval.action)}</label>
+          <label htmlFor={`${ids}-input`}>{t.inputLabel}</label>
           <textarea id={`${ids}-input`} className="input" rows={8} value={draft} onChange={(e) => setDraft(e.target.value)} data-testid="approval-input" autoFocus />
           <div className={styles.actions}>
             <button type="submit" className="btn btn-primary" disabled={busy} data-testid="approval-save">

@@ -8,6 +8,7 @@ import { randomUUID } from "@ag-ui/client";
 import { useTRPC } from "@/components/trpc-provider";
 import { signOutAction } from "@/app/(auth)/actions";
 import { useDictionary } from "@/components/i18n/use-dictionary";
+import { ApprovalsInbox } from "./approvals-inbox";
 import { PencilIcon, PlusIcon, TrashIcon } from "./icons";
 
 type Thread = { id: string; title: string; running: boolean };
@@ -34,6 +35,7 @@ export function ThreadSidebar({ isAdmin, onNavigate }: { isAdmin: boolean; onNav
       >
         <PlusIcon /> {t.chat.newChat}
       </button>
+      <ApprovalsInbox onNavigate={onNavigate} />
       {threads.error ? (
         <p role="alert" className="error-text">
           {t.chat.chatsFailed}

@@ -35,7 +35,8 @@ describe("approvals on the seed endpoint and its companion", () => {
     expect(ofType(list, "TOOL_CALL_END")).toHaveLength(1);
     expect(ofType(list, "TOOL_CALL_RESULT")).toHaveLength(0);
     expect(interrupt).toMatchObject({ reason: "tool_approval", toolCallId: call.toolCallId, metadata: { ui_schema: { status: "pending" } } });
-    expect(interrupt.message).toContain("memory.update");
+    // The question a person answers, never the action's code name.
+    expect(interrupt.message).toBe(`Remember your ${k.replaceAll("_", " ")}: “yes”?`);
     expect(interrupt.responseSchema).toMatchObject({ type: "object", required: ["approved"] });
     expect(Date.parse(interrupt.expiresAt) - Date.now()).toBeGreaterThan(23 * 3600_000);
     expect(await fact(owner.id, k)).toBeNull();

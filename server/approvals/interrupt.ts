@@ -1,6 +1,6 @@
 import "server-only";
 import type { Interrupt } from "@ag-ui/core";
-import { approvalCard, approvalView } from "./preview";
+import { approvalCard, approvalQuestion, approvalView } from "./preview";
 import type { ApprovalRow } from "./repository";
 
 // An approval request as AG-UI 1.0 types it (`Interrupt` in RUN_FINISHED's interrupt outcome),
@@ -30,7 +30,8 @@ export function approvalInterrupt(row: ApprovalRow, locale?: string): Interrupt 
   return {
     id: row.id,
     reason: APPROVAL_INTERRUPT_REASON,
-    message: `The agent wants to run ${row.action}; approve, change or deny it`,
+    // The question a person answers, in the run's language, as the card asks it.
+    message: approvalQuestion(row, locale),
     toolCallId: row.toolCallId,
     responseSchema: APPROVAL_RESPONSE_SCHEMA as unknown as Record<string, unknown>,
     expiresAt: row.expiresAt.toISOString(),

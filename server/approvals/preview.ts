@@ -1,6 +1,6 @@
 import "server-only";
 import { body, clip, compileCard, humanizeKey, resolveLocale, SHORT, title } from "../ui-schema/compile";
-import { languageOf, type Translations } from "../ui-schema/messages";
+import { languageOf, type Language, type Translations } from "../ui-schema/messages";
 import { isoDateTimeSchema, MAX_CHILDREN, type UiNodeInput, type UiSchema, type UiStatus } from "../ui-schema/schema";
 import { findAction } from "../tools/project-cli/actions";
 import type { ApprovalRow, ApprovalStatus } from "./repository";
@@ -29,6 +29,7 @@ export type ApprovalView = {
 
 type Words = {
   badge: Record<ApprovalStatus, string>;
+  /** The question for an action that declares none (an MCP tool): `action` is its humanized name and where it runs. */
   title: (action: string) => string;
   reason: (reason: string) => string;
   expires: string;
@@ -46,7 +47,7 @@ const words: Translations<Words> = {
       expired: "Expired: not done",
       superseded: "Not approved: a new message came first",
     },
-    title: (action) => `Approve ${action}?`,
+    title: (action) => `Let the assistant ${action}?`,
     reason: (reason) => `Reason: ${reason}`,
     expires: "Expires",
     cleared: "(cleared)",
@@ -61,7 +62,7 @@ const words: Translations<Words> = {
       expired: "已过期：未执行",
       superseded: "未批准：有新消息先到",
     },
-    title: (action) => `是否批准 ${action}？`,
+    title: (action) => `允许助手${action}？`,
     reason: (reason) => `原因：${reason}`,
     expires: "到期时间",
     cleared: "（已清空）",
@@ -85,11 +86,30 @@ const MAX_FIELDS = MAX_CHILDREN - 10;
 /** Who the card is drawn for: its language (the card compiler's, English by default) and the moment. */
 export type CardOptions = { locale?: string; now?: Date };
 
+// A value as a person reads it: never JSON (an object reads as its fields, "Name: value; …").
 function display(value: unknown, w: Words): string {
   if (value === null) return w.cleared;
   if (typeof value === "string") return value.trim() ? value : w.empty;
   if (Array.isArray(value)) return value.length ? value.map((v) => display(v, w)).join(", ") : w.none;
-  return JSON.stringify(value) ?? String(value);
+  if (typeof value === "object") return Object.entries(value as Record<string, unknown>).map(([k, v]) => `${humanizeKey(k)}: ${display(v, w)}`).join("; ") || w.none;
+  return String(value);
+}
+
+/** "create_ticket" → "create ticket". */
+const spoken = (name: string) => name.replaceAll(/[_\-.]+/g, " ").trim();
+
+/** What a request asks, in `locale`'s language: the interrupt's message and the card's title. */
+export function approvalQuestion(row: Pick<ApprovalRow, "action" | "input" | "editedInput">, locale?: string): string {
+  const language = languageOf(resolveLocale(locale));
+  return question({ action: row.action, input: row.editedInput ?? row.input }, words[language], language);
+}
+
+/** The card's question: the action's own (its module declares it), else its name and where it runs. */
+function question(view: Pick<ApprovalView, "action" | "input">, w: Words, language: Language): string {
+  const [module = "", method = ""] = view.action.split(".");
+  const declared = findAction(module, method)?.asks?.(view.input);
+  if (declared) return declared[language];
+  return w.title(language === "zh" ? `使用 ${module} 的“${spoken(method)}”` : `use “${spoken(method)}” on ${module}`);
 }
 
 /** The effective status right now: a pending request whose time is up is expired, whatever the row says yet. */
@@ -135,15 +155,20 @@ function approvalCardOf(view: ApprovalView, requested: string | undefined): UiSc
   const locale = resolveLocale(requested);
   const w = words[languageOf(locale)];
   const [module = "", method = ""] = view.action.split(".");
-  const described = findAction(module, method)?.input.description;
+  const action = findAction(module, method);
+  // A declared question says what the action does; an undeclared one is followed by its description.
+  const described = action?.asks ? undefined : action?.input.description;
   const status = STATUS[view.status];
-  const fields = view.input && typeof view.input === "object" && !Array.isArray(view.input) ? Object.entries(view.input).slice(0, MAX_FIELDS) : [];
+  const entries = view.input && typeof view.input === "object" && !Array.isArray(view.input) ? Object.entries(view.input) : [];
+  // The fields the module says matter; without a say, all but ids (which no person reads).
+  const shown = (k: string) => (action?.shows ? action.shows.includes(k) : !/(^|_)id$/.test(k));
+  const fields = entries.filter(([k]) => shown(k)).slice(0, MAX_FIELDS);
   // An instant in the input shows as the card's other times do, not as the ISO text the model wrote.
   const isInstant = (v: unknown) => isoDateTimeSchema.safeParse(v).success;
   const input = fields.filter(([, v]) => !isInstant(v));
   const instants = fields.filter(([, v]) => isInstant(v));
   const nodes: UiNodeInput[] = [
-    title(w.title(view.action)),
+    title(question(view, w, languageOf(locale))),
     { type: "badge", label: w.badge[view.status], status: status.badge },
   ];
   if (described) nodes.push(body(described));

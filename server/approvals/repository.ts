@@ -146,10 +146,16 @@ export async function findApprovalsClaimedBy({ runId }: { runId: string }): Prom
   return rows;
 }
 
+/** A waiting approval with the title of its thread, for the inbox. */
+export type PendingApprovalRow = ApprovalRow & { threadTitle: string };
+
 /** The approvals a user (or everyone, for an admin) has waiting, newest first. */
-export async function listPendingApprovals({ userId, limit }: { userId: string | null; limit: number }): Promise<ApprovalRow[]> {
-  const { rows } = await getPool().query<ApprovalRow>(
-    `select ${COLUMNS} from approvals where status = 'pending' and expires_at > now() and ($1::uuid is null or user_id = $1) order by created_at desc limit $2`,
+export async function listPendingApprovals({ userId, limit }: { userId: string | null; limit: number }): Promise<PendingApprovalRow[]> {
+  const { rows } = await getPool().query<PendingApprovalRow>(
+    `select ${columns("a.")}, t.title as "threadTitle"
+     from approvals a join threads t on t.id = a.thread_id
+     where a.status = 'pending' and a.expires_at > now() and ($1::uuid is null or a.user_id = $1)
+     order by a.created_at desc limit $2`,
     [userId, limit],
   );
   return rows;

@@ -2,9 +2,9 @@ import "server-only";
 import { PROTOCOL_VERSION } from "@ag-ui/core";
 import { z } from "zod";
 import { decideApproval, MAX_REASON_CHARS, type Decider, type Decision } from "./decide";
-import { approvalCard, approvalView, currentStatus, type ApprovalView } from "./preview";
+import { approvalCard, approvalQuestion, approvalView, currentStatus, type ApprovalView } from "./preview";
 import { DEFAULT_APPROVAL_POLICY, userApprovalPolicySchema, type UserApprovalPolicy } from "./policy";
-import { findApproval, findApprovalsOfRun, findUserApprovalPolicy, listApprovalsForRun, setUserApprovalPolicy, type ApprovalRow } from "./repository";
+import { findApproval, findApprovalsOfRun, findUserApprovalPolicy, listApprovalsForRun, listPendingApprovals, setUserApprovalPolicy, type ApprovalRow } from "./repository";
 import { AppError } from "../kernel/errors";
 import { invalidInput } from "../kernel/errors";
 import type { ResumeEntry, RunAgentInput } from "../protocols/ag-ui/run-input";
@@ -195,5 +195,24 @@ export async function listRunApprovals({ runId }: { runId: string }) {
     originalInput: row.input,
     policy: row.policy,
     createdAt: row.createdAt.toISOString(),
+  }));
+}
+
+/** How many waiting requests the inbox lists at most (the badge counts them). */
+export const INBOX_LIMIT = 50;
+
+/** A waiting request as the inbox lists it: its question in the reader's language and the thread it waits in. */
+export type InboxItem = { id: string; threadId: string; threadTitle: string; question: string; createdAt: string; expiresAt: string };
+
+/** The user's requests waiting for a decision, across their threads, newest first. */
+export async function approvalInbox({ userId, locale }: { userId: string; locale?: string }): Promise<InboxItem[]> {
+  const rows = await listPendingApprovals({ userId, limit: INBOX_LIMIT });
+  return rows.map((row) => ({
+    id: row.id,
+    threadId: row.threadId,
+    threadTitle: row.threadTitle,
+    question: approvalQuestion(row, locale),
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
   }));
 }

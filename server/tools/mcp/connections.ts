@@ -1,11 +1,12 @@
 import "server-only";
+import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { env } from "@/server/env";
-import { unsealSecret } from "@/server/lib/seal";
+import { sealSecret, unsealSecret } from "@/server/lib/seal";
 import { logger } from "@/server/logger";
 import { mayConnectTo } from "@/server/net/public-address";
 import { findMcpServerConnection, updateMcpServerTools, type McpServerConnectionRow } from "./repository";
@@ -25,7 +26,16 @@ export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 const MAX_TOOL_PAGES = 20;
 const CLIENT_INFO = { name: "dispatch", version: "0.1.0" };
 
-export type McpConnectTarget = { url: string; headers: Record<string, string>; timeoutMs: number };
+/**
+ * OAuth 2.1 client credentials for a server that asks for them: the token is fetched from
+ * `issuer` (pinned at registration, so the secret never goes to another authorization server)
+ * and refetched when the server answers 401.
+ */
+export type McpOAuth = { clientId: string; clientSecret: string; scope?: string; issuer: string };
+/** A server's auth as registered: static headers (a bearer token is one), and/or OAuth client credentials. */
+export type McpAuth = { headers: Record<string, string>; oauth?: McpOAuth };
+
+export type McpConnectTarget = { url: string; auth: McpAuth; timeoutMs: number };
 
 /** The URL is not one this server may connect to (loopback, private networks) unless allowed. */
 export class McpUnreachableError extends Error {
@@ -44,14 +54,26 @@ export class McpResponseTooLargeError extends Error {
 }
 
 /**
- * fetch for the SDK's transports whose answers to requests (POST) stop at MAX_RESPONSE_BYTES:
- * past it the body errors and `onTooLarge` hears of it, since the SDK may otherwise wait for the
- * rest of an event stream until the request times out. The long-lived notification stream (GET)
- * is not bounded by size.
+ * fetch for the SDK's transports: a host other than the server's (an OAuth authorization server
+ * it advertises) is checked like the server's own address before anything is sent to it, and
+ * answers to requests (POST) stop at MAX_RESPONSE_BYTES: past it the body errors and `onTooLarge`
+ * hears of it, since the SDK may otherwise wait for the rest of an event stream until the request
+ * times out. The long-lived notification stream (GET) is not bounded by size.
  */
-function cappedFetch(onTooLarge: (err: McpResponseTooLargeError) => void): FetchLike {
+export function guardedFetch(serverHost: string, onTooLarge: (err: McpResponseTooLargeError) => void = () => {}, onRefused: (err: McpUnreachableError) => void = () => {}): FetchLike {
+  const allowed = new Set([serverHost]);
   return async (url, init) => {
-    const res = await fetch(url, init);
+    const host = new URL(url).hostname;
+    if (!allowed.has(host)) {
+      if (!(await mayConnectTo(host, env.RUNNER_ALLOWED_HOSTS))) {
+        // The SDK wraps what its fetch throws; the caller hears the reason first-hand.
+        const err = new McpUnreachableError(new URL(url).origin, "an authorization server must answer on a public address, or its host be listed in RUNNER_ALLOWED_HOSTS");
+        onRefused(err);
+        throw err;
+      }
+      allowed.add(host);
+    }
+    const res = await fetch(url, { ...init, redirect: "error" });
     if (init?.method !== "POST" || !res.body) return res;
     let seen = 0;
     const body = res.body.pipeThrough(
@@ -69,9 +91,18 @@ function cappedFetch(onTooLarge: (err: McpResponseTooLargeError) => void): Fetch
   };
 }
 
-/** The auth headers a registration sealed, as header name → value. */
-export function unsealHeaders(sealed: string | null): Record<string, string> {
-  return sealed ? (JSON.parse(unsealSecret(MCP_AUTH_PURPOSE, sealed)) as Record<string, string>) : {};
+/** The sealed form of a server's auth. */
+export function sealAuth(auth: McpAuth): string | null {
+  if (Object.keys(auth.headers).length === 0 && !auth.oauth) return null;
+  return sealSecret(MCP_AUTH_PURPOSE, JSON.stringify(auth));
+}
+
+/** The auth a registration sealed (registrations before OAuth sealed the header map alone). */
+export function unsealAuth(sealed: string | null): McpAuth {
+  if (!sealed) return { headers: {} };
+  const value = JSON.parse(unsealSecret(MCP_AUTH_PURPOSE, sealed)) as Record<string, unknown>;
+  if (typeof value.headers === "object" && value.headers !== null) return value as McpAuth;
+  return { headers: value as Record<string, string> };
 }
 
 async function connectWith(transport: Transport, timeoutMs: number): Promise<Client> {
@@ -98,18 +129,36 @@ export async function openClient(target: McpConnectTarget, onTooLarge: (err: Mcp
   if (!(await mayConnectTo(url.hostname, env.RUNNER_ALLOWED_HOSTS))) {
     throw new McpUnreachableError(target.url, "it must answer on a public address, or its host be listed in RUNNER_ALLOWED_HOSTS");
   }
-  const requestInit: RequestInit = { headers: target.headers, redirect: "error" };
-  const fetch = cappedFetch(onTooLarge);
+  const { oauth } = target.auth;
+  let refused: McpUnreachableError | undefined;
+  const options = () => ({
+    requestInit: { headers: target.auth.headers, redirect: "error" } satisfies RequestInit,
+    fetch: guardedFetch(url.hostname, onTooLarge, (err) => (refused = err)),
+    // A provider per transport: its token lives as long as the client it was fetched for.
+    authProvider: oauth
+      ? new ClientCredentialsProvider({ clientId: oauth.clientId, clientSecret: oauth.clientSecret, scope: oauth.scope, clientName: "dispatch", expectedIssuer: oauth.issuer })
+      : undefined,
+  });
   try {
     try {
-      return await connectWith(new StreamableHTTPClientTransport(url, { requestInit, fetch }), target.timeoutMs);
+      return await connectWith(new StreamableHTTPClientTransport(url, options()), target.timeoutMs);
     } catch (err) {
       if (!refusedStreamableHttp(err)) throw err;
-      return await connectWith(new SSEClientTransport(url, { requestInit, fetch }), target.timeoutMs);
+      return await connectWith(new SSEClientTransport(url, options()), target.timeoutMs);
     }
   } catch (err) {
+    if (refused) throw refused;
+    if (err instanceof McpUnreachableError) throw err;
+    // The SDK refuses to present the credentials to another authorization server than the pinned one.
+    if (oauth && err instanceof Error && err.message.includes("is bound to authorization server")) {
+      throw new McpUnreachableError(target.url, `it names an authorization server other than ${oauth.issuer}, the one registered; the client credentials were not sent`);
+    }
     // The SDK's message may quote the server's answer; the cause's name is enough here.
-    throw new McpUnreachableError(target.url, err instanceof Error ? err.name : "connection failed");
+    const name = err instanceof Error ? err.name : "connection failed";
+    if (oauth && /Unauthorized|InvalidClient|InvalidGrant|InvalidScope|UnauthorizedClient/.test(name)) {
+      throw new McpUnreachableError(target.url, `its authorization server refused Dispatch's client credentials: ${name}`);
+    }
+    throw new McpUnreachableError(target.url, name);
   }
 }
 
@@ -140,7 +189,7 @@ function connect(row: McpServerConnectionRow): Pooled {
   let breaks: (err: McpResponseTooLargeError) => void = () => {};
   const broken = new Promise<never>((_, reject) => (breaks = reject));
   broken.catch(() => {});
-  const client = openClient({ url: row.url, headers: unsealHeaders(row.authSealed), timeoutMs: row.timeoutMs }, (err) => breaks(err)).then((opened) => {
+  const client = openClient({ url: row.url, auth: unsealAuth(row.authSealed), timeoutMs: row.timeoutMs }, (err) => breaks(err)).then((opened) => {
     opened.onclose = () => drop(row.id, entry);
     opened.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       try {

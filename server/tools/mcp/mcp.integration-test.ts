@@ -134,7 +134,7 @@ describe("MCP servers as project_cli modules", () => {
     const destructive = await run(user, `[[tool:tickets.delete_ticket {"id":"T-9"}]]`);
     expect(destructive.finished?.outcome?.type).toBe("interrupt");
     const interrupt = destructive.finished!.outcome!.interrupts![0]!;
-    expect(interrupt.message).toContain("tickets.delete_ticket");
+    expect(interrupt.message).toBe("Let the assistant use “delete ticket” on tickets?");
     // Approved, the call is made by the run that carries the decision, with its card.
     const continued = (await collectSse(await decide(user.apiKey, interrupt.id, { approve: true }, { stream: true }))).map((f) => JSON.parse(f.data) as Event);
     const answered = continued.find((e) => e.type === "TOOL_CALL_RESULT")!;

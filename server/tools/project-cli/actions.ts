@@ -19,6 +19,8 @@ export const PROJECT_CLI_ACTIONS: readonly ActionDefinition[] = PROJECT_CLI_MODU
     ...(spec.pitfalls ? { pitfalls: spec.pitfalls } : {}),
     ...(spec.involvesOthers ? { involvesOthers: spec.involvesOthers } : {}),
     ...(spec.reach ? { reach: spec.reach } : {}),
+    ...(spec.asks ? { asks: spec.asks } : {}),
+    ...(spec.shows ? { shows: spec.shows } : {}),
     // A getter, so the method's schema is still built on first use.
     get input() {
       return spec.input;

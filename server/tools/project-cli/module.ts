@@ -14,6 +14,9 @@ import type { ToolContext } from "./context";
 /** ui_hints as stored: a kind that picks the card, and that kind's plain-JSON facts. */
 export type UiHints = { kind: string } & Record<string, unknown>;
 
+/** How a write's call reads to the person asked to approve it, in each language the cards speak. */
+export type Asked = Record<Language, string>;
+
 /** Reads leave the user's data as it was; writes change it. */
 type MethodKind = "read" | "write";
 
@@ -39,6 +42,10 @@ export type MethodDefinition = {
   involvesOthers?: (input: unknown) => boolean;
   /** A write's reach as declared, before any input: what an MCP client's tool annotations can say (server/mcp-serve). */
   reach?: "never" | "always" | "depends";
+  /** A write's call as a question a person answers ("Create “Sync” and invite ana@example.com?"): the approval card's title. */
+  asks?: (input: unknown) => Asked;
+  /** The input fields the approval card lists under its question (the rest are in the question, or ids nobody reads). */
+  shows?: readonly string[];
 };
 
 /** One card kind: the hint schema (with its `kind` literal) and how it becomes UiSchema nodes. */
@@ -69,8 +76,9 @@ type MethodSpec<S extends z.ZodType> = {
   pitfalls?: readonly string[];
 } & (
   | { kind: "read" }
-  // Every write says whom it reaches, so a new module's writes are never asked about by a list elsewhere.
-  | { kind: "write"; involvesOthers: boolean | ((input: z.output<S>) => boolean) }
+  // Every write says whom it reaches, so a new module's writes are never asked about by a list
+  // elsewhere, and how it reads as a question, so its approval card speaks a person's words.
+  | { kind: "write"; involvesOthers: boolean | ((input: z.output<S>) => boolean); asks: (input: z.output<S>) => Asked; shows?: readonly string[] }
 );
 
 /** A method; the handler receives its own schema's output, because the router parses with it. */
@@ -92,6 +100,7 @@ export function method<S extends z.ZodType>(spec: MethodSpec<S>): MethodDefiniti
           involvesOthers: typeof reach === "function" ? (input: unknown) => reach(input as z.output<S>) : () => reach,
           reach: typeof reach === "function" ? "depends" : reach ? "always" : "never",
         }),
+    ...(spec.kind === "write" ? { asks: (input: unknown) => spec.asks(input as z.output<S>), ...(spec.shows ? { shows: spec.shows } : {}) } : {}),
   };
 }
 

@@ -1,9 +1,9 @@
 import "server-only";
 import { z } from "zod";
 import { AppError } from "../../kernel/errors";
-import { sealSecret } from "../../lib/seal";
+import { discoverOAuthServerInfo } from "@modelcontextprotocol/sdk/client/auth.js";
 import { findUserByEmail } from "../../accounts/repository/users";
-import { listAllTools, MCP_AUTH_PURPOSE, McpUnreachableError, openClient, unsealHeaders } from "../mcp/connections";
+import { guardedFetch, listAllTools, McpUnreachableError, openClient, sealAuth, unsealAuth, type McpAuth, type McpOAuth } from "../mcp/connections";
 import {
   deleteMcpGrant,
   deleteMcpServer,
@@ -33,6 +33,16 @@ export const registerMcpServerSchema = z.strictObject({
   bearerToken: z.string().min(1).max(8_000).optional(),
   headers: z
     .record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "a header name"), z.string().max(8_000).regex(/^[^\r\n]*$/, "one line"))
+    .optional(),
+  /** OAuth 2.1 client credentials, for a server whose authorization server issues tokens to Dispatch. */
+  oauth: z
+    .strictObject({
+      clientId: z.string().min(1).max(500),
+      clientSecret: z.string().min(1).max(8_000),
+      scope: z.string().max(1_000).regex(/^[^\r\n]*$/, "one line").optional(),
+      /** The authorization server's issuer URL; found from the server's metadata (RFC 9728) when left out. */
+      issuer: z.url({ protocol: /^https?$/ }).max(2_000).optional(),
+    })
     .optional(),
   timeoutMs: z.number().int().min(1_000).max(300_000).optional(),
 });
@@ -73,10 +83,10 @@ function normalizeUrl(raw: string): string {
   return url.href;
 }
 
-async function fetchTools(url: string, headers: Record<string, string>, timeoutMs: number): Promise<McpToolInfo[]> {
+async function fetchTools(url: string, auth: McpAuth, timeoutMs: number): Promise<McpToolInfo[]> {
   let client;
   try {
-    client = await openClient({ url, headers, timeoutMs });
+    client = await openClient({ url, auth, timeoutMs });
     return await listAllTools(client, timeoutMs);
   } catch (err) {
     if (err instanceof McpUnreachableError) throw new AppError("BAD_REQUEST", err.message, { field: "url" });
@@ -86,16 +96,37 @@ async function fetchTools(url: string, headers: Record<string, string>, timeoutM
   }
 }
 
+/**
+ * The authorization server client credentials go to: the one the admin named, else the one the
+ * MCP server advertises now (RFC 9728), pinned so that a server changing its metadata later cannot
+ * have the secret sent elsewhere.
+ */
+async function pinnedOAuth(url: string, oauth: NonNullable<z.infer<typeof registerMcpServerSchema>["oauth"]>): Promise<McpOAuth> {
+  if (oauth.issuer) return { ...oauth, issuer: oauth.issuer };
+  try {
+    let refused: McpUnreachableError | undefined;
+    const fetchFn = guardedFetch(new URL(url).hostname, undefined, (err) => (refused = err));
+    const info = await discoverOAuthServerInfo(url, { fetchFn }).catch((err: unknown) => Promise.reject(refused ?? err));
+    return { ...oauth, issuer: String(info.authorizationServerUrl) };
+  } catch (err) {
+    const reason = err instanceof McpUnreachableError ? err.message : "it advertises no OAuth authorization server (RFC 9728 or RFC 8414 metadata)";
+    throw new AppError("BAD_REQUEST", `${url}: ${reason}; give oauth.issuer, the authorization server's issuer URL`, { field: "oauth.issuer" });
+  }
+}
+
 export async function registerMcpServer(input: z.input<typeof registerMcpServerSchema>): Promise<McpServerView> {
-  const { name, url: rawUrl, bearerToken, headers = {}, timeoutMs = DEFAULT_TIMEOUT_MS } = registerMcpServerSchema.parse(input);
+  const { name, url: rawUrl, bearerToken, headers = {}, oauth, timeoutMs = DEFAULT_TIMEOUT_MS } = registerMcpServerSchema.parse(input);
   if (name === SKILLS_MODULE || PROJECT_CLI_MODULES.includes(name)) {
     throw new AppError("CONFLICT", `${name} is a built-in skill's name; give the server another`, { field: "name" });
   }
   const url = normalizeUrl(rawUrl);
-  const auth = { ...headers, ...(bearerToken ? { authorization: `Bearer ${bearerToken}` } : {}) };
+  if (oauth && (bearerToken || Object.keys(headers).some((h) => h.toLowerCase() === "authorization"))) {
+    throw new AppError("BAD_REQUEST", "Give either oauth client credentials or a bearer token (an Authorization header), not both", { field: "oauth" });
+  }
+  const auth: McpAuth = { headers: { ...headers, ...(bearerToken ? { authorization: `Bearer ${bearerToken}` } : {}) } };
+  if (oauth) auth.oauth = await pinnedOAuth(url, oauth);
   const tools = await fetchTools(url, auth, timeoutMs);
-  const authSealed = Object.keys(auth).length > 0 ? sealSecret(MCP_AUTH_PURPOSE, JSON.stringify(auth)) : null;
-  const row = await insertMcpServer({ name, url, authSealed, timeoutMs, tools });
+  const row = await insertMcpServer({ name, url, authSealed: sealAuth(auth), timeoutMs, tools });
   if (!row) throw new AppError("CONFLICT", `An MCP server named ${name} is registered already`, { field: "name" });
   return view(row);
 }
@@ -105,7 +136,7 @@ export async function refreshMcpServer({ name }: { name: string }): Promise<McpS
   const row = await findMcpServerByName({ name });
   const connection = row && (await findMcpServerConnection({ id: row.id }));
   if (!row || !connection) throw new AppError("NOT_FOUND", `No MCP server named ${name}`);
-  const tools = await fetchTools(connection.url, unsealHeaders(connection.authSealed), connection.timeoutMs);
+  const tools = await fetchTools(connection.url, unsealAuth(connection.authSealed), connection.timeoutMs);
   await updateMcpServerTools({ id: row.id, tools });
   return view({ ...row, tools, toolsAt: new Date() });
 }

@@ -1,5 +1,6 @@
 import "server-only";
 import { hintsFrom, method, optionalText, type ModuleDefinition, type UiHints } from "../../module";
+import { asksAnswer, asksCreate, asksDelete, asksShare, asksUpdate } from "./asks";
 import { calendarCards, type CalendarEventAction, type CalendarEventChangeHint, type CalendarEventHint } from "./cards";
 import {
   calendarCreateDataSchema,
@@ -75,6 +76,8 @@ export const calendarModule: ModuleDefinition = {
       handler: createCalendarEvent,
       // Only when it invites someone.
       involvesOthers: (input) => (input.attendees?.length ?? 0) > 0,
+      asks: asksCreate,
+      shows: ["start_at", "end_at", "duration_minutes", "time_zone", "location", "description"],
       hints: hintsFrom(calendarCreateDataSchema, (d) => eventChange("created", d.event)),
       example: { title: "Project sync", start_at: "2026-04-21T10:00:00+08:00", duration_minutes: 30, attendees: ["Bob@Example.com"] },
       pitfalls: ["Give exactly one of end_at or duration_minutes.", "Attendees must be Dispatch users: look them up with contacts.read; the result's not_invited lists those who could not be invited."],
@@ -85,6 +88,8 @@ export const calendarModule: ModuleDefinition = {
       handler: updateCalendarEvent,
       // The event is not read here, and an update of an event others were invited to reaches them.
       involvesOthers: true,
+      asks: asksUpdate,
+      shows: ["start_at", "end_at", "duration_minutes", "time_zone", "location", "description"],
       hints: hintsFrom(calendarUpdateDataSchema, (d) => eventChange("updated", d.event, { changedFields: d.changed_fields })),
       example: { event_id: EXAMPLE_EVENT_ID, location: null, start_at: "2026-04-21T11:00:00Z" },
       pitfalls: ["Only the owner can change an event; an invitation is answered with accept_invite or reject_invite instead.", "null clears location or description; leaving a field out keeps it."],
@@ -95,6 +100,8 @@ export const calendarModule: ModuleDefinition = {
       handler: deleteCalendarEvent,
       // A deletion takes the event's invitations with it.
       involvesOthers: true,
+      asks: asksDelete,
+      shows: [],
       hints: hintsFrom(calendarDeleteDataSchema, (d) => eventChange("deleted", d.event)),
       example: { event_id: EXAMPLE_EVENT_ID },
     }),
@@ -103,6 +110,8 @@ export const calendarModule: ModuleDefinition = {
       input: calendarShareInput,
       handler: shareCalendarEvent,
       involvesOthers: true,
+      asks: asksShare,
+      shows: [],
       hints: hintsFrom(calendarShareDataSchema, (d) =>
         eventChange("shared", d.event, { sharedWith: [{ name: optionalText(d.invite.name), email: d.invite.email }] }),
       ),
@@ -113,6 +122,8 @@ export const calendarModule: ModuleDefinition = {
       input: () => calendarInviteAnswerInput().describe("Accept an invitation the user received, by invitation or event id"),
       handler: acceptCalendarInvite,
       involvesOthers: true,
+      asks: () => asksAnswer(true),
+      shows: [],
       hints: answer("invite_accepted"),
       example: { invite_id: EXAMPLE_EVENT_ID },
     }),
@@ -121,6 +132,8 @@ export const calendarModule: ModuleDefinition = {
       input: () => calendarInviteAnswerInput().describe("Decline an invitation the user received, by invitation or event id"),
       handler: rejectCalendarInvite,
       involvesOthers: true,
+      asks: () => asksAnswer(false),
+      shows: [],
       hints: answer("invite_rejected"),
       example: { event_id: EXAMPLE_EVENT_ID },
     }),

@@ -1,6 +1,7 @@
 import "server-only";
 import type { z } from "zod";
 import { hintsFrom, method, type ModuleDefinition } from "../../module";
+import { asksUpdate } from "./asks";
 import { memoryCards } from "./cards";
 import { memoryFactDataSchema, memoryReadDataSchema, memoryUpdateDataSchema } from "./data";
 import { readMemory, updateMemory } from "./handlers";
@@ -32,6 +33,9 @@ export const memoryModule: ModuleDefinition = {
       handler: updateMemory,
       // The user's own memory reaches nobody else.
       involvesOthers: false,
+      // Every fact is in the question.
+      asks: asksUpdate,
+      shows: [],
       hints: hintsFrom(memoryUpdateDataSchema, (d) => factsHint("updated", d.written)),
       example: { facts: [{ key: "preferred_meeting_time", value: "mornings" }, { key: "home.city", value: null }] },
       pitfalls: ["A null value forgets the fact; reuse an existing key to change a fact rather than adding a near-duplicate."],
