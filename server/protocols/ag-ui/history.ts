@@ -22,6 +22,8 @@ export const historyAttachmentSchema = z.strictObject({
   bucket: z.string().min(1),
   path: z.string().min(1),
   mime_type: z.string().min(1),
+  /** A document's name as it was uploaded (images have none). */
+  file_name: z.string().optional(),
   /** A signed URL, fresh on every read. */
   url: z.url(),
 });
