@@ -39,6 +39,7 @@ export const AttachmentRefSchema = z.object({
   path: z.string().min(1),
   mime_type: z.string().min(1),
   file_name: z.string().optional(),
+  size: z.number().int().optional(),
 });
 export type AttachmentRef = z.infer<typeof AttachmentRefSchema>;
 export type AttachmentLink = AttachmentRef & { url: string };
@@ -93,9 +94,11 @@ export function parseAttachmentUrl(url: string, opts: { requestOrigin?: string |
 const expiry = () => new Date(Date.now() + SIGNED_URL_TTL_SECONDS * 1000);
 const sha256Hex = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
 
-function toRef(row: Pick<AttachmentRow, "bucket" | "path" | "mimeType" | "fileName">): AttachmentRef {
+// A document's reference also names it and gives its size, for the chat's file chip and the model.
+function toRef(row: Pick<AttachmentRow, "bucket" | "path" | "mimeType" | "fileName" | "size">): AttachmentRef {
   const ref = { bucket: row.bucket, path: row.path, mime_type: row.mimeType };
-  return row.fileName ? { ...ref, file_name: row.fileName } : ref;
+  if (!isDocumentUpload(row.mimeType)) return ref;
+  return row.fileName ? { ...ref, file_name: row.fileName, size: row.size } : { ...ref, size: row.size };
 }
 
 async function checkThreadForUpload({ userId, threadId }: { userId: string; threadId: string | null }): Promise<void> {
