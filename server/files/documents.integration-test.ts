@@ -1,3 +1,5 @@
+import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { elfBytes, exeBytes, pdfBytes } from "@/test/documents";
@@ -153,14 +155,25 @@ describe("document attachments", () => {
 
   it("keeps documents in history with their names and sizes, signed afresh, for their owner only", async () => {
     const csv = await uploaded(alice.apiKey, new TextEncoder().encode(CSV), "text/csv", "sales.csv");
-    const body = runInput({ messages: [{ id: "u1", role: "user", content: [{ type: "text", text: "keep this" }, documentPart(csv)] }] });
+    // The run names the document by an older (still valid) URL, so the one history signs is visibly newer.
+    const client = new S3Client({
+      endpoint: s3.endpoint,
+      region: s3.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+      requestChecksumCalculation: "WHEN_REQUIRED",
+      responseChecksumValidation: "WHEN_REQUIRED",
+    });
+    const older = await getSignedUrl(client, new GetObjectCommand({ Bucket: s3.bucket, Key: csv.path }), { expiresIn: 900, signingDate: new Date(Date.now() - 300_000) });
+    const body = runInput({ messages: [{ id: "u1", role: "user", content: [{ type: "text", text: "keep this" }, documentPart({ ...csv, url: older })] }] });
     await runToEnd(alice.apiKey, body);
     const history = (await (await fetch(`${server.url}/api/v1/agent/history?threadId=${body.threadId}`, { headers: bearer(alice.apiKey) })).json()) as {
       messages: { role: string; attachments?: (Uploaded & { url: string })[] }[];
     };
     const attachments = history.messages.find((m) => m.role === "user")!.attachments!;
     expect(attachments).toEqual([{ bucket: csv.bucket, path: csv.path, mime_type: "text/csv", file_name: "sales.csv", size: CSV.length, url: expect.any(String) }]);
-    expect(attachments[0]!.url).not.toBe(csv.url);
+    const signedAt = (url: string) => Number(new URL(url).searchParams.get("X-Amz-Date")!.replace(/\D/g, ""));
+    expect(signedAt(attachments[0]!.url)).toBeGreaterThan(signedAt(older));
     const download = await fetch(attachments[0]!.url);
     expect(download.status).toBe(200);
     expect(await download.text()).toBe(CSV);
