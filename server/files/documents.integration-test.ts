@@ -8,6 +8,7 @@ import { bearer, createTestUser } from "@/test/helpers";
 import { runInput } from "@/test/runs";
 import { startS3Server, type TestS3Server } from "@/test/s3-server";
 import { waitFor } from "@/test/wait";
+import { getPool } from "@/server/db";
 
 // Documents end to end over real HTTP: a production server on real S3-compatible storage (which
 // checks signatures), the test's scripted OpenAI-compatible model as the default model (no file
@@ -131,6 +132,25 @@ describe("document attachments", () => {
     expect(parts.map((p) => p.type)).toEqual(["text", "text", "text"]);
     expect(parts[1]!.text).toBe(`File: report.pdf\n${PDF_LINE}`);
     expect(parts[2]!.text).toBe(`File: sales.csv\n${CSV}`);
+    // The PDF's text was extracted once and kept with it.
+    const { rows } = await getPool().query<{ text: string }>(`select text from attachments where path = $1`, [pdf.path]);
+    expect(rows[0]!.text).toBe(PDF_LINE);
+  });
+
+  it("takes documents on the Agent API as file content", async () => {
+    const pdf = await uploaded(alice.apiKey, pdfBytes(PDF_LINE), "application/pdf", "report.pdf");
+    const marker = `agent-api-${randomUUID()}`;
+    const res = await fetch(`${server.url}/api/v1/agent/process`, {
+      method: "POST",
+      headers: { ...bearer(alice.apiKey), "content-type": "application/json" },
+      body: JSON.stringify({
+        stream: false,
+        input: [{ role: "user", content: [{ type: "text", text: `${marker} read` }, { type: "file", file_url: pdf.url, mime_type: "application/pdf" }] }],
+      }),
+    });
+    expect(res.status).toBe(200);
+    const parts = await modelSaw(marker);
+    expect(parts.at(-1)).toEqual({ type: "text", text: `File: report.pdf\n${PDF_LINE}` });
   });
 
   it("gives them to a model that declares file support as file parts", async () => {
