@@ -57,3 +57,10 @@ describe("text extraction", () => {
     expect(await extractDocumentText(utf8("\uFEFFregion,amount\n"), "text/csv")).toBe("region,amount\n");
   });
 });
+
+describe("a damaged PDF", () => {
+  it("has no text rather than failing the run", async () => {
+    const broken = new TextEncoder().encode("%PDF-1.4\n1 0 obj\n<< garbage");
+    expect(await extractDocumentText(broken, "application/pdf")).toBe("");
+  });
+});

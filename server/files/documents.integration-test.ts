@@ -132,6 +132,10 @@ describe("document attachments", () => {
     expect(parts.map((p) => p.type)).toEqual(["text", "text", "text"]);
     expect(parts[1]!.text).toBe(`File: report.pdf\n${PDF_LINE}`);
     expect(parts[2]!.text).toBe(`File: sales.csv\n${CSV}`);
+    // The run record keeps where the documents are, never the signatures that grant access.
+    const stored = await getPool().query<{ input: string }>(`select input::text as input from runs where run_id = $1 and user_id = $2`, [body.runId, alice.id]);
+    expect(stored.rows[0]!.input).toContain(pdf.path);
+    expect(stored.rows[0]!.input).not.toContain("X-Amz-Signature");
     // The PDF's text was extracted once and kept with it.
     const { rows } = await getPool().query<{ text: string }>(`select text from attachments where path = $1`, [pdf.path]);
     expect(rows[0]!.text).toBe(PDF_LINE);
