@@ -40,7 +40,7 @@ export const en = {
     settings: "Settings",
     signOut: "Sign out",
     emptyTitle: "How can I help?",
-    emptyText: "Ask about your calendar, contacts or what I remember, or attach an image.",
+    emptyText: "Ask about your calendar, contacts or what I remember, or attach an image or a file.",
     suggestions: ["What's on my calendar tomorrow?", "Schedule a call with Ana on Friday at 10 for 30 minutes", "Find Ana's email", "What do you remember about me?"],
     currentConversation: "Current conversation",
     youSaid: "You said",
@@ -87,8 +87,8 @@ export const en = {
     uploading: (name: string) => `Uploading ${name}`,
     removeImage: (name: string) => `Remove image ${name}`,
     removeFile: (name: string) => `Remove file ${name}`,
-    waitUploads: "Waiting for images to upload…",
-    removeFailed: "Remove the images that failed to upload.",
+    waitUploads: "Waiting for attachments to upload…",
+    removeFailed: "Remove the attachments that failed to upload.",
     hint: "Enter to send · Shift+Enter for a new line",
     tooLong: (length: string, max: string) => `${length} / ${max} characters: shorten your message to send it.`,
     // Theme and language
@@ -100,9 +100,9 @@ export const en = {
     model: "Model",
     modelTitle: "Model for your next message",
   },
-  // Images attached in the composer (components/chat/use-attachments.ts).
+  // Images and files attached in the composer (components/chat/use-attachments.ts).
   uploads: {
-    unavailable: "Image uploads are not available on this server.",
+    unavailable: "Uploads are not available on this server.",
     failed: (status: number) => `Upload failed (HTTP ${status}).`,
     notUnderstood: "The server's answer to the upload was not understood.",
     connection: "Could not upload: the connection failed.",
