@@ -224,9 +224,9 @@ test("an attached image is uploaded with progress, sent, and shown again after a
   await expect(chat.userMessages().last()).toContainText("What is in this picture?");
   await page.screenshot({ path: "test-results/chat-image.png" });
 
-  // Only images are accepted.
-  await page.getByTestId("attach-input").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hello") });
-  await expect(page.getByText("Only images can be attached.")).toBeVisible();
+  // Only images and documents are accepted.
+  await page.getByTestId("attach-input").setInputFiles({ name: "tools.zip", mimeType: "application/zip", buffer: Buffer.from("PK\u0003\u0004") });
+  await expect(page.getByText("Only images and PDF, text, Markdown, CSV or JSON files can be attached.")).toBeVisible();
   await expect(attachment).toHaveCount(0);
 });
 

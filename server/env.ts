@@ -111,6 +111,10 @@ const envSchema = z.object({
   // {id, label?, base_url?, api_key?} where base_url names another OpenAI-compatible server.
   // server/models/catalog.ts checks it at start-up.
   LLM_MODELS: optionalString,
+  // Which documents the default model takes as file parts (docs/attachments.md): "true" (PDF,
+  // text, Markdown, CSV), "false", or a comma-separated list of those types. Unset: none for an
+  // OpenAI-compatible server, PDFs for OpenAI. Documents it does not take reach it as text.
+  LLM_FILE_PARTS: optionalString,
   // The rerank model on LLM_BASE_URL for runners' models/rerank (POST {LLM_BASE_URL}/rerank).
   // Unset: embedding similarity (LLM_EMBEDDING_MODEL), else full-text ranking.
   LLM_RERANK_MODEL: optionalString,

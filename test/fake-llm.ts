@@ -30,7 +30,7 @@ export type FakeLlm = { baseUrl: string; model: string; apiKey: string; close():
 
 type ChatMessage = {
   role: string;
-  content?: string | { type: string; text?: string; image_url?: { url?: string } }[] | null;
+  content?: string | { type: string; text?: string; image_url?: { url?: string }; file?: { filename?: string; file_data?: string } }[] | null;
   tool_calls?: { id: string; function: { name: string; arguments: string } }[];
   tool_call_id?: string;
 };
@@ -42,8 +42,17 @@ const DIRECTIVE = /\[\[(tool|call):(\S+)\s+(\{.*?\})\]\]|\[\[(delay):(\d+)\]\]|\
 
 function textOf(content: ChatMessage["content"]): string {
   if (typeof content === "string") return content;
-  // Images show as their URL's first characters, so tests can see what kind of reference the model got.
-  return (content ?? []).map((p) => (p.type === "image_url" ? ` [image ${(p.image_url?.url ?? "").slice(0, 40)}]` : p.text ?? "")).join("");
+  // Images show as their URL's first characters, so tests can see what kind of reference the model got;
+  // files (file parts) as their name and their data URL's first characters.
+  return (content ?? [])
+    .map((p) =>
+      p.type === "image_url"
+        ? ` [image ${(p.image_url?.url ?? "").slice(0, 40)}]`
+        : p.type === "file"
+          ? ` [file ${p.file?.filename ?? "?"} ${(p.file?.file_data ?? "").slice(0, 40)}]`
+          : (p.text ?? ""),
+    )
+    .join("");
 }
 
 function parseScript(userText: string): Script {

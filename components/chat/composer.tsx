@@ -5,6 +5,8 @@ import type { SendInput } from "./use-chat-runs";
 import { PaperclipIcon } from "./icons";
 import { ModelPicker } from "./model-picker";
 import { useAttachments, MAX_ATTACHMENTS } from "./use-attachments";
+import { ATTACHABLE_TYPES } from "./attachment-types";
+import { FileChip } from "./file-chip";
 import { useI18n } from "@/components/i18n/use-dictionary";
 import { formatNumber } from "@/components/i18n/format";
 
@@ -75,9 +77,13 @@ export function Composer({
       {attachments.items.length > 0 ? (
         <ul className="chat-attachments" aria-label={t.chat.imagesToSend} data-testid="composer-attachments">
           {attachments.items.map((a) => (
-            <li key={a.id} className="chat-attachment" data-testid="composer-attachment" data-status={a.status}>
-              {/* eslint-disable-next-line @next/next/no-img-element -- a local blob: preview of the picked file */}
-              <img src={a.previewUrl} alt={t.chat.previewOf(a.name)} />
+            <li key={a.id} className={a.previewUrl ? "chat-attachment" : "chat-attachment chat-attachment-file"} data-testid="composer-attachment" data-status={a.status}>
+              {a.previewUrl ? (
+                // eslint-disable-next-line @next/next/no-img-element -- a local blob: preview of the picked file
+                <img src={a.previewUrl} alt={t.chat.previewOf(a.name)} />
+              ) : (
+                <FileChip name={a.name} mimeType={a.mimeType} size={a.size} />
+              )}
               {a.status === "uploading" ? (
                 <progress className="chat-attachment-progress" max={1} value={a.progress} aria-label={t.chat.uploading(a.name)} />
               ) : null}
@@ -86,7 +92,12 @@ export function Composer({
                   {a.error}
                 </span>
               ) : null}
-              <button type="button" className="chat-attachment-remove" aria-label={t.chat.removeImage(a.name)} onClick={() => attachments.remove(a.id)}>
+              <button
+                type="button"
+                className="chat-attachment-remove"
+                aria-label={a.previewUrl ? t.chat.removeImage(a.name) : t.chat.removeFile(a.name)}
+                onClick={() => attachments.remove(a.id)}
+              >
                 ×
               </button>
             </li>
@@ -111,7 +122,7 @@ export function Composer({
         <input
           ref={fileInput}
           type="file"
-          accept="image/*"
+          accept={ATTACHABLE_TYPES}
           multiple
           hidden
           data-testid="attach-input"

@@ -14,7 +14,17 @@ import { AssistantMessage, DayHeader, Reasoning, StoppedNote, ToolCall, UserMess
 // History may also list every attachment of a user message (spec/agent-chat-messages.md),
 // beside the single `url` of spec/agent-run-input.md; both are shown, once each.
 const attachmentsSchema = z.object({
-  attachments: z.array(z.object({ url: z.string().min(1), mimeType: z.string().optional(), mime_type: z.string().optional() })).optional(),
+  attachments: z
+    .array(
+      z.object({
+        url: z.string().min(1),
+        mimeType: z.string().optional(),
+        mime_type: z.string().optional(),
+        file_name: z.string().optional(),
+        size: z.number().optional(),
+      }),
+    )
+    .optional(),
   content: z
     .array(z.object({ type: z.string(), url: z.string().optional(), mimeType: z.string().optional() }))
     .optional()
@@ -25,10 +35,12 @@ function userImages(message: Extract<HistoryMessage, { role: "user" }>): ImageRe
   const images: ImageRef[] = message.url ? [{ url: message.url }] : [];
   const extra = attachmentsSchema.safeParse(message);
   if (extra.success) {
-    for (const a of extra.data.attachments ?? []) images.push({ url: a.url, mimeType: a.mimeType ?? a.mime_type });
+    for (const a of extra.data.attachments ?? []) images.push({ url: a.url, mimeType: a.mimeType ?? a.mime_type, name: a.file_name, size: a.size });
     for (const part of extra.data.content ?? []) if (part.type === "binary" && part.url) images.push({ url: part.url, mimeType: part.mimeType });
   }
-  return images.filter((image, i) => images.findIndex((other) => other.url === image.url) === i);
+  // `url` (the first attachment's) comes first with no type: the attachments' entry, typed, wins.
+  const typed = images.filter((image) => image.mimeType !== undefined || !images.some((other) => other.url === image.url && other.mimeType !== undefined));
+  return typed.filter((image, i) => typed.findIndex((other) => other.url === image.url) === i);
 }
 
 function HistoryEntry({ message, intermediate }: { message: HistoryMessage; intermediate: boolean }) {

@@ -6,7 +6,8 @@ import { errorFromRunCode, type ChatError } from "./chat-errors";
 // thinking, the answer's text and tool calls in the order they arrived, and how the run ended. Built only from
 // AG-UI events, so a live run and a run replayed from its event log look the same.
 
-export type LiveImage = { url: string; mimeType: string; name: string };
+/** An attachment of a message being sent: an image, or a document (with its size, for its chip). */
+export type LiveImage = { url: string; mimeType: string; name: string; size?: number };
 
 export type LiveItem =
   | { kind: "text"; id: string; text: string; streaming: boolean }

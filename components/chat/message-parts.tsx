@@ -4,7 +4,9 @@ import { useId, useState } from "react";
 import { cardSummary, UiSchemaView } from "@/components/ui-schema/ui-schema-view";
 import { useI18n } from "@/components/i18n/use-dictionary";
 import { dayName } from "@/components/i18n/format";
+import { isDocumentType } from "./attachment-types";
 import { CopyButton } from "./copy-button";
+import { FileChip } from "./file-chip";
 import { PencilIcon } from "./icons";
 import { Markdown } from "./markdown";
 import { useMessageActions } from "./message-actions";
@@ -12,9 +14,38 @@ import { useMessageActions } from "./message-actions";
 // The bubbles of a conversation, shared by the server-rendered history and the live stream
 // so a message looks the same before and after a reload.
 
-export type ImageRef = { url: string; mimeType?: string; name?: string };
+/** An attachment of a user message: an image, or a document (shown as a file chip with its name and size). */
+export type ImageRef = { url: string; mimeType?: string; name?: string; size?: number };
 
 const MAX_TOOL_TEXT = 4_000;
+
+/** A user message's documents as file chips, then its images. */
+function MessageAttachments({ attachments }: { attachments: ImageRef[] }) {
+  const { t } = useI18n();
+  const files = attachments.filter((a) => isDocumentType(a.mimeType));
+  const pictures = attachments.filter((a) => !isDocumentType(a.mimeType));
+  return (
+    <>
+      {files.length > 0 ? (
+        <div className="chat-msg-files">
+          {files.map((file) => (
+            <FileChip key={file.url} url={file.url} name={file.name || "document"} mimeType={file.mimeType!} size={file.size} />
+          ))}
+        </div>
+      ) : null}
+      {pictures.length > 0 ? (
+        <div className="chat-msg-images">
+          {pictures.map((image) => (
+            <a key={image.url} href={image.url} target="_blank" rel="noreferrer" className="chat-msg-image-link">
+              {/* eslint-disable-next-line @next/next/no-img-element -- signed attachment URLs live on any storage host and expire */}
+              <img src={image.url} alt={image.name ? t.chat.attachedImageNamed(image.name) : t.chat.attachedImage} className="chat-msg-image" data-testid="user-message-image" />
+            </a>
+          ))}
+        </div>
+      ) : null}
+    </>
+  );
+}
 
 export function UserMessage({ text, images }: { text: string; images: ImageRef[] }) {
   const { t } = useI18n();
@@ -26,16 +57,7 @@ export function UserMessage({ text, images }: { text: string; images: ImageRef[]
 
   return (
     <article className="chat-msg chat-msg-user" data-testid="user-message" aria-label={t.chat.youSaid}>
-      {images.length > 0 ? (
-        <div className="chat-msg-images">
-          {images.map((image) => (
-            <a key={image.url} href={image.url} target="_blank" rel="noreferrer" className="chat-msg-image-link">
-              {/* eslint-disable-next-line @next/next/no-img-element -- signed attachment URLs live on any storage host and expire */}
-              <img src={image.url} alt={image.name ? t.chat.attachedImageNamed(image.name) : t.chat.attachedImage} className="chat-msg-image" data-testid="user-message-image" />
-            </a>
-          ))}
-        </div>
-      ) : null}
+      <MessageAttachments attachments={images} />
       {editing && actions ? (
         <form
           className="chat-edit"
@@ -44,7 +66,7 @@ export function UserMessage({ text, images }: { text: string; images: ImageRef[]
             e.preventDefault();
             if (!draft.trim() || actions.busy) return;
             setEditing(false);
-            actions.send({ text: draft.trim(), images: images.map((i) => ({ url: i.url, mimeType: i.mimeType ?? "image/*", name: i.name ?? "" })) });
+            actions.send({ text: draft.trim(), images: images.map((i) => ({ url: i.url, mimeType: i.mimeType ?? "image/*", name: i.name ?? "", size: i.size })) });
           }}
         >
           <label className="sr-only" htmlFor={editId}>

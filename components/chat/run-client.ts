@@ -9,6 +9,7 @@ import {
   type UserMessage,
 } from "@ag-ui/client";
 import type { Observable } from "rxjs";
+import { isDocumentType } from "./attachment-types";
 import type { LiveImage } from "./live-turn";
 import { selectedModel } from "./model-picker";
 import { errorFromStatus, type ChatErrorKind } from "./chat-errors";
@@ -38,8 +39,12 @@ export function userMessage(id: string, text: string, images: LiveImage[]): User
   if (images.length === 0) return { id, role: "user", content: text };
   const parts: ContentPart[] = [];
   if (text) parts.push({ type: "text", text });
-  // AG-UI 1.0's image part is what the official client sends for the spec's binary block.
-  for (const image of images) parts.push({ type: "image", source: { type: "url", value: image.url, mimeType: image.mimeType } });
+  // AG-UI 1.0's image part is what the official client sends for the spec's binary block; a
+  // document (PDF, text, Markdown, CSV, JSON) goes as AG-UI 1.0's document part.
+  for (const image of images) {
+    const source = { type: "url" as const, value: image.url, mimeType: image.mimeType };
+    parts.push(isDocumentType(image.mimeType) ? { type: "document", source } : { type: "image", source });
+  }
   return { id, role: "user", content: parts };
 }
 

@@ -5,9 +5,10 @@ import { randomUUID } from "@ag-ui/client";
 import { z } from "zod";
 import { useDictionary } from "@/components/i18n/use-dictionary";
 import type { Dictionary } from "@/components/i18n/dictionaries";
+import { attachmentType, isDocumentType } from "./attachment-types";
 import type { LiveImage } from "./live-turn";
 
-// Images picked or pasted into the composer, each uploaded at once to
+// Images and documents picked or pasted into the composer, each uploaded at once to
 // POST /api/v1/agent/attachments with XHR, the one browser API that reports upload progress.
 // A large image goes straight to storage instead, through a presigned PUT: hosts such as Vercel
 // refuse request bodies above a few megabytes before they reach the app (docs/vercel.md).
@@ -19,7 +20,9 @@ export type Attachment = {
   id: string;
   name: string;
   mimeType: string;
-  previewUrl: string;
+  /** A blob: preview of an image; null for a document (shown as a file chip). */
+  previewUrl: string | null;
+  size: number;
   /** 0..1 */
   progress: number;
   status: "uploading" | "ready" | "failed";
@@ -100,7 +103,7 @@ export function useAttachments(threadId: string) {
         answer = await fetch("/api/v1/agent/attachments/presign", {
           method: "POST",
           headers: { "content-type": "application/json" },
-          body: JSON.stringify({ mime_type: file.type, size: file.size, threadId }),
+          body: JSON.stringify({ mime_type: attachmentType(file), size: file.size, threadId, file_name: file.name }),
         });
       } catch {
         return update(id, { status: "failed", error: t.connection });
@@ -134,7 +137,7 @@ export function useAttachments(threadId: string) {
   const add = useCallback(
     (files: Iterable<File>) => {
       const all = [...files];
-      const images = all.filter((file) => file.type.startsWith("image/"));
+      const images = all.filter((file) => file.type.startsWith("image/") || isDocumentType(attachmentType(file)));
       const rejected = all.length - images.length;
       const room = Math.max(0, MAX_ATTACHMENTS - items.length);
       const accepted = images.slice(0, room);
@@ -144,9 +147,10 @@ export function useAttachments(threadId: string) {
       setNotice(notes.length > 0 ? notes.join(" ") : null);
       const added = accepted.map((file): Attachment => {
         const id = randomUUID();
-        const previewUrl = URL.createObjectURL(file);
-        previews.current.set(id, previewUrl);
-        return { id, name: file.name || "image", mimeType: file.type, previewUrl, progress: 0, status: "uploading", url: null, error: null };
+        const mimeType = attachmentType(file);
+        const previewUrl = isDocumentType(mimeType) ? null : URL.createObjectURL(file);
+        if (previewUrl) previews.current.set(id, previewUrl);
+        return { id, name: file.name || "image", mimeType, previewUrl, size: file.size, progress: 0, status: "uploading", url: null, error: null };
       });
       setItems((list) => [...list, ...added]);
       added.forEach((a, i) => void upload(a.id, accepted[i]!));
@@ -173,7 +177,7 @@ export function useAttachments(threadId: string) {
 
   /** The uploaded images for a message, then an empty composer. */
   const take = useCallback((): LiveImage[] => {
-    const ready = items.filter((a) => a.status === "ready" && a.url).map((a) => ({ url: a.url!, mimeType: a.mimeType, name: a.name }));
+    const ready = items.filter((a) => a.status === "ready" && a.url).map((a) => ({ url: a.url!, mimeType: a.mimeType, name: a.name, size: a.size }));
     for (const a of items) forget(a.id);
     setItems([]);
     setNotice(null);

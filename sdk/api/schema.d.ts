@@ -293,7 +293,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Upload an image */
+        /** Upload an image or a document */
         post: operations["uploadAttachment"];
         delete?: never;
         options?: never;
@@ -310,7 +310,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Presign a large image upload */
+        /** Presign a large image or document upload */
         post: operations["presignAttachment"];
         delete?: never;
         options?: never;
@@ -595,7 +595,7 @@ export interface components {
         HistoryDay: {
             [key: string]: unknown;
         };
-        /** @description The stored image and its signed URL. */
+        /** @description The stored file and its signed URL. */
         Attachment: {
             [key: string]: unknown;
         };
@@ -1695,14 +1695,14 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description `file` (the image) and an optional `threadId` (`docs/attachments.md`). */
+        /** @description `file` (a PNG, JPEG, GIF or WebP image, or a PDF, plain text, Markdown, CSV or JSON document) and an optional `threadId` (`docs/attachments.md`). */
         requestBody: {
             content: {
                 "multipart/form-data": Record<string, never>;
             };
         };
         responses: {
-            /** @description `{bucket, path, mime_type, url}` */
+            /** @description `{bucket, path, mime_type, file_name?, url, size, expires_at}` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -1768,17 +1768,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The image's MIME type: image/png, image/jpeg, image/gif or image/webp */
+                    /** @description The file's MIME type: image/png, image/jpeg, image/gif, image/webp, application/pdf, text/plain, text/markdown, text/csv or application/json */
                     mime_type: string;
                     /** @description The exact size of the file in bytes */
                     size: number;
-                    /** @description The thread the image is for, when it is known */
+                    /** @description The thread the file is for, when it is known */
                     threadId?: string | null;
+                    /** @description A document's name as the user knows it (shown to the model and in the chat) */
+                    file_name?: string | null;
                 };
             };
         };
         responses: {
-            /** @description A signed PUT and the image's signed GET URL. */
+            /** @description A signed PUT and the file's signed GET URL. */
             201: {
                 headers: {
                     [name: string]: unknown;

@@ -18,7 +18,7 @@ import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-inp
 import { AGENT_RUNNER_ID } from "../runs/runners/builtin-id";
 import type { PrefetchedContext, RunHandle, Runner, RunnerInput, RunnerResult } from "../kernel/runs";
 import type { RunMcpServer } from "../tools/repository/run-mcp-servers";
-import { loadAttachmentBytes } from "../storage/attachment-bytes";
+import { loadRunFile, type RunFile } from "../files/run-files";
 import { DEFAULT_ALLOWED_MODULES } from "../tools/project-cli/allow-list";
 import { mcpIndexCard } from "../tools/mcp/skills";
 import { visibleSkills } from "../tools/project-cli/skills";
@@ -33,12 +33,12 @@ import { answeredToolCallIds, unansweredCalls, usedToolCallIds } from "./resume"
 import { toolFailureText, type ToolOutcome } from "./tool-outcome";
 import { buildAgentTools, runProjectCliCall, type ProjectCliBinding } from "./tools";
 
-export type UserImage = { mimeType: string; data: Uint8Array };
 export type AgentContext = {
   history: ThreadMessage[];
   memoryFacts: MemoryFact[];
   toolEvents: ToolEventRow[];
-  userImages?: UserImage[];
+  /** The new user message's images and documents (server/files). */
+  userFiles?: RunFile[];
   /** Approvals of the thread this run carries to the model (decided, expired or superseded). */
   approvals?: ClaimedApproval[];
   /** What the run completed before an earlier execution of it stopped (RunnerInput.resume). */
@@ -50,7 +50,7 @@ export type AgentContext = {
 };
 
 export type AgentRunnerDeps = {
-  model: (opts: { now: () => Date; timeZone: string; modelId?: string }) => { model: LanguageModel; info: ModelInfo; streamer?: StepStreamer };
+  model: (opts: { now: () => Date; timeZone: string; modelId?: string }) => { model: LanguageModel; info: ModelInfo; streamer?: StepStreamer; fileTypes?: readonly string[] };
   projectCli: ProjectCliBinding;
   loadContext: (opts: { run: RunHandle; input: RunAgentInput; prefetched?: PrefetchedContext; resumed?: boolean }) => Promise<AgentContext>;
   approvalGate: (run: ApprovalGateRun) => ApprovalGate;
@@ -81,7 +81,7 @@ async function loadAgentContext({ run, input, prefetched, resumed }: { run: RunH
     history: context.history,
     memoryFacts: context.memoryFacts,
     toolEvents,
-    userImages: await loadUserImages(run.id, attachments),
+    userFiles: await loadUserFiles(run.id, attachments),
     approvals,
     progress,
     hiddenSkills: context.hiddenSkills,
@@ -89,18 +89,18 @@ async function loadAgentContext({ run, input, prefetched, resumed }: { run: RunH
   };
 }
 
-// The images were checked (ours, the caller's, present) when the run was accepted; the
-// model gets their bytes read server-side, never a URL it could fetch or leak.
-async function loadUserImages(runId: string, refs: AttachmentRef[]): Promise<UserImage[]> {
-  const images = await Promise.all(
+// The attachments were checked (ours, the caller's, present) when the run was accepted; the
+// model gets their bytes (and a document's text) read server-side, never a URL it could fetch or leak.
+async function loadUserFiles(runId: string, refs: AttachmentRef[]): Promise<RunFile[]> {
+  const files = await Promise.all(
     refs.map((ref) =>
-      loadAttachmentBytes(ref).catch((err: unknown) => {
+      loadRunFile(ref).catch((err: unknown) => {
         logger.warn({ runId, path: ref.path, reason: err instanceof Error ? err.message : String(err) }, "attachment unavailable for the model");
         return null;
       }),
     ),
   );
-  return images.filter((i): i is UserImage => i !== null);
+  return files.filter((f): f is RunFile => f !== null);
 }
 
 // The provider's own error can carry the request body (the whole conversation) and
@@ -225,7 +225,7 @@ async function runAgent(deps: AgentRunnerDeps, { run, input, generation, signal,
   const mcpServers = context.mcpServers ?? [];
   const skills = visibleSkills({ allowed: DEFAULT_ALLOWED_MODULES, hidden: context.hiddenSkills ?? [] });
   const user = userMessageParts(input);
-  const { model, info, streamer } = deps.model({ now: deps.now, timeZone, modelId: generation.model });
+  const { model, info, streamer, fileTypes = [] } = deps.model({ now: deps.now, timeZone, modelId: generation.model });
   const serverToolNames = new Set([projectCli.name]);
   const translator = new AgUiEventTranslator(emit, serverToolNames, { model: info.id, usedToolCallIds: resume ? usedToolCallIds(resume) : [] });
   const gate = deps.approvalGate({ id: run.id, threadId: run.threadId, userId: run.userId, apiKeyHash: run.apiKeyHash, locale, mcpServers });
@@ -263,7 +263,8 @@ async function runAgent(deps: AgentRunnerDeps, { run, input, generation, signal,
         history: context.history,
         clientResults: [...clientResults, ...carried.map(exchangeOf)],
         userText: user.fromUser ? user.text : null,
-        userImages: context.userImages,
+        userFiles: context.userFiles,
+        fileTypes,
         progress: context.progress,
         repeated,
       }),

@@ -1,6 +1,8 @@
 import "server-only";
 import type { ModelMessage } from "ai";
 import { z } from "zod";
+import { runFileParts } from "../files/model-parts";
+import type { RunFile } from "../files/run-files";
 import type { RunAgentInput } from "../protocols/ag-ui/run-input";
 import type { ThreadMessage, ToolEventRow } from "./repository";
 
@@ -99,7 +101,9 @@ export function buildConversation(opts: {
   history: readonly ThreadMessage[];
   clientResults: readonly ToolExchange[];
   userText: string | null;
-  userImages?: readonly { mimeType: string; data: Uint8Array }[];
+  userFiles?: readonly RunFile[];
+  /** The document types the model takes as file parts; other documents go as their text. */
+  fileTypes?: readonly string[];
   /** What this run completed before its execution was taken over, then the calls repeated since. */
   progress?: readonly ThreadMessage[];
   repeated?: readonly ToolExchange[];
@@ -107,7 +111,7 @@ export function buildConversation(opts: {
   const messages: ModelMessage[] = [];
   appendRows(messages, opts.history);
   for (const exchange of opts.clientResults) pushExchange(messages, exchange);
-  if (opts.userText !== null) pushUser(messages, opts.userText, opts.userImages);
+  if (opts.userText !== null) pushUser(messages, opts.userText, runFileParts(opts.userFiles ?? [], { fileTypes: opts.fileTypes ?? [] }));
   appendRows(messages, opts.progress ?? []);
   for (const exchange of opts.repeated ?? []) pushExchange(messages, exchange);
   return messages;
@@ -128,13 +132,10 @@ function appendRows(messages: ModelMessage[], rows: readonly ThreadMessage[]): v
   }
 }
 
-function pushUser(messages: ModelMessage[], userText: string, images: readonly { mimeType: string; data: Uint8Array }[] | undefined): void {
+function pushUser(messages: ModelMessage[], userText: string, attached: ReturnType<typeof runFileParts>): void {
   const text = userText || "(no text)";
-  if (images?.length) {
-    messages.push({
-      role: "user",
-      content: [{ type: "text", text }, ...images.map((img) => ({ type: "image" as const, image: img.data, mediaType: img.mimeType }))],
-    });
+  if (attached.length) {
+    messages.push({ role: "user", content: [{ type: "text", text }, ...attached] });
   } else {
     messages.push({ role: "user", content: text });
   }

@@ -164,6 +164,6 @@ describe("S3 storage", () => {
     await expect(presignAttachmentUpload({ userId: alice.id, request: { mime_type: "image/png", size: 10 * 1024 * 1024 + 1 } })).rejects.toMatchObject({
       status: 413,
     });
-    await expect(presignAttachmentUpload({ userId: alice.id, request: { mime_type: "application/pdf", size: 10 } })).rejects.toMatchObject({ status: 415 });
+    await expect(presignAttachmentUpload({ userId: alice.id, request: { mime_type: "application/zip", size: 10 } })).rejects.toMatchObject({ status: 415 });
   });
 });

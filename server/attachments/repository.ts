@@ -4,16 +4,16 @@ import type { AttachmentModel } from "../generated/prisma/models";
 
 export type AttachmentRow = AttachmentModel;
 
-const COLUMNS = `id, user_id as "userId", thread_id as "threadId", driver, bucket, path, mime_type as "mimeType", size, sha256, created_at as "createdAt"`;
+const COLUMNS = `id, user_id as "userId", thread_id as "threadId", driver, bucket, path, mime_type as "mimeType", size, sha256, file_name as "fileName", text, created_at as "createdAt"`;
 
 /** sha256 of an upload whose bytes the server has not seen yet (a presigned upload). */
 export const UNVERIFIED_SHA256 = "";
 
-export async function insertAttachment(data: Omit<AttachmentRow, "id" | "createdAt">): Promise<AttachmentRow> {
+export async function insertAttachment(data: Omit<AttachmentRow, "id" | "createdAt" | "text" | "fileName"> & { fileName?: string | null }): Promise<AttachmentRow> {
   const { rows } = await getPool().query<AttachmentRow>(
-    `insert into attachments (id, user_id, thread_id, driver, bucket, path, mime_type, size, sha256)
-     values (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8) returning ${COLUMNS}`,
-    [data.userId, data.threadId, data.driver, data.bucket, data.path, data.mimeType, data.size, data.sha256],
+    `insert into attachments (id, user_id, thread_id, driver, bucket, path, mime_type, size, sha256, file_name)
+     values (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9) returning ${COLUMNS}`,
+    [data.userId, data.threadId, data.driver, data.bucket, data.path, data.mimeType, data.size, data.sha256, data.fileName ?? null],
   );
   return rows[0]!;
 }

@@ -17,20 +17,30 @@ import {
 import { ATTACHMENT_NOT_FOUND } from "../storage/attachment-bytes";
 import { getStorage } from "../storage/driver";
 import type { ObjectRef } from "../storage/types";
-import { ALLOWED_IMAGES_TEXT, MAX_ATTACHMENT_BYTES, normalizeImageType, sniffImageType, type ImageMimeType } from "../storage/image-type";
+import { isImageMimeType } from "../protocols/ag-ui/run-input-rules";
+import { claimedUploadType, cleanFileName, IMAGE_TOO_LARGE_MESSAGE, isDocumentUpload, requireMatchingContent, requireUploadSize, requireUploadType, type UploadMimeType } from "../files/upload-type";
 import { newAttachmentKey } from "../storage/object-key";
 import { parseSignedUrl, type SignedUrlParse, type StorageTargets } from "../storage/signed-url";
+import { normalizeImageType } from "../storage/image-type";
+import { normalizeDocumentType } from "../files/document-type";
 import { readLimitedBody } from "../storage/upload-body";
 
-// Image attachments: upload (direct or presigned), the signed URLs that name them, and the
-// check that turns a run's image URLs into stored objects the caller owns. Every signed
-// URL is short-lived; history signs fresh ones instead of replaying what the client sent.
+// Attachments, images and documents (server/files): upload (direct or presigned), the signed
+// URLs that name them, and the check that turns a run's URLs into stored objects the caller
+// owns. Every signed URL is short-lived; history signs fresh ones instead of replaying what the
+// client sent.
 
 export const SIGNED_URL_TTL_SECONDS = 15 * 60;
-export const TOO_LARGE_MESSAGE = `Attachment exceeds the ${MAX_ATTACHMENT_BYTES / (1024 * 1024)} MB size limit`;
+export const TOO_LARGE_MESSAGE = IMAGE_TOO_LARGE_MESSAGE;
 
-/** What a user message's metadata records per attachment (spec: user_message_attachments). */
-export const AttachmentRefSchema = z.object({ bucket: z.string().min(1), path: z.string().min(1), mime_type: z.string().min(1) });
+/** What a user message's metadata records per attachment (spec: user_message_attachments); documents add their name. */
+export const AttachmentRefSchema = z.object({
+  bucket: z.string().min(1),
+  path: z.string().min(1),
+  mime_type: z.string().min(1),
+  file_name: z.string().optional(),
+  size: z.number().int().optional(),
+});
 export type AttachmentRef = z.infer<typeof AttachmentRefSchema>;
 export type AttachmentLink = AttachmentRef & { url: string };
 
@@ -84,8 +94,11 @@ export function parseAttachmentUrl(url: string, opts: { requestOrigin?: string |
 const expiry = () => new Date(Date.now() + SIGNED_URL_TTL_SECONDS * 1000);
 const sha256Hex = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
 
-function toRef(row: Pick<AttachmentRow, "bucket" | "path" | "mimeType">): AttachmentRef {
-  return { bucket: row.bucket, path: row.path, mime_type: row.mimeType };
+// A document's reference also names it and gives its size, for the chat's file chip and the model.
+function toRef(row: Pick<AttachmentRow, "bucket" | "path" | "mimeType" | "fileName" | "size">): AttachmentRef {
+  const ref = { bucket: row.bucket, path: row.path, mime_type: row.mimeType };
+  if (!isDocumentUpload(row.mimeType)) return ref;
+  return row.fileName ? { ...ref, file_name: row.fileName, size: row.size } : { ...ref, size: row.size };
 }
 
 async function checkThreadForUpload({ userId, threadId }: { userId: string; threadId: string | null }): Promise<void> {
@@ -95,46 +108,40 @@ async function checkThreadForUpload({ userId, threadId }: { userId: string; thre
   if (owner !== null && owner !== userId) throw new AppError("NOT_FOUND", `Thread ${threadId} not found`);
 }
 
-function requireImageType(declared: string | null): ImageMimeType {
-  const type = normalizeImageType(declared);
-  if (!type) throw new AppError("UNSUPPORTED_MEDIA_TYPE", `Unsupported file type ${declared || "(none)"}: upload a ${ALLOWED_IMAGES_TEXT} image`);
-  return type;
-}
-
-/** The bytes must be the image type that was declared for them. */
-function requireMatchingContent(data: Uint8Array, declared: ImageMimeType): void {
-  const actual = sniffImageType(data);
-  if (!actual) throw new AppError("UNSUPPORTED_MEDIA_TYPE", `The file is not a ${ALLOWED_IMAGES_TEXT} image`);
-  if (actual !== declared) throw new AppError("UNSUPPORTED_MEDIA_TYPE", `The file's declared type ${declared} does not match its content (${actual})`);
-}
-
 export type UploadedAttachment = AttachmentRef & { url: string; size: number; expires_at: string };
 
-/** Stores one uploaded image for the user and answers where it is, with a signed URL to it. */
+/** A document keeps the name it was uploaded under (shown to the model and in the chat); an image keeps none. */
+function documentName(mimeType: UploadMimeType, name: string | null | undefined): string | null {
+  return isDocumentUpload(mimeType) ? cleanFileName(name) : null;
+}
+
+/** Stores one uploaded image or document for the user and answers where it is, with a signed URL to it. */
 export async function uploadAttachment(opts: {
   userId: string;
   threadId: string | null;
-  file: { data: Uint8Array; declaredType: string | null };
+  file: { data: Uint8Array; declaredType: string | null; fileName?: string | null };
   requestOrigin?: string | null;
 }): Promise<UploadedAttachment> {
-  const mimeType = requireImageType(opts.file.declaredType);
-  if (opts.file.data.byteLength > MAX_ATTACHMENT_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", TOO_LARGE_MESSAGE);
-  requireMatchingContent(opts.file.data, mimeType);
+  const mimeType = requireUploadType(claimedUploadType(opts.file.declaredType, opts.file.fileName));
+  requireUploadSize(mimeType, opts.file.data.byteLength);
+  await requireMatchingContent(opts.file.data, mimeType);
   await checkThreadForUpload(opts);
   const storage = getStorage();
   const ref = { bucket: storage.bucket, path: newAttachmentKey({ userId: opts.userId, threadId: opts.threadId, mimeType }) };
   await storage.putObject({ ...ref, body: opts.file.data, contentType: mimeType });
   const size = opts.file.data.byteLength;
-  await insertAttachment({ ...ref, userId: opts.userId, threadId: opts.threadId, driver: storage.name, mimeType, size, sha256: sha256Hex(opts.file.data) });
+  const fileName = documentName(mimeType, opts.file.fileName);
+  const row = await insertAttachment({ ...ref, userId: opts.userId, threadId: opts.threadId, driver: storage.name, mimeType, size, sha256: sha256Hex(opts.file.data), fileName });
   const expiresAt = expiry();
   const url = await storage.signGetUrl({ ...ref, expiresAt, origin: publicOrigin(opts.requestOrigin) });
-  return { ...ref, mime_type: mimeType, url, size, expires_at: expiresAt.toISOString() };
+  return { ...toRef(row), url, size, expires_at: expiresAt.toISOString() };
 }
 
 export const PresignRequestSchema = z.object({
-  mime_type: z.string().describe("The image's MIME type: image/png, image/jpeg, image/gif or image/webp"),
+  mime_type: z.string().describe("The file's MIME type: image/png, image/jpeg, image/gif, image/webp, application/pdf, text/plain, text/markdown, text/csv or application/json"),
   size: z.number().int().describe("The exact size of the file in bytes"),
-  threadId: z.string().nullish().describe("The thread the image is for, when it is known"),
+  threadId: z.string().nullish().describe("The thread the file is for, when it is known"),
+  file_name: z.string().max(1000).nullish().describe("A document's name as the user knows it (shown to the model and in the chat)"),
 });
 export type PresignRequest = z.infer<typeof PresignRequestSchema>;
 
@@ -146,22 +153,22 @@ export type PresignedAttachment = UploadedAttachment & { upload: { method: "PUT"
  * checked when a run first uses the image.
  */
 export async function presignAttachmentUpload(opts: { userId: string; request: PresignRequest; requestOrigin?: string | null }): Promise<PresignedAttachment> {
-  const mimeType = requireImageType(opts.request.mime_type);
+  const mimeType = requireUploadType(claimedUploadType(opts.request.mime_type, opts.request.file_name));
   const size = opts.request.size;
-  if (size > MAX_ATTACHMENT_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", TOO_LARGE_MESSAGE);
+  requireUploadSize(mimeType, size);
   if (size < 1) throw new AppError("BAD_REQUEST", "size must be a positive number of bytes", { field: "size" });
   const threadId = opts.request.threadId ?? null;
   await checkThreadForUpload({ userId: opts.userId, threadId });
   const storage = getStorage();
   const ref = { bucket: storage.bucket, path: newAttachmentKey({ userId: opts.userId, threadId, mimeType }) };
-  await insertAttachment({ ...ref, userId: opts.userId, threadId, driver: storage.name, mimeType, size, sha256: UNVERIFIED_SHA256 });
+  const fileName = documentName(mimeType, opts.request.file_name);
+  const row = await insertAttachment({ ...ref, userId: opts.userId, threadId, driver: storage.name, mimeType, size, sha256: UNVERIFIED_SHA256, fileName });
   const expiresAt = expiry();
   const origin = publicOrigin(opts.requestOrigin);
   const put = await storage.presignPut({ ...ref, contentType: mimeType, contentLength: size, expiresAt, origin });
   const url = await storage.signGetUrl({ ...ref, expiresAt, origin });
   return {
-    ...ref,
-    mime_type: mimeType,
+    ...toRef(row),
     url,
     size,
     expires_at: expiresAt.toISOString(),
@@ -173,12 +180,18 @@ export async function presignAttachmentUpload(opts: { userId: string; request: P
 async function verifyPresignedUpload(row: AttachmentRow): Promise<void> {
   const stored = await getStorage().getObject(row);
   if (!stored) throw new AppError("NOT_FOUND", URL_ERRORS.notFound);
-  if (stored.data.byteLength > MAX_ATTACHMENT_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", TOO_LARGE_MESSAGE);
-  requireMatchingContent(stored.data, row.mimeType as ImageMimeType);
+  requireUploadSize(row.mimeType as UploadMimeType, stored.data.byteLength);
+  await requireMatchingContent(stored.data, row.mimeType as UploadMimeType);
   await markAttachmentVerified({ id: row.id, size: stored.data.byteLength, sha256: sha256Hex(stored.data) });
 }
 
-async function resolveOne({ userId, parsed }: { userId: string; parsed: SignedUrlParse }): Promise<AttachmentRef> {
+/** An image part must name a stored image, a document part a stored document. */
+function requireKind(row: AttachmentRow, declared: string): void {
+  if (isImageMimeType(declared) ? row.mimeType.startsWith("image/") : isDocumentUpload(row.mimeType)) return;
+  throw new AppError("BAD_REQUEST", isImageMimeType(declared) ? RUN_INPUT_ERRORS.binaryMimeType : RUN_INPUT_ERRORS.documentMimeType);
+}
+
+async function resolveOne({ userId, parsed, declared }: { userId: string; parsed: SignedUrlParse; declared: string }): Promise<AttachmentRef> {
   if (!parsed.ok) {
     if (parsed.reason === "data-url") throw new AppError("BAD_REQUEST", RUN_INPUT_ERRORS.binaryData);
     throw new AppError("BAD_REQUEST", parsed.reason === "unknown-host" ? URL_ERRORS.foreign : URL_ERRORS.invalid);
@@ -189,7 +202,7 @@ async function resolveOne({ userId, parsed }: { userId: string; parsed: SignedUr
   if (!check.ok) throw new AppError("BAD_REQUEST", URL_ERRORS[check.reason]);
   const row = await findAttachmentForUser({ bucket: parsed.bucket, path: parsed.path, userId });
   if (!row || !(await storage.headObject(row))) throw new AppError("NOT_FOUND", URL_ERRORS.notFound);
-  if (!row.mimeType.startsWith("image/")) throw new AppError("BAD_REQUEST", RUN_INPUT_ERRORS.binaryMimeType);
+  requireKind(row, declared);
   if (row.sha256 === UNVERIFIED_SHA256) await verifyPresignedUpload(row);
   return toRef(row);
 }
@@ -207,7 +220,7 @@ export async function resolveRunAttachments(opts: {
 }): Promise<{ attachments: AttachmentRef[]; userMessageMetadata?: { user_message_attachments: AttachmentRef | AttachmentRef[] } }> {
   if (opts.images.length === 0) return { attachments: [] };
   const attachments: AttachmentRef[] = [];
-  for (const image of opts.images) attachments.push(await resolveOne({ userId: opts.userId, parsed: parseAttachmentUrl(image.url, opts) }));
+  for (const image of opts.images) attachments.push(await resolveOne({ userId: opts.userId, parsed: parseAttachmentUrl(image.url, opts), declared: image.mimeType }));
   return { attachments, userMessageMetadata: { user_message_attachments: attachments.length === 1 ? attachments[0]! : attachments } };
 }
 
@@ -265,12 +278,12 @@ export async function receiveSignedUpload(opts: ObjectRef & {
   const signedType = check.claims.ct;
   const signedLength = check.claims.len;
   if (!signedType || signedLength === undefined) throw new AppError("FORBIDDEN", TOKEN_ERRORS.malformed);
-  if (normalizeImageType(opts.contentType) !== signedType) {
+  if ((normalizeImageType(opts.contentType) ?? normalizeDocumentType(opts.contentType)) !== signedType) {
     throw new AppError("FORBIDDEN", `Content-Type must be ${signedType}, as signed for this upload`);
   }
   const data = await readLimitedBody(opts.body, { maxBytes: signedLength, tooLargeMessage: `The body must be exactly ${signedLength} bytes, as signed for this upload` });
   if (data.byteLength !== signedLength) throw new AppError("BAD_REQUEST", `The body must be exactly ${signedLength} bytes, as signed for this upload`);
-  requireMatchingContent(data, signedType as ImageMimeType);
+  await requireMatchingContent(data, signedType as UploadMimeType);
   const row = await findAttachment(opts);
   if (!row) throw new AppError("NOT_FOUND", URL_ERRORS.notFound);
   await storage.putObject({ bucket: opts.bucket, path: opts.path, body: data, contentType: signedType });

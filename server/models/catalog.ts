@@ -16,25 +16,60 @@ export const modelInfoSchema = z.object({
 });
 export type ModelInfo = z.infer<typeof modelInfoSchema>;
 
-/** A model and where to reach it; `baseUrl` and `apiKey` never leave the server. */
-export type ConfiguredModel = ModelInfo & { baseUrl?: string; apiKey?: string };
+/**
+ * A model and where to reach it; `baseUrl` and `apiKey` never leave the server. `fileTypes`: the
+ * document types it takes as file parts (others reach it as extracted text, server/files).
+ */
+export type ConfiguredModel = ModelInfo & { baseUrl?: string; apiKey?: string; fileTypes: readonly string[] };
+
+// `files: true` is every document type the AI SDK's providers pass as a file part (PDF; text
+// files become text parts with their content); JSON has no file part there and goes as text.
+export const FILE_PART_TYPES = ["application/pdf", "text/plain", "text/markdown", "text/csv"] as const;
+// OpenAI's own API takes PDFs as files (and refuses other file parts).
+const OPENAI_FILE_TYPES = ["application/pdf"] as const;
+const FilesSchema = z.union([z.boolean(), z.array(z.enum(FILE_PART_TYPES))]);
 
 const ModelEntrySchema = z.strictObject({
   id: z.string().trim().min(1).max(200),
   label: z.string().trim().min(1).max(200).optional(),
   base_url: z.url({ protocol: /^https?$/ }).optional(),
   api_key: z.string().min(1).optional(),
+  files: FilesSchema.optional(),
 });
+
+function fileTypesOf(files: z.infer<typeof FilesSchema> | undefined, fallback: readonly string[]): readonly string[] {
+  if (files === undefined) return fallback;
+  return files === true ? FILE_PART_TYPES : files === false ? [] : files;
+}
+
+/** LLM_FILE_PARTS: "true", "false", or a comma-separated list of FILE_PART_TYPES. */
+function defaultFileTypes(): readonly string[] | undefined {
+  const value = env.LLM_FILE_PARTS?.trim();
+  if (!value) return undefined;
+  if (value === "true" || value === "false") return fileTypesOf(value === "true", []);
+  const types = value.split(",").map((t) => t.trim()).filter(Boolean);
+  const unknown = types.find((t) => !(FILE_PART_TYPES as readonly string[]).includes(t));
+  if (unknown) throw new Error(`LLM_FILE_PARTS: ${JSON.stringify(unknown)} is not one of ${FILE_PART_TYPES.join(", ")} (or use true / false)`);
+  return types;
+}
 
 function defaultModel(): ConfiguredModel {
   if (env.LLM_BASE_URL && env.LLM_MODEL) {
-    return { id: env.LLM_MODEL, provider: "openai-compatible", label: `${env.LLM_MODEL} (OpenAI-compatible server)`, offline: false, baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY };
+    return {
+      id: env.LLM_MODEL,
+      provider: "openai-compatible",
+      label: `${env.LLM_MODEL} (OpenAI-compatible server)`,
+      offline: false,
+      baseUrl: env.LLM_BASE_URL,
+      apiKey: env.LLM_API_KEY,
+      fileTypes: defaultFileTypes() ?? [],
+    };
   }
   if (env.OPENAI_API_KEY) {
     const id = env.LLM_MODEL ?? DEFAULT_OPENAI_MODEL;
-    return { id, provider: "openai", label: `${id} (OpenAI)`, offline: false, apiKey: env.OPENAI_API_KEY };
+    return { id, provider: "openai", label: `${id} (OpenAI)`, offline: false, apiKey: env.OPENAI_API_KEY, fileTypes: defaultFileTypes() ?? OPENAI_FILE_TYPES };
   }
-  return { id: DEMO_MODEL_ID, provider: "demo", label: "Offline demo model", offline: true };
+  return { id: DEMO_MODEL_ID, provider: "demo", label: "Offline demo model", offline: true, fileTypes: [] };
 }
 
 function entries(value: string): z.infer<typeof ModelEntrySchema>[] {
@@ -43,7 +78,7 @@ function entries(value: string): z.infer<typeof ModelEntrySchema>[] {
   try {
     json = JSON.parse(value);
   } catch {
-    throw new Error("LLM_MODELS: not valid JSON (a JSON array of {id, label?, base_url?, api_key?}, or comma-separated model ids)");
+    throw new Error("LLM_MODELS: not valid JSON (a JSON array of {id, label?, base_url?, api_key?, files?}, or comma-separated model ids)");
   }
   const parsed = z.array(ModelEntrySchema).safeParse(json);
   if (!parsed.success) {
@@ -60,12 +95,20 @@ export function loadModelCatalog(): ConfiguredModel[] {
   for (const entry of env.LLM_MODELS ? entries(env.LLM_MODELS) : []) {
     if (models.some((m) => m.id === entry.id)) throw new Error(`LLM_MODELS: model ${JSON.stringify(entry.id)} is listed twice`);
     if (entry.base_url) {
-      models.push({ id: entry.id, provider: "openai-compatible", label: entry.label ?? `${entry.id} (${new URL(entry.base_url).host})`, offline: false, baseUrl: entry.base_url, apiKey: entry.api_key });
+      models.push({
+        id: entry.id,
+        provider: "openai-compatible",
+        label: entry.label ?? `${entry.id} (${new URL(entry.base_url).host})`,
+        offline: false,
+        baseUrl: entry.base_url,
+        apiKey: entry.api_key,
+        fileTypes: fileTypesOf(entry.files, []),
+      });
     } else if (base.provider === "demo") {
       throw new Error(`LLM_MODELS: model ${JSON.stringify(entry.id)} has no base_url and no model server is configured (LLM_BASE_URL + LLM_MODEL, or OPENAI_API_KEY)`);
     } else {
       const where = base.provider === "openai" ? "OpenAI" : "OpenAI-compatible server";
-      models.push({ ...base, id: entry.id, label: entry.label ?? `${entry.id} (${where})`, apiKey: entry.api_key ?? base.apiKey });
+      models.push({ ...base, id: entry.id, label: entry.label ?? `${entry.id} (${where})`, apiKey: entry.api_key ?? base.apiKey, fileTypes: fileTypesOf(entry.files, base.fileTypes) });
     }
   }
   return models;

@@ -35,9 +35,15 @@ function networkModel(config: ConfiguredModel): { model: LanguageModel; streamer
  * agent's loop streams an OpenAI-compatible server through `streamer` (the lean reader); `model`
  * is the SDK provider for everything else (non-streaming calls, runners' model API).
  */
-export function createAgentModel(opts: { now: () => Date; timeZone: string; modelId?: string }): { model: LanguageModel; info: ModelInfo; streamer?: StepStreamer } {
+export function createAgentModel(opts: { now: () => Date; timeZone: string; modelId?: string }): {
+  model: LanguageModel;
+  info: ModelInfo;
+  streamer?: StepStreamer;
+  /** The document types the model takes as file parts. */
+  fileTypes: readonly string[];
+} {
   const config = findModel(opts.modelId) ?? findModel()!;
   const info: ModelInfo = { id: config.id, provider: config.provider, label: config.label, offline: config.offline };
-  if (config.provider === "demo") return { model: createDemoModel({ now: opts.now, timeZone: opts.timeZone, delayMs: env.DEMO_MODEL_DELAY_MS }), info };
-  return { ...networkModel(config), info };
+  if (config.provider === "demo") return { model: createDemoModel({ now: opts.now, timeZone: opts.timeZone, delayMs: env.DEMO_MODEL_DELAY_MS }), info, fileTypes: config.fileTypes };
+  return { ...networkModel(config), info, fileTypes: config.fileTypes };
 }

@@ -9,9 +9,10 @@ import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { pngBytes } from "@/test/images";
 import { postRun, runInput, waitForRunEnd } from "@/test/runs";
 import { collectSse } from "@/test/sse";
+import { getPool } from "@/server/db";
 
-// An image in the message of a run bound to an external runner (issue #46): the host shares the
-// upload with the run as an artifact and the runner gets it as an attachment of its input.
+// An image or a document in the message of a run bound to an external runner (issue #46): the host
+// shares the upload with the run as an artifact and the runner gets it as an attachment of its input.
 
 const RUNNER_ID = "plugin:dispatch-tests/attachment-lister/default";
 const lister = defineRunner({
@@ -47,5 +48,23 @@ describe("a runner-bound run with an image", () => {
     const answer = events.filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT).map((e) => e.delta).join("");
     expect(answer).toBe(`image/png ${image.byteLength}`);
     expect((await waitForRunEnd(user.apiKey, body.runId)).status).toBe("completed");
+  });
+
+  it("reaches the runner with a document as an attachment named as it was uploaded", async () => {
+    const user = await createTestUser();
+    await bindRunner({ runnerId: RUNNER_ID, email: user.email });
+    const csv = "region,amount\nnorth,120\n";
+    const form = new FormData();
+    form.set("file", new Blob([csv], { type: "text/csv" }), "sales.csv");
+    const uploaded = (await (await fetch(`${baseUrl()}/api/v1/agent/attachments`, { method: "POST", headers: bearer(user.apiKey), body: form })).json()) as { url: string };
+    const body = runInput({
+      messages: [{ id: "u1", role: "user", content: [{ type: "text", text: "sum it" }, { type: "document", source: { type: "url", value: uploaded.url, mimeType: "text/csv" } }] }],
+    });
+
+    const events = (await collectSse(await postRun(user.apiKey, body, { stream: true }))).map((f) => JSON.parse(f.data) as { type: string; delta?: string });
+    const answer = events.filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT).map((e) => e.delta).join("");
+    expect(answer).toBe(`text/csv ${csv.length}`);
+    const { rows } = await getPool().query<{ name: string }>(`select a.name from artifacts a join runs r on r.id = a.run_id where r.run_id = $1 and r.user_id = $2`, [body.runId, user.id]);
+    expect(rows.map((r) => r.name)).toEqual(["sales.csv"]);
   });
 });

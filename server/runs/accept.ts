@@ -55,7 +55,9 @@ function withoutUrlTokens(input: RunAgentInput): RunAgentInput {
                 ? { ...part, url: strip(part.url) }
                 : part.type === "image" && part.source.type === "url"
                   ? { ...part, source: { ...part.source, value: strip(part.source.value) } }
-                  : part,
+                  : part.type === "document"
+                    ? { ...part, source: { ...part.source, value: strip(part.source.value) } }
+                    : part,
             ),
           }
         : m,

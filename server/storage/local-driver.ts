@@ -4,6 +4,7 @@ import { createReadStream } from "node:fs";
 import { mkdir, readFile, rename, stat, writeFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
+import { documentTypeForPath } from "../files/document-type";
 import { imageTypeForPath } from "./image-type";
 import type { ObjectRef, SignatureCheck, StorageDriver } from "./types";
 import { isValidObjectPath } from "./object-key";
@@ -30,7 +31,7 @@ export function createLocalDriver({ root, bucket }: { root: string; bucket: stri
     if (!isValidObjectPath(ref.path) || !isValidObjectPath(ref.bucket) || ref.bucket.includes("/")) return null;
     return path.join(/*turbopackIgnore: true*/ root, ref.bucket, ...ref.path.split("/"));
   };
-  const contentTypeOf = (ref: ObjectRef) => imageTypeForPath(ref.path) ?? "application/octet-stream";
+  const contentTypeOf = (ref: ObjectRef) => imageTypeForPath(ref.path) ?? documentTypeForPath(ref.path) ?? "application/octet-stream";
 
   async function sizeOf(file: string): Promise<number | null> {
     try {

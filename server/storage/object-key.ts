@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { DOCUMENT_TYPES, type DocumentMimeType } from "../files/document-type";
 import { IMAGE_TYPES, type ImageMimeType } from "./image-type";
 
 // Object keys are chosen by the server, never by the client:
@@ -13,6 +14,7 @@ export function isValidObjectPath(objectPath: string): boolean {
   return objectPath.length <= 512 && objectPath.split("/").every((s) => SEGMENT.test(s) && s !== "." && s !== "..");
 }
 
-export function newAttachmentKey({ userId, threadId, mimeType }: { userId: string; threadId: string | null; mimeType: ImageMimeType }): string {
-  return `agent-inputs/${userId}/${threadId ?? randomUUID()}/${randomBytes(16).toString("hex")}.${IMAGE_TYPES[mimeType]}`;
+export function newAttachmentKey({ userId, threadId, mimeType }: { userId: string; threadId: string | null; mimeType: ImageMimeType | DocumentMimeType }): string {
+  const ext = mimeType in IMAGE_TYPES ? IMAGE_TYPES[mimeType as ImageMimeType] : DOCUMENT_TYPES[mimeType as DocumentMimeType].ext;
+  return `agent-inputs/${userId}/${threadId ?? randomUUID()}/${randomBytes(16).toString("hex")}.${ext}`;
 }

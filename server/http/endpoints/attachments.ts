@@ -13,10 +13,10 @@ async function readImageForm(body: UploadStream) {
     tooLargeMessage: TOO_LARGE_MESSAGE,
     notMultipartMessage: "Send the image as multipart/form-data with a `file` field",
   });
-  return { file: { data: file.data, declaredType: file.contentType }, threadId: fields.threadId?.trim() || null };
+  return { file: { data: file.data, declaredType: file.contentType, fileName: file.filename }, threadId: fields.threadId?.trim() || null };
 }
 
-/** POST /api/v1/agent/attachments: upload one image (multipart `file`, optional `threadId`) → {bucket, path, mime_type, url}. */
+/** POST /api/v1/agent/attachments: upload one image or document (multipart `file`, optional `threadId`) → {bucket, path, mime_type, file_name?, url}. */
 export const uploadAttachmentEndpoint = endpoint({
   method: "POST",
   path: "/api/v1/agent/attachments",
@@ -28,7 +28,7 @@ export const uploadAttachmentEndpoint = endpoint({
   },
 });
 
-/** POST /api/v1/agent/attachments/presign: a signed PUT for a large image upload {mime_type, size, threadId?}, plus its signed GET url. */
+/** POST /api/v1/agent/attachments/presign: a signed PUT for a large upload {mime_type, size, threadId?, file_name?}, plus its signed GET url. */
 export const presignAttachmentEndpoint = endpoint({
   method: "POST",
   path: "/api/v1/agent/attachments/presign",

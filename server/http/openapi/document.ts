@@ -44,7 +44,7 @@ const TAGS: Record<string, string> = {
   Threads: "The caller's threads: list, search, label, fork, delete, and their runs (docs/threads.md).",
   Runs: "Start runs, follow their events, cancel them, answer their approval requests (docs/agent-api.md).",
   History: "A thread's messages, a day at a time (docs/history.md).",
-  Attachments: "Images for user messages (docs/attachments.md).",
+  Attachments: "Images and documents for user messages (docs/attachments.md).",
   "Agent API": "The streaming Agent API door (docs/agent-api.md).",
   "AG-UI": "The AG-UI door for clients that resend their conversation (docs/ag-ui.md).",
   Status: "Health, the caller, the models.",

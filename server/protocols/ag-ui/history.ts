@@ -22,6 +22,10 @@ export const historyAttachmentSchema = z.strictObject({
   bucket: z.string().min(1),
   path: z.string().min(1),
   mime_type: z.string().min(1),
+  /** A document's name as it was uploaded (images have none). */
+  file_name: z.string().optional(),
+  /** A document's size in bytes. */
+  size: z.number().int().optional(),
   /** A signed URL, fresh on every read. */
   url: z.url(),
 });

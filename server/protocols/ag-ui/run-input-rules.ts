@@ -33,11 +33,20 @@ export const RUN_INPUT_ERRORS = {
   binaryMimeType: "binary content requires image mimeType",
   binaryUrl: "binary content requires url",
   binaryData: "binary content data is not allowed",
+  documentMimeType: "document content requires a PDF, text/plain, text/markdown, text/csv or application/json mimeType",
 } as const;
 
+/** The document types a `document` part may name (AG-UI 1.0); the bytes are checked at upload (server/files). */
+export const DOCUMENT_MIME_TYPES = ["application/pdf", "text/plain", "text/markdown", "text/csv", "application/json"] as const;
+
+export function isDocumentMimeType(value: unknown): value is (typeof DOCUMENT_MIME_TYPES)[number] {
+  return typeof value === "string" && (DOCUMENT_MIME_TYPES as readonly string[]).includes(value);
+}
+
 export const MESSAGE_ROLES = ["user", "assistant", "system", "tool", "developer", "reasoning", "activity"] as const;
-// "binary" is the spec's block; the rest are AG-UI 1.0 content parts. Audio, video and
-// document parts are recognised only so that they fail the image rule with its message.
+// "binary" is the spec's block; the rest are AG-UI 1.0 content parts. A document part names an
+// uploaded document (PDF, text, Markdown, CSV, JSON); audio and video parts are recognised only
+// so that they fail the image rule with its message.
 const USER_PART_TYPES = ["text", "binary", "image", "audio", "video", "document"] as const;
 const SOURCE_TYPES = ["url", "data", "file"] as const;
 
@@ -215,6 +224,9 @@ const sourceOf = (part: Record<string, unknown>) => part.source as Record<string
 function mimeTypeFailure({ field, part }: MediaPart): RunInputFailure | undefined {
   if (part.type === "binary") {
     return isImageMimeType(part.mimeType) ? undefined : failure(RUN_INPUT_ERRORS.binaryMimeType, `${field}.mimeType`);
+  }
+  if (part.type === "document") {
+    return isDocumentMimeType(sourceOf(part).mimeType) ? undefined : failure(RUN_INPUT_ERRORS.documentMimeType, `${field}.source.mimeType`);
   }
   if (part.type !== "image") return failure(RUN_INPUT_ERRORS.binaryMimeType, `${field}.type`);
   return isImageMimeType(sourceOf(part).mimeType) ? undefined : failure(RUN_INPUT_ERRORS.binaryMimeType, `${field}.source.mimeType`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRunAgentInput } from "./run-input";
+import { parseRunAgentInput, userMessageParts } from "./run-input";
 import { MAX_PAYLOAD_BYTES, RUN_INPUT_ERRORS as E } from "./run-input-rules";
 
 const THREAD_ID = "550e8400-e29b-41d4-a716-446655440000";
@@ -204,5 +204,20 @@ describe("ids on POST /api/v1/ag-ui (the conversation reading)", () => {
       status: 400,
       field: "messages[0].toolCallId",
     });
+  });
+});
+
+describe("AG-UI document parts", () => {
+  const document = (mimeType: unknown, value: unknown = IMAGE_URL.replace("image.png", "report.pdf")) => ({ type: "document", source: { type: "url", value, mimeType } });
+
+  it("name an uploaded document by URL, like an image", () => {
+    const parsed = parse(withContent(text("read this"), document("application/pdf"), document("text/csv")));
+    if (!parsed.ok) throw new Error(parsed.message);
+    expect(userMessageParts(parsed.input).images.map((i) => i.mimeType)).toEqual(["application/pdf", "text/csv"]);
+  });
+
+  it("must name a document type, by URL, never inline data", () => {
+    expect(parse(withContent(document("application/x-msdownload")))).toMatchObject({ ok: false, status: 400, message: E.documentMimeType, field: "messages[0].content[0].source.mimeType" });
+    expect(parse(withContent(document("application/pdf", "data:application/pdf;base64,JVBERi0=")))).toMatchObject({ ok: false, message: E.binaryData });
   });
 });

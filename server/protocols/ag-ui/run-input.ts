@@ -12,6 +12,7 @@ import {
   contentText,
   countCodePoints,
   isDataUrl,
+  isDocumentMimeType,
   isImageMimeType,
   isNonBlankString,
   utf8ByteLength,
@@ -67,7 +68,20 @@ export const ImagePartSchema = z.object({
   metadata: optional(JsonObjectSchema),
 });
 
-export const UserContentPartSchema = z.discriminatedUnion("type", [TextPartSchema, BinaryPartSchema, ImagePartSchema]);
+/** AG-UI 1.0's document part: an uploaded document (PDF, text, Markdown, CSV, JSON) by its signed URL. */
+export const DocumentPartSchema = z.object({
+  type: z.literal("document"),
+  source: z.object({
+    type: z.literal("url"),
+    value: AttachmentUrlSchema,
+    mimeType: z.string().refine(isDocumentMimeType, RUN_INPUT_ERRORS.documentMimeType),
+  }),
+  id: optional(z.string()),
+  filename: optional(z.string()),
+  metadata: optional(JsonObjectSchema),
+});
+
+export const UserContentPartSchema = z.discriminatedUnion("type", [TextPartSchema, BinaryPartSchema, ImagePartSchema, DocumentPartSchema]);
 // Tool results may carry content parts in AG-UI 1.0; the same URL-only image rule holds.
 export const ToolContentPartSchema = z.discriminatedUnion("type", [TextPartSchema, ImagePartSchema]);
 
@@ -262,6 +276,7 @@ export function parseRunAgentInput(rawBody: string, opts: { conversation?: boole
   return { ok: true, input: parsed.data };
 }
 
+/** An image or a document of the user message, by the signed URL of its upload. */
 export type UserImageRef = { url: string; mimeType: string; filename?: string };
 /** `fromUser` is false for a run that only answers frontend tool calls or interrupts: no text, the first answer's id. */
 export type UserMessageParts = { messageId: string; text: string; images: UserImageRef[]; fromUser: boolean };
@@ -290,7 +305,7 @@ export function userMessageParts(input: RunAgentInput): UserMessageParts {
             ? { url: part.url, mimeType: part.mimeType }
             : { url: part.url, mimeType: part.mimeType, filename: part.filename },
         );
-      } else if (part.type === "image") {
+      } else if (part.type === "image" || part.type === "document") {
         images.push({ url: part.source.value, mimeType: part.source.mimeType });
       }
     }

@@ -32,7 +32,7 @@ export const INPUT_ERRORS = {
   notInTail:
     "an existing session takes only its new tail (function_call_output, mcp_approval_response, then one user message); its earlier turns are already on the server: drop this item",
   newSessionEnd: "a new session's input must end with a user message: earlier items seed its history, and it has no open call to answer",
-  seedImage: "earlier turns seeding a session carry text only: send images in the new user message",
+  seedImage: "earlier turns seeding a session carry text only: send images and files in the new user message",
   seedType: "cannot seed a session's history: only user, assistant and system messages and function_call / function_call_output pairs can",
   unpairedCall: "has no function_call_output with its call_id among the earlier turns",
   unpairedOutput: "answers no function_call among the earlier turns",
@@ -76,7 +76,7 @@ function seedTurns(items: { message: InputMessage; index: number }[]): SeedTurn[
   for (const { message, index } of items) {
     const type = typeOf(message);
     if (type === "message" && (message.role === "user" || message.role === "assistant")) {
-      const image = (message.content ?? []).findIndex((part) => part.type === "image");
+      const image = (message.content ?? []).findIndex((part) => part.type === "image" || part.type === "file");
       if (image >= 0) return { ok: false, message: INPUT_ERRORS.seedImage, field: `input[${index}].content[${image}]` };
       seed.push({ index, role: message.role, id: message.id, content: inputText(message.content) });
     } else if (type === "function_call") {

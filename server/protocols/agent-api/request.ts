@@ -1,7 +1,7 @@
 import { issuePath } from "../../kernel/input-issues";
 import { MULTITASK_STRATEGIES } from "../ag-ui/multitask";
 import { z } from "zod";
-import { MAX_MESSAGES, MAX_PAYLOAD_BYTES, MAX_RUN_ID_CHARS, countCodePoints, isNonBlankString, utf8ByteLength } from "../ag-ui/run-input-rules";
+import { MAX_MESSAGES, MAX_PAYLOAD_BYTES, MAX_RUN_ID_CHARS, countCodePoints, isDocumentMimeType, isNonBlankString, utf8ByteLength } from "../ag-ui/run-input-rules";
 
 // Wire schema of the Agent API request (spec/agent-api-protocol.md, AgentScope Runtime's
 // AgentRequest). Objects are strict: an unknown field is a 400 naming it. Every optional
@@ -25,6 +25,8 @@ export const AGENT_REQUEST_ERRORS = {
   responseIdLength: `exceeds length limit (${MAX_RUN_ID_CHARS} characters)`,
   n: "only 1 is supported: a response carries one answer; send n requests for n answers",
   imageUrl: "must be a URL",
+  fileUrl: "must be the signed URL POST /api/v1/agent/attachments answered for the file",
+  fileMimeType: "must be application/pdf, text/plain, text/markdown, text/csv or application/json",
   toolType: "only function tools are supported",
   stop: "expected a string or an array of strings",
 } as const;
@@ -70,9 +72,18 @@ export const ImageContentSchema = z.strictObject({
     .refine(isNonBlankString, AGENT_REQUEST_ERRORS.imageUrl),
 });
 
+/** Dispatch's own: a document uploaded to POST /api/v1/agent/attachments, by the signed URL it answered. */
+export const FileContentSchema = z.strictObject({
+  ...contentEnvelope,
+  type: z.literal("file"),
+  file_url: z.string().refine(isNonBlankString, AGENT_REQUEST_ERRORS.fileUrl),
+  mime_type: z.string().refine(isDocumentMimeType, AGENT_REQUEST_ERRORS.fileMimeType),
+  filename: optional(z.string()),
+});
+
 export const DataContentSchema = z.strictObject({ ...contentEnvelope, type: z.literal("data"), data: optional(JsonObjectSchema) });
 
-export const InputContentSchema = z.discriminatedUnion("type", [TextContentSchema, ImageContentSchema, DataContentSchema]);
+export const InputContentSchema = z.discriminatedUnion("type", [TextContentSchema, ImageContentSchema, FileContentSchema, DataContentSchema]);
 
 export const InputMessageSchema = z.strictObject({
   id: optional(z.string().min(1)),

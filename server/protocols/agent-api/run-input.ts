@@ -31,7 +31,10 @@ export function guessImageMimeType(url: string): string {
   return (extension && IMAGE_TYPES[extension]) || "image/png";
 }
 
-type RunInputPart = { type: "text"; text: string } | { type: "binary"; mimeType: string; url: string };
+type RunInputPart =
+  | { type: "text"; text: string }
+  | { type: "binary"; mimeType: string; url: string }
+  | { type: "document"; source: { type: "url"; value: string; mimeType: string } };
 
 function toRunInputPart(part: InputContent): RunInputPart | null {
   switch (part.type) {
@@ -39,6 +42,8 @@ function toRunInputPart(part: InputContent): RunInputPart | null {
       return { type: "text", text: part.text ?? "" };
     case "image":
       return { type: "binary", mimeType: guessImageMimeType(part.image_url), url: part.image_url };
+    case "file":
+      return { type: "document", source: { type: "url", value: part.file_url, mimeType: part.mime_type } };
     case "data":
       return part.data ? { type: "text", text: JSON.stringify(part.data) } : null;
   }

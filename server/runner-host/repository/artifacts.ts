@@ -26,7 +26,7 @@ export async function insertRunAttachmentArtifacts(opts: { userId: string; threa
     `with wanted as (select * from unnest($4::text[], $5::text[]) with ordinality as w(bucket, path, n)),
      ins as (
        insert into artifacts (id, user_id, thread_id, run_id, attachment_id, name, mime_type, size, sha256, driver, bucket, path)
-       select gen_random_uuid(), $1, $2, $3, a.id, regexp_replace(a.path, '^.*/', ''), a.mime_type, a.size, a.sha256, a.driver, a.bucket, a.path
+       select gen_random_uuid(), $1, $2, $3, a.id, coalesce(a.file_name, regexp_replace(a.path, '^.*/', '')), a.mime_type, a.size, a.sha256, a.driver, a.bucket, a.path
        from attachments a join wanted w on w.bucket = a.bucket and w.path = a.path
        where a.user_id = $1
        on conflict (run_id, attachment_id) do nothing

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "attachments" ADD COLUMN     "file_name" TEXT,
+ADD COLUMN     "text" TEXT;
