@@ -18,6 +18,7 @@ import { openCallAnswers } from "./client-tool-answers";
 import { reconcileConversation } from "./conversation-reconcile";
 import { startRun, type KeepAlive } from "./runs";
 import { threadNamed } from "./thread-names";
+import { keptState } from "../thread-state/service";
 
 // POST /api/v1/ag-ui: runs for AG-UI clients that hold the conversation themselves (CopilotKit,
 // @ag-ui/client on default settings). Their `messages` is reconciled with the thread
@@ -34,8 +35,8 @@ export type ConversationStart =
   | { kind: "run"; run: RunRow; created: boolean; position?: number }
   /** Nothing new while the thread has a run in progress: the client joins it. */
   | { kind: "attach"; run: RunRow; snapshot: AgUiMessage[] }
-  /** Nothing new and nothing running: the client gets the thread as it is. */
-  | { kind: "snapshot"; snapshot: AgUiMessage[] };
+  /** Nothing new and nothing running: the client gets the thread as it is, with the state it keeps. */
+  | { kind: "snapshot"; snapshot: AgUiMessage[]; state: Record<string, unknown> | null };
 
 /**
  * Reconciles the client's conversation with the thread and starts what it brings: a run for a new
@@ -79,7 +80,8 @@ export async function startConversationRun(opts: {
     if (previous) return { kind: "run", run: sameThread(previous, input), created: false };
     if (state.ownerId === null) throw new AppError("BAD_REQUEST", "messages has no user message: a new thread starts with one", { field: "messages" });
     if (state.activeRun) return { kind: "attach", run: state.activeRun, snapshot: await threadSnapshot(input.threadId, state.activeRun.id) };
-    return { kind: "snapshot", snapshot: await threadSnapshot(input.threadId, null) };
+    const [snapshot, kept] = await Promise.all([threadSnapshot(input.threadId, null), keptState({ userId, threadId: input.threadId })]);
+    return { kind: "snapshot", snapshot, state: kept };
   }
 
   const answers = tail.filter((m): m is ToolMessage => m.role === "tool");

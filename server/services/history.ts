@@ -9,6 +9,7 @@ import { attachmentLinks } from "./attachments";
 import { threadNamed } from "./thread-names";
 import type { ClaimedApiKey } from "../auth/session";
 import { jsonText, type JsonText } from "../lib/json-text";
+import { keptState } from "../thread-state/service";
 
 /**
  * A message the database leaves to the server: a tool result, whose card is compiled here, a
@@ -105,12 +106,10 @@ async function readHistoryDay(opts: HistoryDayOptions): Promise<{ header: Omit<H
   const found = await findHistoryDay({ userId: opts.userId, threadId: thread?.threadId ?? null, before: opts.before, keyHash: opts.claimedKey?.hash ?? null, reasoning: opts.reasoning });
   if (!found.thread) {
     if (opts.threadId) throw new AppError("NOT_FOUND", `Thread ${opts.threadId} not found`);
-    return { header: { scope: "history_day", threadId: null, day: null, hasMore: false }, texts: [] };
+    return { header: { scope: "history_day", threadId: null, day: null, hasMore: false, state: null }, texts: [] };
   }
-  return {
-    header: { scope: "history_day", threadId: thread?.named ? thread.name : found.thread, day: found.day, hasMore: found.hasMore },
-    texts: await chunkTexts(found.chunks, opts),
-  };
+  const [texts, state] = await Promise.all([chunkTexts(found.chunks, opts), keptState({ userId: opts.userId, threadId: found.thread })]);
+  return { header: { scope: "history_day", threadId: thread?.named ? thread.name : found.thread, day: found.day, hasMore: found.hasMore, state }, texts };
 }
 
 /** One day of a thread's history (UTC days), newest first by day, messages in seq order. */

@@ -1,0 +1,21 @@
+import "server-only";
+import type { RunAgentInput } from "../protocols/ag-ui/run-input";
+import { sendsState } from "../protocols/ag-ui/state-rules";
+import { findOwnedThreadState } from "./repository";
+
+// A thread's shared state across runs (docs/ag-ui.md, "Shared state"): a request's non-empty
+// `state` replaces what the thread kept; a request without one (absent, null or {}) continues from
+// it. What a run leaves is kept at its end (server/runs/state-keeper.ts).
+
+/** The run's input with the state it starts from: the client's, else the thread's kept state. */
+export async function withKeptState(input: RunAgentInput, userId: string): Promise<RunAgentInput> {
+  if (sendsState(input.state)) return input;
+  const kept = await keptState({ userId, threadId: input.threadId });
+  return kept ? { ...input, state: kept, stateFromThread: true } : input;
+}
+
+/** The state the user's thread keeps (by its id), or null when it keeps none. */
+export async function keptState({ userId, threadId }: { userId: string; threadId: string }): Promise<Record<string, unknown> | null> {
+  const state = await findOwnedThreadState({ userId, threadId });
+  return state && Object.keys(state).length > 0 ? state : null;
+}
