@@ -106,10 +106,12 @@ async function readHistoryDay(opts: HistoryDayOptions): Promise<{ header: Omit<H
   const found = await findHistoryDay({ userId: opts.userId, threadId: thread?.threadId ?? null, before: opts.before, keyHash: opts.claimedKey?.hash ?? null, reasoning: opts.reasoning });
   if (!found.thread) {
     if (opts.threadId) throw new AppError("NOT_FOUND", `Thread ${opts.threadId} not found`);
-    return { header: { scope: "history_day", threadId: null, day: null, hasMore: false, state: null }, texts: [] };
+    return { header: { scope: "history_day", threadId: null, day: null, hasMore: false }, texts: [] };
   }
   const [texts, state] = await Promise.all([chunkTexts(found.chunks, opts), keptState({ userId: opts.userId, threadId: found.thread })]);
-  return { header: { scope: "history_day", threadId: thread?.named ? thread.name : found.thread, day: found.day, hasMore: found.hasMore, state }, texts };
+  const header = { scope: "history_day", threadId: thread?.named ? thread.name : found.thread, day: found.day, hasMore: found.hasMore } as const;
+  // The spec's page as it was for a thread without state.
+  return { header: state ? { ...header, state } : header, texts };
 }
 
 /** One day of a thread's history (UTC days), newest first by day, messages in seq order. */

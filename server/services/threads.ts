@@ -104,7 +104,7 @@ export async function getThreadView(opts: { userId: string; threadId: string; lo
   const thread = await findThreadForUser({ id: opts.threadId, userId: opts.userId });
   if (!thread) {
     if (await threadIdTaken({ id: opts.threadId })) throw new AppError("NOT_FOUND", `Thread ${opts.threadId} not found`);
-    return { thread: null, history: { scope: "history_day", threadId: opts.threadId, day: null, hasMore: false, state: null, messages: [] }, activeRun: null };
+    return { thread: null, history: { scope: "history_day", threadId: opts.threadId, day: null, hasMore: false, messages: [] }, activeRun: null };
   }
   const [history, active] = await Promise.all([
     getHistoryDay({ userId: opts.userId, threadId: thread.id, before: null, locale: opts.locale, reasoning: true }),
