@@ -172,6 +172,48 @@ describe("shared state on POST /api/v1/ag-ui", () => {
   });
 });
 
+describe("a plan in state (agentic generative UI)", () => {
+  it("progresses step by step, each change a delta the client applies as it comes", async () => {
+    const threadId = randomUUID();
+    const agent = agentOn(threadId, { plan: { steps: [] } });
+    const step = (description: string) => ({ description, status: "pending" });
+    const script = [
+      updateState([{ op: "add", path: "/plan/steps", value: [step("Find a slot"), step("Book it")] }]),
+      updateState([{ op: "replace", path: "/plan/steps/0/status", value: "in_progress" }]),
+      updateState([
+        { op: "test", path: "/plan/steps/0/status", value: "in_progress" },
+        { op: "replace", path: "/plan/steps/0/status", value: "done" },
+        { op: "replace", path: "/plan/steps/1/status", value: "done" },
+      ]),
+    ].join(" ");
+    const seen: string[][] = [];
+    agent.subscribe({ onStateChanged: ({ state }) => void seen.push(((state.plan as { steps: { status: string }[] }).steps ?? []).map((s) => s.status)) });
+    const events = await run(agent, `${script} plan it`);
+    expect(ofType(events, "STATE_DELTA")).toHaveLength(3);
+    expect(seen).toEqual([[], ["pending", "pending"], ["in_progress", "pending"], ["done", "done"]]);
+    expect(await historyState(threadId)).toEqual({ plan: { steps: [{ description: "Find a slot", status: "done" }, { description: "Book it", status: "done" }] } });
+  });
+
+  it("gives a page that reloads mid-run the state as the run left it, from the run's log", async () => {
+    const threadId = randomUUID();
+    const before = agentOn(threadId, { plan: { steps: [] } });
+    before.addMessage({ id: randomUUID(), role: "user", content: `[[delay:100]] ${updateState([{ op: "add", path: "/plan/steps/-", value: { description: "Draft", status: "done" } }])} a slow answer of several words to stream` });
+    const seen: BaseEvent[] = [];
+    await before.runAgent({}, {
+      onEvent: ({ event }) => {
+        seen.push(event);
+        if (event.type === "TEXT_MESSAGE_CONTENT") before.abortRun();
+      },
+    });
+    expect(seen.map((e) => e.type)).toContain("STATE_DELTA");
+    const after = agentOn(threadId);
+    const events = await run(after);
+    expect(ofType(events, "STATE_SNAPSHOT")).toHaveLength(1);
+    expect(ofType(events, "STATE_DELTA")).toHaveLength(1);
+    expect(after.state).toEqual({ plan: { steps: [{ description: "Draft", status: "done" }] } });
+  });
+});
+
 describe("shared state on POST /api/v1/agent/runs (the seed door)", () => {
   it("continues from the state the thread keeps and shows it to the model", async () => {
     const threadId = randomUUID();
