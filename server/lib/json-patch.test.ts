@@ -72,6 +72,12 @@ describe("applyJsonPatch (RFC 6902)", () => {
     expect(JSON.stringify(out)).toBe('{"__proto__":{"polluted":true}}');
   });
 
+  it("refuses unchecked operations it does not know and paths that are not pointers", () => {
+    expect(() => apply({}, [{ op: "merge", path: "/a" } as never])).toThrow(/operation 0: unknown operation "merge"/);
+    expect(() => apply({}, [{ op: "add", path: "a", value: 1 } as never])).toThrow(/is not a JSON Pointer/);
+    expect(() => apply({}, [{ op: "remove" } as never])).toThrow(JsonPatchError);
+  });
+
   it("replaces the whole document at the empty pointer", () => {
     expect(apply({ a: 1 }, [{ op: "replace", path: "", value: { b: 2 } }])).toEqual({ b: 2 });
   });

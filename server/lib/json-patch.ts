@@ -35,6 +35,7 @@ const isContainer = (v: unknown): v is Container => typeof v === "object" && v !
 /** The reference tokens of a pointer ("" is the whole document: no tokens). */
 export function parsePointer(path: string): string[] {
   if (path === "") return [];
+  if (typeof path !== "string" || !path.startsWith("/")) throw new Error(`${JSON.stringify(path)} is not a JSON Pointer`);
   return path
     .slice(1)
     .split("/")
@@ -128,6 +129,9 @@ function applyOne(doc: unknown, op: JsonPatchOperation): unknown {
     case "test":
       if (!jsonEqual(valueAt(doc, tokens), op.value)) throw new Error(`test failed: the value at "${op.path}" differs`);
       return doc;
+    default:
+      // Operations read from a log or a runner were not checked by the schema.
+      throw new Error(`unknown operation ${JSON.stringify((op as { op: unknown }).op)}`);
   }
 }
 

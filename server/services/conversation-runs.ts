@@ -18,7 +18,7 @@ import { openCallAnswers } from "./client-tool-answers";
 import { reconcileConversation } from "./conversation-reconcile";
 import { startRun, type KeepAlive } from "./runs";
 import { threadNamed } from "./thread-names";
-import { keptState } from "../thread-state/service";
+import { nonEmptyState } from "../thread-state/service";
 
 // POST /api/v1/ag-ui: runs for AG-UI clients that hold the conversation themselves (CopilotKit,
 // @ag-ui/client on default settings). Their `messages` is reconciled with the thread
@@ -80,8 +80,7 @@ export async function startConversationRun(opts: {
     if (previous) return { kind: "run", run: sameThread(previous, input), created: false };
     if (state.ownerId === null) throw new AppError("BAD_REQUEST", "messages has no user message: a new thread starts with one", { field: "messages" });
     if (state.activeRun) return { kind: "attach", run: state.activeRun, snapshot: await threadSnapshot(input.threadId, state.activeRun.id) };
-    const [snapshot, kept] = await Promise.all([threadSnapshot(input.threadId, null), keptState({ userId, threadId: input.threadId })]);
-    return { kind: "snapshot", snapshot, state: kept };
+    return { kind: "snapshot", snapshot: await threadSnapshot(input.threadId, null), state: nonEmptyState(state.keptState) };
   }
 
   const answers = tail.filter((m): m is ToolMessage => m.role === "tool");
@@ -104,6 +103,8 @@ export async function startConversationRun(opts: {
       apiKeyHash: opts.apiKeyHash,
       toolMessages,
       keepAlive: opts.keepAlive,
+      // Read with the thread above (its owner checked there): no statement of its own.
+      keptState: nonEmptyState(state.keptState),
     });
   try {
     return { kind: "run", ...(await start()) };

@@ -109,6 +109,8 @@ export type StartRunOptions = {
    * forwardedProps.multitaskStrategy; else the binding's default; else reject.
    */
   multitaskStrategy?: MultitaskStrategy;
+  /** The thread's kept shared state when the caller read it already (null: none); else it is read here. */
+  keptState?: Record<string, unknown> | null;
 };
 
 /**
@@ -140,7 +142,7 @@ export async function startRun(opts: StartRunOptions): Promise<{ run: RunRow; cr
   const [{ attachments, userMessageMetadata }, input] = await Promise.all([
     resolveRunAttachments({ userId: opts.userId, images, requestOrigin: opts.requestOrigin }),
     // A request without state continues from the thread's (server/thread-state/service.ts).
-    withKeptState(opts.input, opts.userId),
+    withKeptState(opts.input, opts.userId, opts.keptState),
   ]);
   opts = { ...opts, input };
   const { plan, local, accepted } = await acceptPlanned(opts, { generation, apiKeyHash, userMessageMetadata, multitaskStrategy: requestedStrategy });

@@ -7,15 +7,20 @@ import { findOwnedThreadState } from "./repository";
 // `state` replaces what the thread kept; a request without one (absent, null or {}) continues from
 // it. What a run leaves is kept at its end (server/runs/state-keeper.ts).
 
-/** The run's input with the state it starts from: the client's, else the thread's kept state. */
-export async function withKeptState(input: RunAgentInput, userId: string): Promise<RunAgentInput> {
+/** A kept state that holds something, else null. */
+export const nonEmptyState = (state: Record<string, unknown> | null): Record<string, unknown> | null => (state && Object.keys(state).length > 0 ? state : null);
+
+/**
+ * The run's input with the state it starts from: the client's, else the thread's kept state
+ * (`kept` when the caller read it already with the thread, else read here).
+ */
+export async function withKeptState(input: RunAgentInput, userId: string, kept?: Record<string, unknown> | null): Promise<RunAgentInput> {
   if (sendsState(input.state)) return input;
-  const kept = await keptState({ userId, threadId: input.threadId });
-  return kept ? { ...input, state: kept, stateFromThread: true } : input;
+  const state = kept !== undefined ? kept : await keptState({ userId, threadId: input.threadId });
+  return state ? { ...input, state, stateFromThread: true } : input;
 }
 
 /** The state the user's thread keeps (by its id), or null when it keeps none. */
 export async function keptState({ userId, threadId }: { userId: string; threadId: string }): Promise<Record<string, unknown> | null> {
-  const state = await findOwnedThreadState({ userId, threadId });
-  return state && Object.keys(state).length > 0 ? state : null;
+  return nonEmptyState(await findOwnedThreadState({ userId, threadId }));
 }
