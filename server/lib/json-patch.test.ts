@@ -48,6 +48,15 @@ describe("applyJsonPatch (RFC 6902)", () => {
     expect(doc).toEqual({ steps: [{ status: "pending" }] });
   });
 
+  it("changes the document itself when asked to, inserting copies of the values", () => {
+    const doc = { a: [1] };
+    const value = { b: 1 };
+    const out = applyJsonPatch(doc, [{ op: "add", path: "/a/-", value }], { inPlace: true }) as { a: unknown[] };
+    expect(out).toBe(doc);
+    expect(doc).toEqual({ a: [1, { b: 1 }] });
+    expect(out.a[1]).not.toBe(value);
+  });
+
   it("names the failing operation and the reason", () => {
     try {
       apply({ a: [] }, [

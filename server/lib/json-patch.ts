@@ -138,9 +138,11 @@ function applyOne(doc: unknown, op: JsonPatchOperation): unknown {
 /**
  * Applies the operations in order to a copy of `document` and returns the result; the document
  * itself is never changed. One failing operation fails the whole patch (RFC 6902 §5).
+ * `inPlace`: changes `document` itself instead (no copy), for a caller that owns it and drops it
+ * when a patch fails; the values the operations insert are still copies.
  */
-export function applyJsonPatch(document: unknown, operations: readonly JsonPatchOperation[]): unknown {
-  let doc = copyOf(document);
+export function applyJsonPatch(document: unknown, operations: readonly JsonPatchOperation[], opts: { inPlace?: boolean } = {}): unknown {
+  let doc = opts.inPlace ? document : copyOf(document);
   operations.forEach((op, index) => {
     try {
       doc = applyOne(doc, op);

@@ -142,6 +142,15 @@ describe("shared state on POST /api/v1/ag-ui", () => {
     expect(await historyState(threadId)).toEqual({ recipe: { title: "Waffles" } });
   });
 
+  it("goes on in a fork of the thread", async () => {
+    const threadId = randomUUID();
+    await run(agentOn(threadId, RECIPE), "to fork");
+    const res = await fetch(`${baseUrl()}/api/v1/threads/${threadId}/fork`, { method: "POST", headers: { ...bearer(alice.apiKey), "content-type": "application/json" }, body: "{}" });
+    expect(res.status).toBe(201);
+    const fork = (await res.json()) as { id: string };
+    expect(await historyState(fork.id)).toEqual(RECIPE);
+  });
+
   it("gives a run without state no update_state, and keeps nothing", async () => {
     const threadId = randomUUID();
     const word = marker("stateless");
