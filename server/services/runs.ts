@@ -141,7 +141,8 @@ export async function startRun(opts: StartRunOptions): Promise<{ run: RunRow; cr
   }
   const [{ attachments, userMessageMetadata }, input] = await Promise.all([
     resolveRunAttachments({ userId: opts.userId, images, requestOrigin: opts.requestOrigin }),
-    // A request without state continues from the thread's (server/thread-state/service.ts).
+    // A request without state continues from the thread's (server/thread-state/service.ts). Read
+    // by owner before a claimed key is checked, it goes nowhere unless the accept, which checks it, succeeds.
     withKeptState(opts.input, opts.userId, opts.keptState),
   ]);
   opts = { ...opts, input };
