@@ -1,6 +1,6 @@
 import "server-only";
 import { EventType } from "@ag-ui/core";
-import { AISDKError, APICallError, type LanguageModel } from "ai";
+import { AISDKError, APICallError, type LanguageModel, type ToolSet } from "ai";
 import { randomUUID } from "node:crypto";
 import { createApprovalGate, type ApprovalGate, type ApprovalGateRun } from "../approvals/gate";
 import { approvalInterrupt } from "../approvals/interrupt";
@@ -31,6 +31,8 @@ import { projectCliBinding } from "./project-cli-binding";
 import { buildSystemPrompt, type MemoryFact } from "./prompt";
 import { answeredToolCallIds, unansweredCalls, usedToolCallIds } from "./resume";
 import { toolFailureText, type ToolOutcome } from "./tool-outcome";
+import { runStateOf } from "./run-state";
+import { SharedState, stateTool, STATE_TOOL_NAME } from "./state-tool";
 import { buildAgentTools, runProjectCliCall, type ProjectCliBinding } from "./tools";
 
 export type AgentContext = {
@@ -149,6 +151,13 @@ async function repeatUnansweredCalls(
       answer(toolFailureText("CALL_INTERRUPTED", "The call was cut off before it ran; it was not run"), null, {});
       continue;
     }
+    // Whether its delta streamed before the stop is in the log, and in the state this execution starts from: never applied twice.
+    if (call.toolName === STATE_TOOL_NAME) {
+      const text = toolFailureText("CALL_INTERRUPTED", "The run stopped before this call's answer; the shared state in the system prompt is current: call update_state again if it lacks the change");
+      answer(text, null, { tool_name: call.toolName, tool_call_args: call.args });
+      exchanges.push({ toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, content: text });
+      continue;
+    }
     if (await opts.gate.check({ toolCallId: call.toolCallId, args: call.args })) continue;
     const result = await opts.runCall({ toolCallId: call.toolCallId, args: call.args });
     answer(result.toolResponseText, result.uiSchema, result.output ? { tool_name: call.toolName, tool_agent_output: result.output } : { tool_name: call.toolName, tool_call_args: call.args });
@@ -206,6 +215,9 @@ function agentResult(translator: AgUiEventTranslator, gate: ApprovalGate, info: 
   return { usage, model: info.id, interrupts: gate.requested.map((row) => approvalInterrupt(row, locale)), closingMessages: gate.pendingCards(parents) };
 }
 
+/** The run's tools with update_state when it has shared state (replacing a client tool of that name). */
+const withStateTool = (shared: SharedState | null, tools: ToolSet): ToolSet => (shared ? { ...tools, [STATE_TOOL_NAME]: stateTool(shared) } : tools);
+
 const DEFAULT_DEPS: AgentRunnerDeps = {
   model: createAgentModel,
   projectCli: projectCliBinding,
@@ -226,15 +238,16 @@ async function runAgent(deps: AgentRunnerDeps, { run, input, generation, signal,
   const skills = visibleSkills({ allowed: DEFAULT_ALLOWED_MODULES, hidden: context.hiddenSkills ?? [] });
   const user = userMessageParts(input);
   const { model, info, streamer, fileTypes = [] } = deps.model({ now: deps.now, timeZone, modelId: generation.model });
-  const serverToolNames = new Set([projectCli.name]);
+  // A run with shared state (sent, or kept by its thread) gets update_state over it.
+  const shared = SharedState.open(runStateOf(input, resume), emit);
+  const serverToolNames = new Set(shared ? [projectCli.name, STATE_TOOL_NAME] : [projectCli.name]);
   const translator = new AgUiEventTranslator(emit, serverToolNames, { model: info.id, usedToolCallIds: resume ? usedToolCallIds(resume) : [] });
   const gate = deps.approvalGate({ id: run.id, threadId: run.threadId, userId: run.userId, apiKeyHash: run.apiKeyHash, locale, mcpServers });
   const callFor = (toolCallId: string, args: unknown, callRunId?: string) =>
     runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, callRunId, args, signal, timeZone, locale, visibleSkills: skills, mcpServers });
   const runCall = ({ toolCallId, args }: { toolCallId: string; args: unknown }) => callFor(toolCallId, args);
   const answered = resume ? answeredToolCallIds(resume) : new Set<string>();
-  // An approved call keeps the run it was made in, so it is done once whichever run carries it
-  // (and however often: a run taken over carries again what it had not answered yet).
+  // An approved call keeps the run it was made in: it is done once, whichever run carries it how often.
   const carried = await carryApprovals(
     (context.approvals ?? []).filter((a) => !answered.has(a.toolCallId)),
     ({ toolCallId, callRunId, args }) => callFor(toolCallId, args, callRunId),
@@ -258,6 +271,7 @@ async function runAgent(deps: AgentRunnerDeps, { run, input, generation, signal,
         clientTools: input.tools,
         skills,
         mcpCards: mcpServers.map(mcpIndexCard),
+        sharedState: shared?.value,
       }),
       messages: buildConversation({
         history: context.history,
@@ -268,7 +282,7 @@ async function runAgent(deps: AgentRunnerDeps, { run, input, generation, signal,
         progress: context.progress,
         repeated,
       }),
-      tools: buildAgentTools({
+      tools: withStateTool(shared, buildAgentTools({
         projectCli,
         userId: run.userId,
         runId: run.id,
@@ -280,7 +294,7 @@ async function runAgent(deps: AgentRunnerDeps, { run, input, generation, signal,
         mcpServers,
         approvals: gate,
         wireId: (id) => translator.callOnWire(id)?.wireId ?? id,
-      }),
+      })),
       maxSteps: MAX_AGENT_STEPS,
       maxRetries: MODEL_MAX_RETRIES,
       settings: modelSettings(generation),

@@ -19,6 +19,8 @@ export type SystemPromptInput = {
   skills: readonly string[];
   /** The index cards of the MCP servers the run may use (server/tools/mcp/skills.ts). */
   mcpCards?: readonly string[];
+  /** The run's AG-UI shared state (docs/ag-ui.md, "Shared state"), when it has one. */
+  sharedState?: Record<string, unknown>;
 };
 
 // The skills' index cards replace what used to be every action's signature: an action's fields,
@@ -91,13 +93,33 @@ function describeClientTools(tools: readonly Tool[]): string | null {
   return `The user's application also runs these tools itself. Call one when it helps; its result arrives later, so stop after calling it.\n${rendered}`;
 }
 
+// The plan convention (agentic generative UI): any client renders state.plan.steps as a checklist.
+function describeSharedState(state: Record<string, unknown> | undefined): string | null {
+  if (state === undefined) return null;
+  return [
+    "Shared state (JSON): data the user's application shows and edits, kept with this conversation. It is current as the run starts; change it only with update_state (RFC 6902 JSON Patch operations).",
+    '- For work of several steps, keep a plan in state: {"plan": {"steps": [{"description": "...", "status": "pending"}]}}; set each step\'s status to "in_progress" when you start it and "done" when it is finished.',
+    "```json",
+    JSON.stringify(state),
+    "```",
+  ].join("\n");
+}
+
 /**
  * The system prompt for one run: role, skill index cards and rules, the current date and time in the user's
  * zone, what the agent remembers about the user, the client's context entries, and the
- * client-declared tools exactly as build_tools_prompt renders them (nothing when none).
+ * client-declared tools exactly as build_tools_prompt renders them (nothing when none), and the
+ * shared state last, since it changes most from run to run.
  */
 export function buildSystemPrompt(input: SystemPromptInput): string {
-  return [roleFor(input.skills, input.mcpCards ?? []), describeNow(input.now, input.timeZone), describeMemory(input.memoryFacts), describeContext(input.context), describeClientTools(input.clientTools)]
+  return [
+    roleFor(input.skills, input.mcpCards ?? []),
+    describeNow(input.now, input.timeZone),
+    describeMemory(input.memoryFacts),
+    describeContext(input.context),
+    describeClientTools(input.clientTools),
+    describeSharedState(input.sharedState),
+  ]
     .filter((section): section is string => section !== null)
     .join("\n\n");
 }

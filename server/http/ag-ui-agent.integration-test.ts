@@ -178,8 +178,8 @@ describe("POST /api/v1/ag-ui refuses what it cannot reconcile", () => {
     expect(capabilities.transport).toMatchObject({ streaming: true, resumable: true });
     expect(capabilities.tools?.items?.map((t) => t.name)).toEqual(["project_cli"]);
     // Nothing declared that is not delivered: reasoning streams (ag-ui-reasoning-ids.integration-test),
-    // a thread's state is not kept between runs yet.
+    // a thread keeps its state and the agent patches it (test/clients/ag-ui-state.integration-test).
     expect(capabilities.reasoning).toMatchObject({ supported: true, streaming: true });
-    expect(capabilities.state?.persistentState).toBe(false);
+    expect(capabilities.state).toEqual({ snapshots: true, deltas: true, memory: true, persistentState: true });
   });
 });

@@ -351,6 +351,9 @@ describe("AgentRunContext", () => {
       forwarded_props: { locale: "fr-FR" },
       context: [{ description: "page", value: "/inbox" }],
     });
+    // The thread keeps the state its run ended with: a run without state continues from it, and so does its runner.
+    await streamRun(user.apiKey, { ...runInput({}, "ag-ui again"), threadId: body.threadId });
+    expect(contexts.at(-1)!.metadata.request).toMatchObject({ state: { step: 2 } });
   });
 
   it("grants exactly manifest permissions ∩ binding policy, frozen with the run", async () => {

@@ -102,6 +102,8 @@ export async function writeRunEnd(ex: Execution, { result, failure, spent }: Exe
   await ex.meter.within(() =>
     withFinalWriteRetries(run.id, async () => {
       await flushEvents();
+      // Before the end is visible: a client's next run, started on RUN_FINISHED, continues from this state.
+      await ex.state.save();
       ({ closed: closedHere } = await dbSpan("finish_run", () =>
         finishRun({
           threadId: run.threadId,

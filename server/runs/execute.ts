@@ -19,6 +19,7 @@ import { closeLiveRun, getLiveRun, openLiveRun } from "./live-runs";
 import { failureOf, withFinalWriteRetries, writeRunEnd, type ExecutionEnd } from "./close-run";
 import type { AbortReason, Execution } from "./execution";
 import { MessageRecorder } from "./message-recorder";
+import { RunStateKeeper } from "./state-keeper";
 import { openingEvents, wireThreadId, type Opening } from "./opening";
 import { findRunner } from "./runners/registry";
 import { HEARTBEAT_MS, RunnerFailure, type EventRecord, type GenerationParams, type PrefetchedContext, type RunHandle, type Runner, type RunnerInput } from "../kernel/runs";
@@ -172,8 +173,10 @@ function beginExecution(run: RunHandle, input: RunAgentInput, runner: Runner, fr
     guard: createEventSequenceGuard({ threadId: wireThreadId(run, input), runId: run.runId }),
     meter: meterRun({ ...run, runner: runner.id }),
     toolCalls: 0,
+    state: new RunStateKeeper(run, input.stateFromThread === true),
     append(accepted, extras) {
       ex.meter.event(accepted);
+      ex.state.observe(accepted);
       if (accepted.type === EventType.TOOL_CALL_START) ex.toolCalls++;
       ex.live.append(accepted.type, serializeEvent(accepted));
       ex.recorder.observe(accepted, extras);
@@ -186,6 +189,7 @@ function beginExecution(run: RunHandle, input: RunAgentInput, runner: Runner, fr
   if (from && "records" in from) {
     ex.live.preload(from.records);
     const events = replay(ex.guard, from.records);
+    for (const e of events) ex.state.observe(e);
     const interrupted = ex.guard.closeOpen();
     const resume = {
       events,
@@ -200,6 +204,7 @@ function beginExecution(run: RunHandle, input: RunAgentInput, runner: Runner, fr
     for (const event of from.opened.events) {
       const accepted = ex.guard.accept(event);
       ex.meter.event(accepted);
+      ex.state.observe(accepted);
       ex.recorder.observe(accepted);
     }
   }

@@ -3,6 +3,7 @@ import type { AgUiEvent } from "../protocols/ag-ui/events";
 import type { RunMeter } from "../telemetry/run-meter";
 import type { LiveRun } from "./live-runs";
 import type { MessageRecorder } from "./message-recorder";
+import type { RunStateKeeper } from "./state-keeper";
 import type { EmitExtras, RunHandle } from "../kernel/runs";
 
 /**
@@ -22,6 +23,8 @@ export type Execution = {
   guard: EventSequenceGuard;
   meter: RunMeter;
   toolCalls: number;
+  /** The run's shared state as its events leave it, kept with the thread at its end. */
+  state: RunStateKeeper;
   /** An event the guard accepted: metered, counted, put in the live log, recorded for the thread. */
   append(accepted: AgUiEvent, extras?: EmitExtras): void;
   /** An event of the runner's: checked by the guard, then appended. */

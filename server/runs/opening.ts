@@ -2,6 +2,7 @@ import "server-only";
 import { EventType } from "@ag-ui/core";
 import type { AgUiEvent } from "../protocols/ag-ui/events";
 import type { RunAgentInput } from "../protocols/ag-ui/run-input";
+import { sendsState } from "../protocols/ag-ui/state-rules";
 import { serializeEvent } from "../protocols/ag-ui/sse";
 import type { EventRecord } from "../kernel/runs";
 
@@ -10,11 +11,6 @@ import type { EventRecord } from "../kernel/runs";
 // the run's log (seq 1..n) in its own transaction: a client's first event waits for that one
 // commit, not for it and then an event-log write. The execution replays the same events through
 // its sequence guard and hands the records to its followers as already durable.
-
-function hasState(state: unknown): boolean {
-  if (state === undefined || state === null) return false;
-  return typeof state !== "object" || Array.isArray(state) || Object.keys(state).length > 0;
-}
 
 type OpeningInput = Pick<RunAgentInput, "parentRunId" | "state" | "threadName">;
 
@@ -27,7 +23,7 @@ export function wireThreadId(run: { threadId: string }, input: Pick<RunAgentInpu
 export function openingEvents(run: { threadId: string; runId: string }, input: OpeningInput): AgUiEvent[] {
   const threadId = wireThreadId(run, input);
   const events: AgUiEvent[] = [{ type: EventType.RUN_STARTED, threadId, runId: run.runId, ...(input.parentRunId ? { parentRunId: input.parentRunId } : {}) }];
-  if (hasState(input.state)) events.push({ type: EventType.STATE_SNAPSHOT, snapshot: input.state });
+  if (sendsState(input.state)) events.push({ type: EventType.STATE_SNAPSHOT, snapshot: input.state });
   return events;
 }
 

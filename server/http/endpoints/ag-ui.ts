@@ -51,6 +51,7 @@ function streamOf(start: ConversationStart, ids: { threadId: string; runId: stri
       const records = [
         record({ type: EventType.RUN_STARTED, threadId: ids.threadId, runId: ids.runId }),
         snapshotRecord(start.snapshot),
+        ...(start.state ? [record({ type: EventType.STATE_SNAPSHOT, snapshot: start.state })] : []),
         record({ type: EventType.RUN_FINISHED, threadId: ids.threadId, runId: ids.runId }),
       ];
       return sseResponse(async function* () {
@@ -102,8 +103,9 @@ const CAPABILITIES: AgentCapabilities = {
     parallelCalls: false,
     items: [{ name: PROJECT_CLI_TOOL_NAME, description: projectCliToolDescription, parameters: z.toJSONSchema(projectCliArgsSchema) as Record<string, unknown> }],
   },
-  // A thread does not keep its state between runs yet: a run's state is what its request sent.
-  state: { snapshots: true, deltas: false, memory: true, persistentState: false },
+  // A thread keeps its latest state (thread_states); the built-in agent changes it with update_state,
+  // streamed as STATE_DELTA (docs/ag-ui.md, "Shared state").
+  state: { snapshots: true, deltas: true, memory: true, persistentState: true },
   // Streamed as REASONING_* events whenever the model thinks aloud (docs/ag-ui.md, "Reasoning").
   reasoning: { supported: true, streaming: true, encrypted: false },
   multimodal: { input: { image: true, audio: false, video: false, pdf: false, file: false } },

@@ -85,6 +85,8 @@ export const historySnapshotSchema = z.strictObject({
   day: z.iso.date().nullable(),
   /** Whether the thread has messages before this day. */
   hasMore: z.boolean(),
+  /** The thread's AG-UI shared state as its last run left it (docs/ag-ui.md, "Shared state"); absent when it keeps none. */
+  state: z.record(z.string(), z.unknown()).optional(),
   messages: z.array(historyMessageSchema),
 });
 

@@ -1,5 +1,6 @@
 import { firstIssue } from "../../kernel/input-issues";
 import { z } from "zod";
+import { sendsState, stateProblem } from "./state-rules";
 import {
   MAX_CONVERSATION_MESSAGES,
   MAX_CONVERSATION_PAYLOAD_BYTES,
@@ -236,6 +237,11 @@ export type RunAgentInput = z.infer<typeof RunAgentInputSchema> & {
    * never read from the wire: the run's events carry it as their threadId.
    */
   threadName?: string;
+  /**
+   * Set by the server when `state` is the state the thread kept (the request sent none): the run's
+   * opening STATE_SNAPSHOT changes nothing to keep (server/thread-state/service.ts).
+   */
+  stateFromThread?: boolean;
 };
 
 export type ParseRunAgentInputResult = { ok: true; input: RunAgentInput } | RunInputFailure;
@@ -272,6 +278,11 @@ export function parseRunAgentInput(rawBody: string, opts: { conversation?: boole
     return field === ""
       ? { ok: false, status: 400, message }
       : { ok: false, status: 400, message: `${field}: ${message}`, field };
+  }
+  // Shared state's own rules (state-rules.ts), after the wire schema: the spec's table says nothing of state.
+  if (sendsState(parsed.data.state)) {
+    const problem = stateProblem(parsed.data.state);
+    if (problem) return { ok: false, status: problem.status, message: problem.message, field: "state" };
   }
   return { ok: true, input: parsed.data };
 }

@@ -16,23 +16,26 @@ export type ThreadConversationState = {
   activeRun: RunRow | null;
   /** The thread's messages whose protocol ids are among those asked for. */
   known: KnownMessage[];
+  /** The AG-UI shared state the thread keeps (thread_states), if any. */
+  keptState: Record<string, unknown> | null;
 };
 
 export async function findThreadConversationState({ threadId, messageIds }: { threadId: string; messageIds: string[] }): Promise<ThreadConversationState> {
-  const { rows } = await getPool().query<{ ownerId: string; activeRun: Parameters<typeof toRunRow>[0] | null; known: KnownMessage[] }>({
+  const { rows } = await getPool().query<{ ownerId: string; activeRun: Parameters<typeof toRunRow>[0] | null; known: KnownMessage[]; keptState: Record<string, unknown> | null }>({
     name: "dispatch-conversation-state",
     text: `select t.user_id as "ownerId",
         (select dispatch_run_json(r) from runs r
           where (r.id = t.active_run_id or (t.active_run_id is null and r.thread_id = t.id)) and r.status in ('queued', 'running')
           order by r.created_at desc limit 1) as "activeRun",
         coalesce((select json_agg(json_build_object('messageId', m.message_id, 'role', m.role, 'content', m.content))
-          from messages m where m.thread_id = t.id and m.message_id = any($2::text[])), '[]'::json) as known
+          from messages m where m.thread_id = t.id and m.message_id = any($2::text[])), '[]'::json) as known,
+        (select s.state from thread_states s where s.thread_id = t.id) as "keptState"
       from threads t where t.id = $1`,
     values: [threadId, messageIds],
   });
   const row = rows[0];
-  if (!row) return { ownerId: null, activeRun: null, known: [] };
-  return { ownerId: row.ownerId, activeRun: row.activeRun ? toRunRow(row.activeRun) : null, known: row.known };
+  if (!row) return { ownerId: null, activeRun: null, known: [], keptState: null };
+  return { ownerId: row.ownerId, activeRun: row.activeRun ? toRunRow(row.activeRun) : null, known: row.known, keptState: row.keptState };
 }
 
 export type ToolCallEventRow = { type: string; payload: Record<string, unknown> };

@@ -18,6 +18,7 @@ import { openCallAnswers } from "./client-tool-answers";
 import { reconcileConversation } from "./conversation-reconcile";
 import { startRun, type KeepAlive } from "./runs";
 import { threadNamed } from "../../threads/service/thread-names";
+import { nonEmptyState } from "../../thread-state/service";
 
 // POST /api/v1/ag-ui: runs for AG-UI clients that hold the conversation themselves (CopilotKit,
 // @ag-ui/client on default settings). Their `messages` is reconciled with the thread
@@ -34,8 +35,8 @@ export type ConversationStart =
   | { kind: "run"; run: RunRow; created: boolean; position?: number }
   /** Nothing new while the thread has a run in progress: the client joins it. */
   | { kind: "attach"; run: RunRow; snapshot: AgUiMessage[] }
-  /** Nothing new and nothing running: the client gets the thread as it is. */
-  | { kind: "snapshot"; snapshot: AgUiMessage[] };
+  /** Nothing new and nothing running: the client gets the thread as it is, with the state it keeps. */
+  | { kind: "snapshot"; snapshot: AgUiMessage[]; state: Record<string, unknown> | null };
 
 /**
  * Reconciles the client's conversation with the thread and starts what it brings: a run for a new
@@ -79,7 +80,7 @@ export async function startConversationRun(opts: {
     if (previous) return { kind: "run", run: sameThread(previous, input), created: false };
     if (state.ownerId === null) throw new AppError("BAD_REQUEST", "messages has no user message: a new thread starts with one", { field: "messages" });
     if (state.activeRun) return { kind: "attach", run: state.activeRun, snapshot: await threadSnapshot(input.threadId, state.activeRun.id) };
-    return { kind: "snapshot", snapshot: await threadSnapshot(input.threadId, null) };
+    return { kind: "snapshot", snapshot: await threadSnapshot(input.threadId, null), state: nonEmptyState(state.keptState) };
   }
 
   const answers = tail.filter((m): m is ToolMessage => m.role === "tool");
@@ -102,6 +103,8 @@ export async function startConversationRun(opts: {
       apiKeyHash: opts.apiKeyHash,
       toolMessages,
       keepAlive: opts.keepAlive,
+      // Read with the thread above (its owner checked there): no statement of its own.
+      keptState: nonEmptyState(state.keptState),
     });
   try {
     return { kind: "run", ...(await start()) };

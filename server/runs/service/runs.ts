@@ -21,6 +21,7 @@ import { findModel, listModels } from "../../models/catalog";
 import { queuePositions } from "../repository/run-queue";
 import { forwardedMultitaskStrategy, type MultitaskStrategy } from "../../protocols/ag-ui/multitask";
 import { traceIdOf } from "../../telemetry/tracing";
+import { withKeptState } from "../../thread-state/service";
 
 /** Keeps background work a request started alive after its answer (the edge's, e.g. Next's `after`). */
 export type KeepAlive = (work: Promise<unknown>) => void;
@@ -108,6 +109,8 @@ export type StartRunOptions = {
    * forwardedProps.multitaskStrategy; else the binding's default; else reject.
    */
   multitaskStrategy?: MultitaskStrategy;
+  /** The thread's kept shared state when the caller read it already (null: none); else it is read here. */
+  keptState?: Record<string, unknown> | null;
 };
 
 /**
@@ -136,11 +139,13 @@ export async function startRun(opts: StartRunOptions): Promise<{ run: RunRow; cr
     const existing = await findRunByClientId({ userId: opts.userId, runId: opts.input.runId });
     if (existing) return { run: sameThread(existing, opts.input), created: false };
   }
-  const { attachments, userMessageMetadata } = await resolveRunAttachments({
-    userId: opts.userId,
-    images,
-    requestOrigin: opts.requestOrigin,
-  });
+  const [{ attachments, userMessageMetadata }, input] = await Promise.all([
+    resolveRunAttachments({ userId: opts.userId, images, requestOrigin: opts.requestOrigin }),
+    // A request without state continues from the thread's (server/thread-state/service.ts). Read
+    // by owner before a claimed key is checked, it goes nowhere unless the accept, which checks it, succeeds.
+    withKeptState(opts.input, opts.userId, opts.keptState),
+  ]);
+  opts = { ...opts, input };
   const { plan, local, accepted } = await acceptPlanned(opts, { generation, apiKeyHash, userMessageMetadata, multitaskStrategy: requestedStrategy });
   // A run queued behind the thread's run in progress starts later, wherever a worker takes its job (server/queue).
   if (accepted.created && accepted.position === undefined) {

@@ -36,6 +36,7 @@ type HistoryDayRow = {
   thread: string | null;
   day: string | null;
   hasMore: boolean | null;
+  state: Record<string, unknown> | null;
   seq: number | null;
   json: string | null;
   rows: HistoryRow[] | null;
@@ -67,14 +68,15 @@ const HISTORY_DAY_SQL = `with k as (select $4::text is null or exists (select 1 
    page as materialized (
      select k.ok as "keyOk", t.id as thread, n.start, to_char(n.start, 'YYYY-MM-DD') as day,
        -- Older-exists as an ordered index probe; a bare exists() may be planned as a scan of messages.
-       (select o.created_at from messages o where o.thread_id = t.id and o.created_at < n.start order by o.created_at desc limit 1) is not null as "hasMore"
+       (select o.created_at from messages o where o.thread_id = t.id and o.created_at < n.start order by o.created_at desc limit 1) is not null as "hasMore",
+       (select s.state from thread_states s where s.thread_id = t.id) as state
      from k left join t on true left join lateral (select date_trunc('day', created_at) as start from messages
                                where thread_id = t.id and created_at < coalesce($3::date, 'infinity'::date) order by created_at desc limit 1) n on true
    )
-   select "keyOk", thread, day, "hasMore", null::int as seq, null::text as json, null::json as rows
+   select "keyOk", thread, day, "hasMore", state, null::int as seq, null::text as json, null::json as rows
    from page
    union all
-   select null, null, null, null, min(seq), string_agg(coalesce(rendered, chr(1)), ',' order by seq), json_agg(fields order by seq) filter (where rendered is null)
+   select null, null, null, null, null, min(seq), string_agg(coalesce(rendered, chr(1)), ',' order by seq), json_agg(fields order by seq) filter (where rendered is null)
    -- Only what the chunks need goes through their sort; the fields of a message are built only
    -- for the few the server renders.
    from (select m.seq, m.history_json as rendered, case when m.history_json is null then json_build_object('seq', m.seq, 'role', m.role,
@@ -113,6 +115,8 @@ export async function findHistoryDay({
   day: string | null;
   chunks: HistoryChunk[];
   hasMore: boolean;
+  /** The thread's AG-UI shared state (thread_states), null when it keeps none. */
+  state: Record<string, unknown> | null;
 }> {
   // `before` goes as a date, not a timestamp: UTC midnight whatever this process's zone is.
   const { rows } = await getPool().query<HistoryDayRow>({
@@ -132,10 +136,10 @@ export async function findHistoryDay({
     }
   }
   if (keyHash !== null && header?.keyOk !== true) throw new ApiKeyRefusedError(keyHash);
-  if (!header?.thread) return { thread: null, day: null, chunks: [], hasMore: false };
+  if (!header?.thread) return { thread: null, day: null, chunks: [], hasMore: false, state: null };
   // Chunks are runs of seq (seq / 64), so ordering them by their first seq orders the messages.
   chunks.sort((a, b) => a.seq - b.seq);
-  return { thread: header.thread, day: header.day, chunks, hasMore: header.hasMore! };
+  return { thread: header.thread, day: header.day, chunks, hasMore: header.hasMore!, state: header.state };
 }
 
 // created_at::text in PostgreSQL's ISO DateStyle (its default, which node-pg's own date parsing

@@ -4,7 +4,7 @@ import type { Db } from "../../kernel/sql";
 
 /**
  * A copy of the user's thread as a new thread of theirs: its title (unless another is given),
- * metadata, tags and every message it holds now, at the same places (seq), with no runs. Null when
+ * metadata, tags, shared state and every message it holds now, at the same places (seq), with no runs. Null when
  * the user has no such thread. The thread is locked while it is read, so a message being written
  * by a run lands either wholly in the copy or not at all.
  */
@@ -24,6 +24,12 @@ export async function forkThread(opts: { id: string; userId: string; title?: str
       `insert into messages (id, thread_id, seq, role, message_id, run_id, content, metadata, created_at)
        select gen_random_uuid(), $2, seq, role, message_id, null, content, metadata, created_at
        from messages where thread_id = $1`,
+      [opts.id, fork.id],
+    );
+    // The fork goes on from the shared state the thread keeps (docs/ag-ui.md, "Shared state").
+    await tx.query(
+      `insert into thread_states (thread_id, state, run_id, updated_at)
+       select $2, state, null, now() from thread_states where thread_id = $1`,
       [opts.id, fork.id],
     );
     return fork;

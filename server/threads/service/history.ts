@@ -9,6 +9,7 @@ import { attachmentLinks } from "../../attachments/service";
 import { threadNamed } from "./thread-names";
 import type { ClaimedApiKey } from "../../auth/session";
 import { jsonText, type JsonText } from "../../lib/json-text";
+import { nonEmptyState } from "../../thread-state/service";
 
 /**
  * A message the database leaves to the server: a tool result, whose card is compiled here, a
@@ -107,10 +108,11 @@ async function readHistoryDay(opts: HistoryDayOptions): Promise<{ header: Omit<H
     if (opts.threadId) throw new AppError("NOT_FOUND", `Thread ${opts.threadId} not found`);
     return { header: { scope: "history_day", threadId: null, day: null, hasMore: false }, texts: [] };
   }
-  return {
-    header: { scope: "history_day", threadId: thread?.named ? thread.name : found.thread, day: found.day, hasMore: found.hasMore },
-    texts: await chunkTexts(found.chunks, opts),
-  };
+  const texts = await chunkTexts(found.chunks, opts);
+  const state = nonEmptyState(found.state);
+  const header = { scope: "history_day", threadId: thread?.named ? thread.name : found.thread, day: found.day, hasMore: found.hasMore } as const;
+  // The spec's page as it was for a thread without state.
+  return { header: state ? { ...header, state } : header, texts };
 }
 
 /** One day of a thread's history (UTC days), newest first by day, messages in seq order. */

@@ -1,0 +1,51 @@
+import { EventType } from "@ag-ui/core";
+import { describe, expect, it } from "vitest";
+import type { AgUiEvent } from "../protocols/ag-ui/events";
+import { runStateOf } from "./run-state";
+import { SharedState } from "./state-tool";
+
+function shared(initial: Record<string, unknown>) {
+  const events: AgUiEvent[] = [];
+  return { state: new SharedState(initial, (e) => void events.push(e)), events };
+}
+const answer = (outcome: { toolResponseText: string }) => JSON.parse(outcome.toolResponseText) as { status: string; error?: { code: string; message: string }; state?: unknown };
+
+describe("update_state", () => {
+  it("applies a patch, streams it as one STATE_DELTA, and answers with the new state", () => {
+    const { state, events } = shared({ plan: { steps: [{ description: "a", status: "pending" }] } });
+    const ops = [{ op: "replace", path: "/plan/steps/0/status", value: "done" }];
+    expect(answer(state.update({ operations: ops }))).toEqual({ status: "success", applied: 1, state: { plan: { steps: [{ description: "a", status: "done" }] } } });
+    expect(events).toEqual([{ type: EventType.STATE_DELTA, delta: ops }]);
+    expect(state.value).toEqual({ plan: { steps: [{ description: "a", status: "done" }] } });
+  });
+
+  it("answers bad input, a patch that does not apply, a secret and an oversized state with failures, changing nothing", () => {
+    const { state, events } = shared({ a: 1 });
+    expect(answer(state.update({ ops: [] })).error?.code).toBe("INVALID_PATCH");
+    expect(answer(state.update({ operations: [{ op: "merge", path: "/a" }] })).error?.code).toBe("INVALID_PATCH");
+    expect(answer(state.update({ operations: [{ op: "test", path: "/a", value: 2 }] })).error).toEqual({ code: "PATCH_FAILED", message: 'operation 0: test failed: the value at "/a" differs; the state is unchanged' });
+    expect(answer(state.update({ operations: [{ op: "add", path: "/token", value: { password: "x" } }] })).error?.code).toBe("INVALID_STATE");
+    expect(answer(state.update({ operations: [{ op: "add", path: "/doc", value: "x".repeat(70_000) }] })).error?.code).toBe("STATE_TOO_LARGE");
+    expect(answer(state.update({ operations: [{ op: "remove", path: "" }] })).error?.code).toBe("INVALID_STATE");
+    expect(events).toEqual([]);
+    expect(state.value).toEqual({ a: 1 });
+  });
+});
+
+describe("the state a run starts from", () => {
+  it("is the input's, or for a run taken over, what its log's snapshot and deltas left", () => {
+    const input = { state: { n: 1 } } as never;
+    expect(runStateOf(input, undefined)).toEqual({ n: 1 });
+    expect(runStateOf({ state: {} } as never, undefined)).toBeNull();
+    const resume = {
+      events: [
+        { type: EventType.STATE_SNAPSHOT, snapshot: { n: 1 } },
+        { type: EventType.STATE_DELTA, delta: [{ op: "replace", path: "/n", value: 2 }] },
+        { type: EventType.STATE_DELTA, delta: [{ op: "add", path: "/m", value: 3 }] },
+      ] as AgUiEvent[],
+      interruptedToolCalls: [],
+      unansweredToolCalls: [],
+    };
+    expect(runStateOf(input, resume)).toEqual({ n: 2, m: 3 });
+  });
+});

@@ -1,0 +1,108 @@
+import "server-only";
+import { EventType } from "@ag-ui/core";
+import { jsonSchema, tool, type JSONSchema7, type Tool } from "ai";
+import { z } from "zod";
+import { applyJsonPatch, jsonPatchOperationSchema, JsonPatchError, type JsonPatchOperation } from "../lib/json-patch";
+import { stateProblem } from "../protocols/ag-ui/state-rules";
+import type { RunnerInput } from "../kernel/runs";
+import { toolFailureText, type ToolOutcome } from "./tool-outcome";
+
+// The built-in agent's hand on AG-UI shared state (docs/ag-ui.md, "Shared state"): update_state
+// takes RFC 6902 JSON Patch operations, applies them to the run's current state, all or nothing,
+// and streams them as one STATE_DELTA, which a client applies to its copy as it is. A patch that
+// does not apply, or leaves a state that breaks the state rules, changes nothing and is a failure
+// the model reads and can correct.
+
+export const STATE_TOOL_NAME = "update_state";
+
+/** Most operations one call may carry. */
+export const MAX_STATE_OPERATIONS = 100;
+// Past this size a success answers with how many operations applied, not the whole new state.
+const ECHO_STATE_BYTES = 4 * 1024;
+
+const operationsSchema = z.object({ operations: z.array(jsonPatchOperationSchema).min(1).max(MAX_STATE_OPERATIONS) });
+
+const PARAMETERS: JSONSchema7 = {
+  type: "object",
+  properties: {
+    operations: {
+      type: "array",
+      description: "RFC 6902 JSON Patch operations, applied in order to the shared state, all or nothing",
+      minItems: 1,
+      maxItems: MAX_STATE_OPERATIONS,
+      items: {
+        type: "object",
+        properties: {
+          op: { type: "string", enum: ["add", "remove", "replace", "move", "copy", "test"], description: "The operation" },
+          path: { type: "string", description: 'JSON Pointer of the target, e.g. "/plan/steps/0/status" ("-" appends to an array)' },
+          from: { type: "string", description: "JSON Pointer of the source, for move and copy" },
+          value: { description: "The value, for add, replace and test" },
+        },
+        required: ["op", "path"],
+      },
+    },
+  },
+  required: ["operations"],
+};
+
+const DESCRIPTION =
+  "Changes the shared state the user's application shows (its current value is in the system prompt under \"Shared state (JSON)\"). " +
+  "Give RFC 6902 JSON Patch operations; they apply in order, all or nothing, and the application sees the change at once. Never put secrets in state.";
+
+/** The run's shared state as the agent changes it; each change streams as a STATE_DELTA. */
+export class SharedState {
+  /** The run's shared state when it starts with one, else null (no update_state). */
+  static open(initial: Record<string, unknown> | null, emit: RunnerInput["emit"]): SharedState | null {
+    return initial ? new SharedState(initial, emit) : null;
+  }
+
+  constructor(
+    private current: Record<string, unknown>,
+    private readonly emit: RunnerInput["emit"],
+  ) {}
+
+  get value(): Record<string, unknown> {
+    return this.current;
+  }
+
+  /** Applies one update_state call's input: the answer the model reads, and on success the delta streamed. */
+  update(input: unknown): ToolOutcome {
+    const parsed = operationsSchema.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
+      return failure("INVALID_PATCH", `${where}${issue?.message ?? "invalid input"}; give {"operations": [{"op", "path", "value"|"from"}]}`);
+    }
+    const operations = parsed.data.operations as JsonPatchOperation[];
+    let next: unknown;
+    try {
+      next = applyJsonPatch(this.current, operations);
+    } catch (err) {
+      if (!(err instanceof JsonPatchError)) throw err;
+      return failure("PATCH_FAILED", `${err.message}; the state is unchanged`);
+    }
+    const json = JSON.stringify(next);
+    const problem = stateProblem(next, json);
+    if (problem) return failure(problem.status === 413 ? "STATE_TOO_LARGE" : "INVALID_STATE", `${problem.message}; the state is unchanged`);
+    this.current = next as Record<string, unknown>;
+    this.emit({ type: EventType.STATE_DELTA, delta: operations });
+    const answer = json.length <= ECHO_STATE_BYTES ? { status: "success", applied: operations.length, state: next } : { status: "success", applied: operations.length };
+    return { toolResponseText: JSON.stringify(answer), uiSchema: null, output: null };
+  }
+}
+
+function failure(code: string, message: string): ToolOutcome {
+  return { toolResponseText: toolFailureText(code, message), uiSchema: null, output: null };
+}
+
+/** update_state for the model loop, over the run's shared state. */
+export function stateTool(state: SharedState): Tool {
+  return tool({
+    description: DESCRIPTION,
+    // Validated by SharedState.update, so a bad patch is an answer the model can act on, not the SDK's error.
+    inputSchema: jsonSchema<unknown>(PARAMETERS),
+    strict: false,
+    execute: async (input): Promise<ToolOutcome> => state.update(input),
+    toModelOutput: ({ output }) => ({ type: "text", value: (output as ToolOutcome).toolResponseText }),
+  });
+}

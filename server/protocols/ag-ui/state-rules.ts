@@ -1,0 +1,76 @@
+// The rules AG-UI shared state keeps wherever it comes from (a client's RunAgentInput.state, the
+// agent's update_state patches): a JSON object, at most MAX_STATE_BYTES serialized, and no member
+// named like a secret, because state is shown to the model, streamed, logged and kept with the
+// thread (docs/ag-ui.md, "Shared state").
+
+/** The most a thread's state may weigh, serialized as JSON (UTF-8 bytes). */
+export const MAX_STATE_BYTES = 64 * 1024;
+
+// Member names that hold credentials, matched whole (after dropping "_" and "-"), so `token_count`
+// or `passwordHint` stay ordinary names while `api_key`, `accessToken` or `Authorization` are refused.
+const SECRET_NAMES = new Set([
+  "password",
+  "passwd",
+  "secret",
+  "clientsecret",
+  "apikey",
+  "accesstoken",
+  "refreshtoken",
+  "idtoken",
+  "bearertoken",
+  "authtoken",
+  "sessiontoken",
+  "authorization",
+  "privatekey",
+  "credential",
+  "credentials",
+  "cookie",
+]);
+
+export const isSecretName = (key: string) => SECRET_NAMES.has(key.replace(/[_-]/g, "").toLowerCase());
+
+export type StateProblem = { status: 400 | 413; message: string };
+
+const escapeToken = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/** The JSON Pointer of the first member named like a secret, or null. */
+function secretMember(value: unknown, path: string): string | null {
+  if (typeof value !== "object" || value === null) return null;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = secretMember(item, `${path}/${i}`);
+      if (found) return found;
+    }
+    return null;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (isSecretName(key)) return `${path}/${escapeToken(key)}`;
+    const found = secretMember(item, `${path}/${escapeToken(key)}`);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** The serialized size of a state, in UTF-8 bytes. */
+export const stateBytes = (json: string) => Buffer.byteLength(json, "utf8");
+
+/**
+ * Why `state` cannot be a thread's shared state, or null when it can. `json` is its serialization
+ * when the caller has it already.
+ */
+export function stateProblem(state: unknown, json = JSON.stringify(state)): StateProblem | null {
+  if (typeof state !== "object" || state === null || Array.isArray(state)) return { status: 400, message: "state must be a JSON object" };
+  const size = stateBytes(json);
+  if (size > MAX_STATE_BYTES) {
+    return { status: 413, message: `state is ${size} bytes as JSON; the limit is ${MAX_STATE_BYTES} bytes (64 KiB): keep large documents elsewhere and put their ids in state` };
+  }
+  const secret = secretMember(state, "");
+  if (secret) return { status: 400, message: `state must not hold secrets: the member at ${secret} is named like a credential` };
+  return null;
+}
+
+/** Whether a client's state asks for anything: absent, null and {} continue from the thread's kept state. */
+export function sendsState(state: unknown): boolean {
+  if (state === undefined || state === null) return false;
+  return typeof state !== "object" || Array.isArray(state) || Object.keys(state).length > 0;
+}
