@@ -1,13 +1,16 @@
 import { expect, test, type Page } from "@playwright/test";
 import { e2eAdmin } from "../playwright.config";
 import { ChatPage } from "./pages/chat-page";
-import { withDatabase } from "./pages/database";
+import { withDatabase, setE2eApprovalPolicy } from "./pages/database";
 import { SignInPage } from "./pages/sign-in-page";
 
 // Approvals in the web chat (docs/approvals.md), against the production server and the offline
 // demo model: by default every change waits on a card with Approve / Edit / Deny.
 
 test.describe.configure({ mode: "serial" });
+// These flows approve the assistant's changes: the user asks for every one (a new user's
+// default, `others`, is tested in e2e/approvals.e2e.ts).
+test.beforeAll(() => setE2eApprovalPolicy(e2eAdmin.email, "always"));
 
 const pageProblems: string[] = [];
 test.beforeEach(() => void pageProblems.splice(0));
@@ -120,4 +123,32 @@ test("the inbox lists requests waiting in two chats; deciding one there resumes 
   await expect(bike).toHaveCount(0);
   await page.goto(`/chat/${teaThread}`);
   await expect(chat.assistantMessages().filter({ hasText: "Got it. I'll remember that your tea is oolong." })).toBeVisible();
+});
+
+test("a new user's default asks only when it matters: memory and a private event go ahead, an invitation asks", async ({ page }) => {
+  const chat = await signIn(page);
+  await page.goto("/chat/settings");
+  const others = page.getByTestId("approval-policy-section").getByRole("radio", { name: "Ask for changes that involve other people" });
+  await others.check();
+  await page.reload();
+  await expect(others).toBeChecked();
+  try {
+    await chat.gotoNew();
+    await chat.send("Remember that my shoe size is 42");
+    await expect(chat.lastAssistant()).toHaveText("Got it. I'll remember that your shoe size is 42.");
+    await chat.waitForIdle();
+    await chat.send("Schedule a meeting today at 23:00 for 30 minutes");
+    await expect(chat.lastAssistant()).toContainText("Done:");
+    await chat.waitForIdle();
+    await expect(chat.view().getByTestId("approval-card")).toHaveCount(0);
+    // Inviting Ana reaches her: the card asks, in words.
+    await chat.send("Schedule a call with Ana on Friday at 10 for 30 minutes");
+    await expect(card(chat)).toHaveAttribute("data-status", "pending");
+    await expect(card(chat)).toContainText(/Add “.+” to your calendar and invite .+@.+\?/);
+    await card(chat).getByRole("button", { name: "Deny" }).click();
+    await card(chat).getByLabel(/Why not/).press("Enter");
+    await chat.waitForIdle();
+  } finally {
+    await setE2eApprovalPolicy(e2eAdmin.email, "always");
+  }
 });

@@ -1,4 +1,5 @@
 import AxeBuilder from "@axe-core/playwright";
+import { setE2eApprovalPolicy } from "./pages/database";
 import { expect, test, type Page } from "@playwright/test";
 import { e2eAdmin } from "../playwright.config";
 import { pngBytes } from "../test/images";
@@ -11,6 +12,9 @@ import { SignInPage } from "./pages/sign-in-page";
 
 process.env.DEMO_MODEL_DELAY_MS ??= "40";
 test.describe.configure({ mode: "serial" });
+// These flows approve the assistant's changes: the user asks for every one (a new user's
+// default, `others`, is tested in e2e/approvals.e2e.ts).
+test.beforeAll(() => setE2eApprovalPolicy(e2eAdmin.email, "always"));
 
 const SHOTS = "test-results/screenshots";
 const DESKTOP = { width: 1280, height: 800 };

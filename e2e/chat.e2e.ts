@@ -2,7 +2,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { e2eAdmin } from "../playwright.config";
 import { pngBytes } from "../test/images";
 import { ChatPage } from "./pages/chat-page";
-import { withDatabase } from "./pages/database";
+import { withDatabase, setE2eApprovalPolicy } from "./pages/database";
 import { SignInPage } from "./pages/sign-in-page";
 
 // The web chat against the production server and the offline demo model.
@@ -12,6 +12,9 @@ import { SignInPage } from "./pages/sign-in-page";
 process.env.DEMO_MODEL_DELAY_MS ??= "40";
 
 test.describe.configure({ mode: "serial" });
+// These flows approve the assistant's changes: the user asks for every one (a new user's
+// default, `others`, is tested in e2e/approvals.e2e.ts).
+test.beforeAll(() => setE2eApprovalPolicy(e2eAdmin.email, "always"));
 
 const LONG_PROMPT = "Tell me a long story about the sea";
 const HELP_END = "Then restart Dispatch.";

@@ -37,7 +37,12 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const refreshThreads = useCallback(() => void queryClient.invalidateQueries({ queryKey: trpc.threads.list.pathKey() }), [queryClient, trpc]);
-  const { turns, busy, send, stop, retry, decide } = useChatRuns({ threadId, timeZone: chosenTimeZone, locale, activeRunId, onRunStarted: refreshThreads, onRunEnded: refreshThreads });
+  // A run's end may leave a request waiting (or settle one): the sidebar's inbox reads again.
+  const onRunEnded = useCallback(() => {
+    refreshThreads();
+    void queryClient.invalidateQueries({ queryKey: trpc.approvalPolicy.inbox.pathKey() });
+  }, [refreshThreads, queryClient, trpc]);
+  const { turns, busy, send, stop, retry, decide } = useChatRuns({ threadId, timeZone: chosenTimeZone, locale, activeRunId, onRunStarted: refreshThreads, onRunEnded });
   const scroller = useRef<HTMLDivElement>(null);
   const sticky = useRef(true);
   const [today] = useState(() => localDay(new Date(), timeZone));

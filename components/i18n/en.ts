@@ -212,7 +212,7 @@ export const en = {
       always: "Always ask",
       alwaysHint: "Every change to your calendar or memory waits for your approval.",
       others: "Ask for changes that involve other people",
-      othersHint: "Invitations, sharing, deleting or moving events, and new events with attendees wait; the rest goes ahead.",
+      othersHint: "The default. Invitations, sharing, deleting or moving events, and new events with attendees wait; remembering something about you or a private event in your calendar goes ahead.",
       never: "Never ask",
       neverHint: "The assistant makes changes as soon as it decides to.",
       saved: "Saved. New conversations and messages use it; a reply already in progress keeps the setting it started with.",

@@ -13,3 +13,11 @@ export async function withDatabase<T>(fn: (client: pg.Client) => Promise<T>): Pr
     await client.end();
   }
 }
+
+/**
+ * Sets the e2e user's approval policy. A new user's is `others` (docs/approvals.md); the chat's
+ * approval flows are tested with `always`, where the demo model's memory writes ask too.
+ */
+export async function setE2eApprovalPolicy(email: string, policy: "always" | "others" | "never"): Promise<void> {
+  await withDatabase((db) => db.query(`update users set approval_policy = $2 where email = lower($1)`, [email, policy]));
+}

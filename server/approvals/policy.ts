@@ -13,7 +13,7 @@ export type UserApprovalPolicy = z.infer<typeof userApprovalPolicySchema>;
 /** A run's frozen policy: the user's, or `auto` when its API key or binding approves by itself. */
 export type RunApprovalPolicy = UserApprovalPolicy | "auto";
 
-export const DEFAULT_APPROVAL_POLICY: UserApprovalPolicy = "always";
+export const DEFAULT_APPROVAL_POLICY: UserApprovalPolicy = "others";
 
 /** Whether `module.method` with this (already validated) input waits for a person under `policy`. */
 export function needsApproval(policy: RunApprovalPolicy, module: string, method: string, input: unknown): boolean {
