@@ -1,6 +1,5 @@
 import "server-only";
-import { EventType, type AgentCapabilities } from "@ag-ui/core";
-import { z } from "zod";
+import { EventType } from "@ag-ui/core";
 import { AppError } from "../../kernel/errors";
 import type { EventEncoding } from "../../protocols/ag-ui/encoding";
 import { MAX_CONVERSATION_PAYLOAD_BYTES, RUN_INPUT_ERRORS } from "../../protocols/ag-ui/run-input-rules";
@@ -9,7 +8,7 @@ import { admitFollower, releasingOnError, type FollowerSlot } from "../../runs/f
 import { TERMINAL_EVENT_TYPES, type EventRecord } from "../../kernel/runs";
 import { followConversationRun, snapshotRecord, startConversationRun, type ConversationStart } from "../../runs/service/conversation-runs";
 import { taskAccepted } from "../../runs/service/runs";
-import { projectCliArgsSchema, projectCliToolDescription, PROJECT_CLI_TOOL_NAME } from "../../tools/project-cli/tool";
+import { agentCapabilities } from "../../runs/service/capabilities";
 import { parsedText } from "../bodies";
 import { endpoint } from "../endpoint";
 import { jsonResponse } from "../json";
@@ -89,33 +88,14 @@ export const conversationRunEndpoint = endpoint({
   },
 });
 
-const CAPABILITIES: AgentCapabilities = {
-  identity: {
-    name: "dispatch",
-    type: "dispatch-agent",
-    description: "Dispatch's built-in agent: answers with the project_cli tool (calendar, contacts, memory) and the client's own tools",
-    provider: "Dispatch",
-  },
-  transport: { streaming: true, websocket: false, httpBinary: true, pushNotifications: false, resumable: true },
-  tools: {
-    supported: true,
-    clientProvided: true,
-    parallelCalls: false,
-    items: [{ name: PROJECT_CLI_TOOL_NAME, description: projectCliToolDescription, parameters: z.toJSONSchema(projectCliArgsSchema) as Record<string, unknown> }],
-  },
-  // A thread keeps its latest state (thread_states); the built-in agent changes it with update_state,
-  // streamed as STATE_DELTA (docs/ag-ui.md, "Shared state").
-  state: { snapshots: true, deltas: true, memory: true, persistentState: true },
-  // Streamed as REASONING_* events whenever the model thinks aloud (docs/ag-ui.md, "Reasoning").
-  reasoning: { supported: true, streaming: true, encrypted: false },
-  multimodal: { input: { image: true, audio: false, video: false, pdf: false, file: false } },
-  humanInTheLoop: { supported: true, approvals: true, interrupts: true, approveWithEdits: true },
-};
 
 /** GET /api/v1/ag-ui/info: what the agent behind POST /api/v1/ag-ui can do (AG-UI 1.0 AgentCapabilities). */
 export const conversationInfoEndpoint = endpoint({
   method: "GET",
   path: "/api/v1/ag-ui/info",
   auth: "none",
-  handle: async () => jsonResponse({ agents: { dispatch: { name: "dispatch", description: CAPABILITIES.identity?.description, capabilities: CAPABILITIES } } }),
+  handle: async () => {
+    const capabilities = agentCapabilities();
+    return jsonResponse({ agents: { dispatch: { name: "dispatch", description: capabilities.identity?.description, capabilities } } });
+  },
 });
