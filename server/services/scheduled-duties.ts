@@ -6,6 +6,7 @@ import { AppError } from "../errors";
 import { sweepOldApiCalls } from "../runner-host/api/audit-retention";
 import { recoverAbandonedRuns, type KeepExecuting } from "../runs/recovery";
 import { runQueuedRunsOnce } from "../queue/worker";
+import { deliverDueWebhooks } from "../webhooks/service";
 
 // The periodic duties a long-lived server runs on its own timers (server/start-up.ts). On Vercel
 // a function runs timers only while it serves a request, so Vercel Cron calls them instead
@@ -29,6 +30,9 @@ const DUTIES = {
   "start-queued-runs": async () => ({ startedRuns: await runQueuedRunsOnce() }),
   // Deletes host API audit rows past RUNNER_API_AUDIT_RETENTION_DAYS.
   "audit-retention": async () => ({ deletedAuditRows: await sweepOldApiCalls() }),
+  // Attempts the webhook deliveries that are due (first attempts and retries at their back-off):
+  // with no long-lived worker, this is what sends them, once a minute.
+  "deliver-webhooks": async () => ({ attemptedDeliveries: await deliverDueWebhooks({ limit: 200, graceMs: 0 }) }),
 } as const satisfies Record<string, (call: DutyCall) => Promise<Record<string, number>>>;
 
 export type DutyName = keyof typeof DUTIES;
