@@ -100,6 +100,11 @@ export async function listWebhookEndpoints(scope: EndpointScope) {
   return (await listEndpoints(scope)).map(endpointView);
 }
 
+/** Everyone's endpoints with their owners, for the console. */
+export async function listEveryWebhookEndpoint() {
+  return (await listEndpoints({ userId: null })).map((e) => ({ ...endpointView(e), userId: e.userId }));
+}
+
 export async function getWebhookEndpoint(scope: EndpointScope & { id: string }) {
   const row = await findEndpoint(scoped(scope));
   if (!row) throw notFound(scope.id);
