@@ -32,10 +32,10 @@ function bodyOf(payload: unknown): string {
 }
 
 async function attempt(claimed: ClaimedDelivery): Promise<{ ok: true; status: number } | { ok: false; status: number | null; error: string }> {
-  const secrets = [unsealSecret(WEBHOOK_SECRET_PURPOSE, claimed.secretSealed)];
-  if (claimed.previousSecretSealed) secrets.push(unsealSecret(WEBHOOK_SECRET_PURPOSE, claimed.previousSecretSealed));
-  const body = bodyOf(claimed.payload);
   try {
+    const secrets = [unsealSecret(WEBHOOK_SECRET_PURPOSE, claimed.secretSealed)];
+    if (claimed.previousSecretSealed) secrets.push(unsealSecret(WEBHOOK_SECRET_PURPOSE, claimed.previousSecretSealed));
+    const body = bodyOf(claimed.payload);
     const { status } = await postPublic(claimed.url, {
       body,
       headers: webhookHeaders({ id: claimed.id, body, secrets }),
@@ -46,7 +46,9 @@ async function attempt(claimed: ClaimedDelivery): Promise<{ ok: true; status: nu
     return status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `the endpoint answered HTTP ${status}` };
   } catch (err) {
     if (err instanceof PublicFetchError) return { ok: false, status: null, error: err.message };
-    throw err;
+    // Our fault, not the receiver's: logged, and counted as a failed attempt so the delivery still ends.
+    logger.error({ err, deliveryId: claimed.id }, "a webhook delivery could not be sent");
+    return { ok: false, status: null, error: "the delivery could not be sent (a server error; see the server log)" };
   }
 }
 

@@ -97,6 +97,11 @@ DECLARE
   v_type TEXT := 'run.' || NEW.status::text;
   v_waiting JSONB;
 BEGIN
+  -- Most runs have nobody listening: then this is one indexed probe.
+  IF NOT EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.disabled_at IS NULL
+                 AND ((e.binding_id IS NULL AND e.user_id = NEW.user_id) OR e.binding_id = NEW.binding_id)) THEN
+    RETURN NULL;
+  END IF;
   IF NEW.status = 'completed' THEN
     SELECT jsonb_agg(jsonb_build_object('id', a.id, 'action', a.action, 'toolCallId', a.tool_call_id, 'expiresAt', a.expires_at) ORDER BY a.created_at)
       INTO v_waiting FROM approvals a WHERE a.run_id = NEW.id AND a.status = 'pending';
