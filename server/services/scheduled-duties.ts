@@ -31,8 +31,9 @@ const DUTIES = {
   // Deletes host API audit rows past RUNNER_API_AUDIT_RETENTION_DAYS.
   "audit-retention": async () => ({ deletedAuditRows: await sweepOldApiCalls() }),
   // Attempts the webhook deliveries that are due (first attempts and retries at their back-off):
-  // with no long-lived worker, this is what sends them, once a minute.
-  "deliver-webhooks": async () => ({ attemptedDeliveries: await deliverDueWebhooks({ limit: 200, graceMs: 0 }) }),
+  // with no long-lived worker, this is what sends them, once a minute. 50 at most, four at a time:
+  // even all timing out (WEBHOOK_TIMEOUT_MS) fits the function's time; the rest wait a minute.
+  "deliver-webhooks": async () => ({ attemptedDeliveries: await deliverDueWebhooks({ limit: 50, graceMs: 0 }) }),
 } as const satisfies Record<string, (call: DutyCall) => Promise<Record<string, number>>>;
 
 export type DutyName = keyof typeof DUTIES;

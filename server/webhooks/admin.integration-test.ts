@@ -12,7 +12,8 @@ import { acceptRun } from "@/server/runs/accept";
 import { executeRun } from "@/server/runs/execute";
 import { runHandle } from "@/server/runs/handle";
 import { runScheduledDuty } from "@/server/services/scheduled-duties";
-import { createTestUser } from "@/test/helpers";
+import { baseUrl, createTestUser } from "@/test/helpers";
+import { signInOverHttp, trpcGet } from "@/test/http-session";
 import { runInput } from "@/test/runs";
 import { callerAs } from "@/test/trpc-callers";
 import { waitFor } from "@/test/wait";
@@ -73,5 +74,17 @@ describe("webhooks in the console", () => {
     const done = await runScheduledDuty({ duty: "deliver-webhooks", authorization: `Bearer ${CRON_SECRET}` });
     expect(done.attemptedDeliveries).toBeGreaterThanOrEqual(1);
     expect(receiver.unique("/cron").map((r) => r.id)).toEqual([id]);
+  });
+
+  it("show the console page, whose list reaches the browser session over tRPC", async () => {
+    const admin = await createTestUser({ role: "admin" });
+    const endpoint = await callerAs(admin).webhooks.create({ url: receiver.url("/page"), events: ["run.failed"] });
+    const cookie = (await signInOverHttp(admin.email, admin.password))!;
+    const page = await fetch(`${baseUrl()}/admin/webhooks`, { headers: { cookie } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('data-testid="webhooks-panel"');
+    const listed = await trpcGet("webhooks.list", undefined, { cookie });
+    expect(listed.status).toBe(200);
+    expect(JSON.stringify(await listed.json())).toContain(endpoint.id);
   });
 });
