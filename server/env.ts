@@ -133,6 +133,9 @@ const envSchema = z.object({
   WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(10).max(86_400_000).default(2 * 3_600_000),
   WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(16),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  // Attempts this instance makes at once (graphile-worker slots apart from the run queue's); 0: it
+  // sends none (the other instances, or on Vercel the deliver-webhooks cron, do).
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(4),
   // An endpoint is disabled (with a notice) once its attempts have failed this many times in a row
   // and for this long: both must hold, so a burst of failures or one slow event never disables it.
   WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).max(1_000_000).default(10),

@@ -5,7 +5,7 @@ import { env } from "../env";
 import { logger } from "../logger";
 import { openQueuePool, unlockStalledStartJobs } from "../repositories/run-queue";
 import { startQueuedRun } from "../services/queued-runs";
-import { deliverDueWebhooks, deliverWebhook, WEBHOOK_DELIVER_TASK } from "../webhooks/service";
+import { startWebhookWorker, stopWebhookWorker } from "./webhook-worker";
 
 // graphile-worker runs the jobs of runs that wait their turn on a busy thread. The job is added
 // parked by the run's accept (dispatch_accept_run) and made due when the thread's turn passes to
@@ -27,17 +27,11 @@ function taskList(opts: { awaitRun: boolean; started?: () => void }): TaskList {
       // Where nothing outlives the call (runOnce in a function), the run is executed before it returns.
       if (opts.awaitRun) await execution;
     },
-    // A webhook delivery's attempt (server/webhooks): added by the statement that ended the run or
-    // decided the approval, and by a failed attempt for the next one at its back-off.
-    [WEBHOOK_DELIVER_TASK]: async (payload) => {
-      const id = (payload as { id?: unknown } | null)?.id;
-      if (typeof id === "string") await deliverWebhook(id);
-    },
   };
 }
 
 // graphile-worker reports every job it completes at info level: only its warnings and errors are ours to see.
-const queueLogger = new Logger(() => (level, message) => {
+export const queueLogger = new Logger(() => (level, message) => {
   if (level === "error") logger.error({ queue: true }, message);
   else if (level === "warning") logger.warn({ queue: true }, message);
 });
@@ -49,15 +43,10 @@ const STALLED_JOB_MS = 15_000;
 let runner: Runner | null = null;
 let pool: pg.Pool | null = null;
 let sweeper: NodeJS.Timeout | null = null;
-let webhookSweeper: NodeJS.Timeout | null = null;
-
-// Webhook deliveries whose job never ran (its instance died holding it, or its lease expired
-// mid-attempt) are taken again by a sweep: due this long without an attempt in hand.
-const WEBHOOK_SWEEP_MS = 5_000;
-const WEBHOOK_SWEEP_GRACE_MS = 5_000;
 
 /** Starts this instance's runner (off Vercel, from server/start-up.ts); a no-op with QUEUE_WORKER_CONCURRENCY=0. */
 export async function startQueueWorker(): Promise<void> {
+  await startWebhookWorker(queueLogger);
   if (runner || env.QUEUE_WORKER_CONCURRENCY === 0) return;
   // Its workers, plus the LISTEN session and one for its bookkeeping.
   pool = openQueuePool(env.QUEUE_WORKER_CONCURRENCY + 2);
@@ -73,10 +62,6 @@ export async function startQueueWorker(): Promise<void> {
     void unlockStalledStartJobs({ task: START_RUN_TASK, olderThanMs: STALLED_JOB_MS }).catch((err: unknown) => logger.warn({ err }, "could not unlock stalled queue jobs"));
   }, STALLED_JOB_MS);
   sweeper.unref();
-  webhookSweeper = setInterval(() => {
-    void deliverDueWebhooks({ limit: 50, graceMs: WEBHOOK_SWEEP_GRACE_MS }).catch((err: unknown) => logger.warn({ err }, "could not sweep due webhook deliveries"));
-  }, WEBHOOK_SWEEP_MS);
-  webhookSweeper.unref();
 }
 
 /**
@@ -84,14 +69,13 @@ export async function startQueueWorker(): Promise<void> {
  * under way finishes starting its run, which is then handed back with the rest.
  */
 export async function stopQueueWorker(): Promise<void> {
+  await stopWebhookWorker();
   const stopping = runner;
   const ending = pool;
   runner = null;
   pool = null;
   if (sweeper) clearInterval(sweeper);
-  if (webhookSweeper) clearInterval(webhookSweeper);
   sweeper = null;
-  webhookSweeper = null;
   await stopping?.stop().catch((err: unknown) => logger.warn({ err }, "stopping the queue worker failed"));
   await ending?.end().catch(() => undefined);
 }
