@@ -4,6 +4,7 @@ import { env } from "../env";
 import { AppError } from "../errors";
 import { sealSecret } from "../lib/seal";
 import { mayConnectTo } from "../net/public-address";
+import { findUserByEmail } from "../repositories/users";
 import { WEBHOOK_SECRET_PURPOSE } from "./deliver";
 import {
   deleteEndpoint,
@@ -94,6 +95,13 @@ export async function createWebhookEndpoint(input: CreateWebhookEndpoint & { use
   });
   if (!row) throw new AppError("NOT_FOUND", `No agent binding ${input.bindingId}`, { field: "bindingId" });
   return { ...endpointView(row), secret };
+}
+
+/** The same for the user with `email` (the admin CLI). */
+export async function createWebhookEndpointForEmail(input: CreateWebhookEndpoint & { email: string; bindingId?: string }) {
+  const user = await findUserByEmail({ email: input.email.trim().toLowerCase() });
+  if (!user) throw new AppError("NOT_FOUND", `No user with email ${input.email}`);
+  return createWebhookEndpoint({ ...input, userId: user.id });
 }
 
 export async function listWebhookEndpoints(scope: EndpointScope) {
