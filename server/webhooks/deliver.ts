@@ -20,11 +20,12 @@ export const WEBHOOK_DELIVER_TASK = "dispatch_webhook_deliver";
 const leaseMs = () => env.WEBHOOK_TIMEOUT_MS + 5_000;
 
 /** The wait before attempt `attempts + 1`: base · 2^(attempts-1), capped. */
-export function retryDelayMs(attempts: number): number {
+function retryDelayMs(attempts: number): number {
   return Math.min(env.WEBHOOK_RETRY_BASE_MS * 2 ** Math.max(0, Math.min(attempts - 1, 30)), env.WEBHOOK_RETRY_MAX_MS);
 }
 
-const origin = () => (env.PUBLIC_URL ? new URL(env.PUBLIC_URL).origin : `http://localhost:${env.PORT}`);
+// Where the payload's links point: PUBLIC_URL, else the Vercel deployment's own host, else this machine.
+const origin = () => (env.PUBLIC_URL ? new URL(env.PUBLIC_URL).origin : env.VERCEL_URL ? `https://${env.VERCEL_URL}` : `http://localhost:${env.PORT}`);
 
 /** The payload as sent: its links (stored as paths) made absolute on this deployment's origin. */
 function bodyOf(payload: unknown): string {
