@@ -226,4 +226,18 @@ describe("npm run admin", () => {
       await runner.close();
     }
   });
+
+  it("registers a webhook endpoint for a user, printing its secret last, and lists it", { timeout: 180_000 }, async () => {
+    const user = await createTestUser();
+    const created = await admin("webhook:create", "--email", user.email, "--url", "http://127.0.0.1:9/hook", "--events", "run.failed,approval.decided");
+    expect(created.status, created.stderr).toBe(0);
+    expect(created.stdout.trim().split("\n").at(-1)).toMatch(/^whsec_[A-Za-z0-9+/=]+$/);
+    const listed = await (await fetch(`${baseUrl()}/api/v1/webhooks`, { headers: bearer(user.apiKey) })).json();
+    expect(listed).toMatchObject({ items: [{ url: "http://127.0.0.1:9/hook", events: ["run.failed", "approval.decided"], enabled: true }] });
+    const list = await admin("webhook:list");
+    expect(list.stdout).toContain("http://127.0.0.1:9/hook");
+    const refused = await admin("webhook:create", "--email", user.email, "--url", "http://10.1.2.3/hook");
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(/public address/);
+  });
 });

@@ -40,7 +40,12 @@ Commands:
   mcp:grant     --name N (--email E | --binding BINDING_ID) [--tools a,b]
                 lets that user (or that binding's runs) use the server (only those tools)
   mcp:revoke    --id GRANT_ID
-  mcp:remove    --name N`;
+  mcp:remove    --name N
+  webhook:create --email E --url URL [--binding BINDING_ID] [--events run.completed,run.failed,...]
+                registers a webhook endpoint owned by that user, for their runs (every run of
+                the binding with --binding); prints its signing secret as the last line
+  webhook:list                              every endpoint, its state and any notice
+  webhook:enable --id ENDPOINT_ID           switches an endpoint disabled for failing on again`;
 
 function fail(message: string): never {
   console.error(message);
@@ -67,6 +72,7 @@ const FLAG_OPTIONS = {
   timeout: { type: "string" },
   binding: { type: "string" },
   tools: { type: "string" },
+  events: { type: "string" },
   admin: { type: "boolean", default: false },
   "self-approve": { type: "boolean" },
 } as const;
@@ -100,7 +106,7 @@ async function main(): Promise<void> {
   const selfApprove = values["self-approve"];
   if (command === "apikey:update" && selfApprove === undefined) fail(`apikey:update needs --self-approve or --no-self-approve\n\n${usage}`);
   // Validate the command before opening the database, so a typo answers at once.
-  const commands = ["user:create", "user:reset-password", "user:deactivate", "user:reactivate", "user:approval-policy", "apikey:create", "apikey:update", "apikey:list", "apikey:revoke", "runner:register", "runner:refresh", "runner:list", "binding:create", "binding:delete", ...MCP_COMMANDS];
+  const commands = ["user:create", "user:reset-password", "user:deactivate", "user:reactivate", "user:approval-policy", "apikey:create", "apikey:update", "apikey:list", "apikey:revoke", "runner:register", "runner:refresh", "runner:list", "binding:create", "binding:delete", ...MCP_COMMANDS, ...WEBHOOK_COMMANDS];
   if (!commands.includes(command)) fail(`Unknown command: ${command}\n\n${usage}`);
 
   const db = await prepareDatabase();
@@ -119,6 +125,8 @@ async function main(): Promise<void> {
     try {
       if (command.startsWith("mcp:")) {
         await mcpCommand(command, values);
+      } else if (command.startsWith("webhook:")) {
+        await webhookCommand(command, values);
       } else if (command.startsWith("runner:") || command.startsWith("binding:")) {
         await runnerCommand(command, { need, json, email: values.email, thread: values.thread });
       } else {
@@ -221,6 +229,28 @@ async function runnerCommand(command: string, { need, json, email, thread }: Fla
   } else {
     await runners.removeRunnerBinding({ id: need("id") });
     console.log(`Deleted binding ${need("id")}`);
+  }
+}
+
+const WEBHOOK_COMMANDS = ["webhook:create", "webhook:list", "webhook:enable"];
+
+/** webhook:* commands (docs/webhooks.md), through the service the console uses. */
+async function webhookCommand(command: string, flags: { email?: string; url?: string; binding?: string; events?: string; id?: string }): Promise<void> {
+  const webhooks = await import("../server/webhooks/service");
+  const { CreateWebhookEndpointSchema } = await import("../server/webhooks/schemas");
+  const need = (key: "email" | "url" | "id"): string => flags[key] ?? fail(`${command} needs --${key}\n\n${usage}`);
+  if (command === "webhook:create") {
+    const input = CreateWebhookEndpointSchema.parse({ url: need("url"), ...(flags.events ? { events: flags.events.split(",").map((e) => e.trim()) } : {}) });
+    const e = await webhooks.createWebhookEndpointForEmail({ ...input, email: need("email"), bindingId: flags.binding });
+    console.error(`Registered webhook endpoint ${e.id} for ${e.bindingId ? `binding ${e.bindingId}` : need("email")}: ${e.events.join(", ")}. Its secret is shown only once:`);
+    console.log(e.secret);
+  } else if (command === "webhook:list") {
+    for (const e of await webhooks.listEveryWebhookEndpoint()) {
+      console.log(`${e.id}  ${e.url}  ${e.bindingId ? `binding ${e.bindingId}` : `user ${e.userId}`}  ${e.enabled ? "enabled" : `disabled: ${e.disabledReason}`}`);
+    }
+  } else {
+    const e = await webhooks.updateWebhookEndpoint({ id: need("id"), userId: null, enabled: true });
+    console.log(`Enabled webhook endpoint ${e.id} (${e.url})`);
   }
 }
 

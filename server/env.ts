@@ -130,6 +130,20 @@ const envSchema = z.object({
   // no notification woke it (ms). 0 concurrency: this instance starts no queued runs (the others do).
   QUEUE_WORKER_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(2),
   QUEUE_POLL_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
+  // --- webhooks (issue #43, docs/webhooks.md) ---
+  // A failed delivery is tried again after WEBHOOK_RETRY_BASE_MS · 2^(attempts-1), at most
+  // WEBHOOK_RETRY_MAX_MS, up to WEBHOOK_MAX_ATTEMPTS attempts; each waits WEBHOOK_TIMEOUT_MS for an answer.
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
+  WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(10).max(86_400_000).default(2 * 3_600_000),
+  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(16),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  // Attempts this instance makes at once (graphile-worker slots apart from the run queue's); 0: it
+  // sends none (the other instances, or on Vercel the deliver-webhooks cron, do).
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(4),
+  // An endpoint is disabled (with a notice) once its attempts have failed this many times in a row
+  // and for this long: both must hold, so a burst of failures or one slow event never disables it.
+  WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).max(1_000_000).default(10),
+  WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(0).max(30 * 86_400).default(24 * 3_600),
   // --- runs that continue across Vercel invocations (issue #25, docs/vercel.md "Long runs") ---
   // Set by the platform: this deployment's own host (no scheme), and the secret of its
   // "Protection Bypass for Automation" when enabled. A run handed back before an invocation's limit

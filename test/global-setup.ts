@@ -84,6 +84,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
         CREDENTIAL_FAILURES_PER_MINUTE: "1000000",
         // The Agent API image tests serve their "foreign" images from 127.0.0.1 (and refuse localhost).
         IMAGE_URL_ALLOWED_HOSTS: "127.0.0.1",
+        // Webhook retries at a test's pace (server/webhooks), and attempts that give up on a silent receiver soon.
+        WEBHOOK_RETRY_BASE_MS: "200",
+        WEBHOOK_TIMEOUT_MS: "2000",
+        WEBHOOK_DISABLE_AFTER_FAILURES: "8",
+        WEBHOOK_DISABLE_AFTER_SECONDS: "1",
         LLM_BASE_URL: llm.baseUrl,
         LLM_API_KEY: llm.apiKey,
         LLM_MODEL: llm.model,

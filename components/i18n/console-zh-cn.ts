@@ -4,7 +4,7 @@ import type { Dictionary } from "./dictionaries";
 
 export const consoleZhCN: Dictionary["console"] = {
   title: "管理控制台",
-  nav: { label: "管理控制台", overview: "概览", runs: "运行", threads: "会话", runners: "运行器", mcp: "MCP 服务器", knowledge: "知识库", usage: "用量" },
+  nav: { label: "管理控制台", overview: "概览", runs: "运行", threads: "会话", runners: "运行器", mcp: "MCP 服务器", webhooks: "Webhooks", knowledge: "知识库", usage: "用量" },
   forbiddenTitle: "403：仅限管理员",
   attempts: {
     title: "执行记录",
@@ -285,6 +285,25 @@ export const consoleZhCN: Dictionary["console"] = {
     score: "相关度得分",
     matchHelp: "strict：包含全部词；loose：包含部分词；hybrid：向量与文本结合",
     chunk: (n: number) => `第 ${n} 块`,
+  },
+  webhooks: {
+    help: "接收已签名的运行与审批事件的端点（docs/webhooks.md）。API 密钥的所有者通过 REST 注册；管理员可通过 tRPC 为某个绑定的全部运行注册端点。",
+    none: "尚未注册 Webhook 端点。",
+    owner: (id: string) => `所有者 ${id}`,
+    binding: (id: string) => `绑定 ${id}`,
+    enabled: "已启用",
+    disabled: "已停用",
+    failures: (n: number) => `连续失败 ${n} 次`,
+    enable: "启用",
+    showLog: "投递记录",
+    hideLog: "收起记录",
+    event: "事件",
+    status: "状态",
+    attempts: "尝试次数",
+    last: "最近应答",
+    created: "创建时间",
+    redeliver: "重新投递",
+    noDeliveries: "尚未发送。",
   },
   mcp: {
     help: "远程 MCP 服务器：其工具作为 project_cli 模块供智能体使用。用 npm run admin -- mcp:register / mcp:grant 注册和授权（docs/mcp.md）。",

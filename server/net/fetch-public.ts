@@ -37,13 +37,13 @@ export type PublicFetchOptions = {
   accept?: string;
 };
 
-const bare = (host: string) => host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+export const bare = (host: string) => host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
 const refuse = (refusal: PublicFetchRefusal): never => {
   throw new PublicFetchError(refusal);
 };
 
 /** A lookup that hands the socket only public addresses, or fails the connection naming the host. */
-function publicLookup(host: string): LookupFunction {
+export function publicLookup(host: string): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true, verbatim: true }, (err, addresses) => {
       if (err) return callback(err, "", 0);

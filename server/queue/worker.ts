@@ -5,6 +5,7 @@ import { env } from "../env";
 import { logger } from "../logger";
 import { openQueuePool, unlockStalledStartJobs } from "../runs/repository/run-queue";
 import { startQueuedRun } from "../runs/service/queued-runs";
+import { startWebhookWorker, stopWebhookWorker } from "./webhook-worker";
 
 // graphile-worker runs the jobs of runs that wait their turn on a busy thread. The job is added
 // parked by the run's accept (dispatch_accept_run) and made due when the thread's turn passes to
@@ -30,7 +31,7 @@ function taskList(opts: { awaitRun: boolean; started?: () => void }): TaskList {
 }
 
 // graphile-worker reports every job it completes at info level: only its warnings and errors are ours to see.
-const queueLogger = new Logger(() => (level, message) => {
+export const queueLogger = new Logger(() => (level, message) => {
   if (level === "error") logger.error({ queue: true }, message);
   else if (level === "warning") logger.warn({ queue: true }, message);
 });
@@ -45,6 +46,7 @@ let sweeper: NodeJS.Timeout | null = null;
 
 /** Starts this instance's runner (off Vercel, from server/start-up.ts); a no-op with QUEUE_WORKER_CONCURRENCY=0. */
 export async function startQueueWorker(): Promise<void> {
+  await startWebhookWorker(queueLogger);
   if (runner || env.QUEUE_WORKER_CONCURRENCY === 0) return;
   // Its workers, plus the LISTEN session and one for its bookkeeping.
   pool = openQueuePool(env.QUEUE_WORKER_CONCURRENCY + 2);
@@ -67,6 +69,7 @@ export async function startQueueWorker(): Promise<void> {
  * under way finishes starting its run, which is then handed back with the rest.
  */
 export async function stopQueueWorker(): Promise<void> {
+  await stopWebhookWorker();
   const stopping = runner;
   const ending = pool;
   runner = null;

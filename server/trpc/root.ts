@@ -14,6 +14,7 @@ import { usageRouter } from "./routers/usage";
 import { approvalPolicyRouter } from "./routers/approval-policy";
 import { skillsRouter } from "./routers/skills";
 import { mcpServersRouter } from "./routers/mcp-servers";
+import { webhooksRouter } from "./routers/webhooks";
 
 export const appRouter = createTRPCRouter({
   users: usersRouter,
@@ -30,6 +31,7 @@ export const appRouter = createTRPCRouter({
   approvalPolicy: approvalPolicyRouter,
   skills: skillsRouter,
   mcpServers: mcpServersRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

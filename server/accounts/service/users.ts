@@ -138,3 +138,8 @@ export async function changeOwnPassword(opts: { userId: string; current: string;
   logger.info({ userId: user.id }, "password changed by its owner");
   return { ok: true, email: user.email };
 }
+
+/** The user with this email (any case), or null: for services that name users by email (grants, webhooks). */
+export async function userWithEmail(email: string) {
+  return findUserByEmail({ email: email.toLowerCase() });
+}

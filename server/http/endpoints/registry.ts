@@ -15,6 +15,16 @@ import { hostApiEndpoint } from "./runner-api";
 import { cancelRunEndpoint, runEventsEndpoint, runStatusEndpoint, startRunAliasEndpoint, startRunEndpoint } from "./runs";
 import { healthEndpoint, meEndpoint, modelEndpoint, modelsEndpoint } from "./status";
 import { signedObjectEndpoint, signedUploadEndpoint } from "./storage";
+import {
+  createWebhookEndpointEndpoint,
+  deleteWebhookEndpointEndpoint,
+  getWebhookEndpointEndpoint,
+  listWebhookDeliveriesEndpoint,
+  listWebhookEndpointsEndpoint,
+  redeliverWebhookEndpoint,
+  rotateWebhookSecretEndpoint,
+  updateWebhookEndpointEndpoint,
+} from "./webhooks";
 import { deleteThreadEndpoint, forkThreadEndpoint, getThreadEndpoint, listThreadRunsEndpoint, listThreadsEndpoint, searchThreadsEndpoint, updateThreadEndpoint } from "./threads";
 
 // Every endpoint, once: the public ones the OpenAPI document describes (server/http/openapi), and
@@ -55,7 +65,11 @@ const LEGACY_DOCS = new Map<Endpoint, OperationDoc>([
 
 /** The public REST endpoints and their docs, in the document's order (the OpenAPI endpoints add themselves: endpoints/openapi.ts). */
 export function documentedEndpoints(): { endpoint: Endpoint; doc: OperationDoc }[] {
-  const own = [listThreadsEndpoint, searchThreadsEndpoint, getThreadEndpoint, updateThreadEndpoint, deleteThreadEndpoint, forkThreadEndpoint, listThreadRunsEndpoint];
+  const own = [
+    ...[listThreadsEndpoint, searchThreadsEndpoint, getThreadEndpoint, updateThreadEndpoint, deleteThreadEndpoint, forkThreadEndpoint, listThreadRunsEndpoint],
+    ...[createWebhookEndpointEndpoint, listWebhookEndpointsEndpoint, getWebhookEndpointEndpoint, updateWebhookEndpointEndpoint, deleteWebhookEndpointEndpoint],
+    ...[rotateWebhookSecretEndpoint, listWebhookDeliveriesEndpoint, redeliverWebhookEndpoint],
+  ];
   return [...own.map((e) => ({ endpoint: e, doc: e.schemas!.doc! })), ...[...LEGACY_DOCS].map(([endpoint, doc]) => ({ endpoint, doc }))];
 }
 

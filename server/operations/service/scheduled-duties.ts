@@ -5,7 +5,8 @@ import { env } from "../../env";
 import { AppError } from "../../kernel/errors";
 import { sweepOldApiCalls } from "../../runner-host/api/audit-retention";
 import { recoverAbandonedRuns, type KeepExecuting } from "../../runs/recovery";
-import { runQueuedRunsOnce } from "../../queue/worker";
+import { deliverWebhooksOnce } from "../../queue/webhook-worker";
+import { queueLogger, runQueuedRunsOnce } from "../../queue/worker";
 
 // The periodic duties a long-lived server runs on its own timers (server/start-up.ts). On Vercel
 // a function runs timers only while it serves a request, so Vercel Cron calls them instead
@@ -29,6 +30,10 @@ const DUTIES = {
   "start-queued-runs": async () => ({ startedRuns: await runQueuedRunsOnce() }),
   // Deletes host API audit rows past RUNNER_API_AUDIT_RETENTION_DAYS.
   "audit-retention": async () => ({ deletedAuditRows: await sweepOldApiCalls() }),
+  // Attempts the webhook deliveries that are due (first attempts and retries at their back-off):
+  // with no long-lived worker, this is what sends them, once a minute. A call that runs out of
+  // time leaves the rest (their leases expire) to the next.
+  "deliver-webhooks": async () => ({ attemptedDeliveries: await deliverWebhooksOnce(queueLogger) }),
 } as const satisfies Record<string, (call: DutyCall) => Promise<Record<string, number>>>;
 
 export type DutyName = keyof typeof DUTIES;

@@ -1,0 +1,15 @@
+import { WebhooksPanel } from "@/components/admin/webhooks-panel";
+import { requestDictionary } from "@/components/i18n/request-locale";
+import styles from "@/components/admin/admin.module.css";
+
+export const dynamic = "force-dynamic";
+
+export default async function AdminWebhooksPage() {
+  const t = (await requestDictionary()).console;
+  return (
+    <>
+      <h1 className={styles.title}>{t.nav.webhooks}</h1>
+      <WebhooksPanel />
+    </>
+  );
+}
