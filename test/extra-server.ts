@@ -57,3 +57,11 @@ export function extraServersForFile(count: number): ExtraServer[] {
   });
   return servers;
 }
+
+/** Stops a server started by startExtraServer (SIGTERM, as an operator would) and waits for it to exit. */
+export async function stopExtraServer(server: ExtraServer | undefined): Promise<void> {
+  if (!server || server.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => server.child.once("exit", resolve));
+  server.child.kill("SIGTERM");
+  await exited;
+}

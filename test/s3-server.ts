@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
+import { S3Client } from "@aws-sdk/client-s3";
 
 // A real S3-compatible server for tests: @20minutes/s3rver on a free loopback port with a
 // temporary directory. It verifies SigV4 signatures and expiry, so it refuses tampered and
@@ -48,4 +49,16 @@ export async function startS3Server({ bucket = "agent-files-test" }: { bucket?: 
       rmSync(directory, { recursive: true, force: true });
     },
   };
+}
+
+/** An S3 client of the test server, as a test reads or signs what Dispatch stored there. */
+export function s3ClientOf(s3: TestS3Server): S3Client {
+  return new S3Client({
+    endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+  });
 }

@@ -1,9 +1,9 @@
-import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { gifBytes, pngBytes, textBytes } from "@/test/images";
-import { startS3Server } from "@/test/s3-server";
+import { s3ClientOf, startS3Server } from "@/test/s3-server";
 
 // The S3 driver end to end, in process, against a real S3-compatible server that checks
 // signatures and expiry. The environment names the server before any app module loads,
@@ -24,14 +24,7 @@ const { getHistoryDay } = await import("../threads/service/history");
 
 const [alice, bob] = await Promise.all([createTestUser(), createTestUser()]);
 const origin = "http://dispatch.test";
-const client = new S3Client({
-  endpoint: s3.endpoint,
-  region: s3.region,
-  forcePathStyle: true,
-  credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-  requestChecksumCalculation: "WHEN_REQUIRED",
-  responseChecksumValidation: "WHEN_REQUIRED",
-});
+const client = s3ClientOf(s3);
 
 const upload = (userId: string, data: Uint8Array, declaredType = "image/png", threadId: string | null = null) =>
   uploadAttachment({ userId, threadId, file: { data, declaredType }, requestOrigin: origin });

@@ -1,12 +1,12 @@
-import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { elfBytes, exeBytes, pdfBytes } from "@/test/documents";
-import { startExtraServer, type ExtraServer } from "@/test/extra-server";
+import { startExtraServer, type ExtraServer, stopExtraServer } from "@/test/extra-server";
 import { bearer, createTestUser } from "@/test/helpers";
 import { runInput } from "@/test/runs";
-import { startS3Server, type TestS3Server } from "@/test/s3-server";
+import { s3ClientOf, startS3Server, type TestS3Server } from "@/test/s3-server";
 import { waitFor } from "@/test/wait";
 import { getPool } from "@/server/db";
 
@@ -33,11 +33,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  if (server && server.child.exitCode === null) {
-    const exited = new Promise((resolve) => server.child.once("exit", resolve));
-    server.child.kill("SIGTERM");
-    await exited;
-  }
+  await stopExtraServer(server);
   await s3?.stop();
 });
 
@@ -180,14 +176,7 @@ describe("document attachments", () => {
   it("keeps documents in history with their names and sizes, signed afresh, for their owner only", async () => {
     const csv = await uploaded(alice.apiKey, new TextEncoder().encode(CSV), "text/csv", "sales.csv");
     // The run names the document by an older (still valid) URL, so the one history signs is visibly newer.
-    const client = new S3Client({
-      endpoint: s3.endpoint,
-      region: s3.region,
-      forcePathStyle: true,
-      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-      requestChecksumCalculation: "WHEN_REQUIRED",
-      responseChecksumValidation: "WHEN_REQUIRED",
-    });
+    const client = s3ClientOf(s3);
     const older = await getSignedUrl(client, new GetObjectCommand({ Bucket: s3.bucket, Key: csv.path }), { expiresIn: 900, signingDate: new Date(Date.now() - 300_000) });
     const body = runInput({ messages: [{ id: "u1", role: "user", content: [{ type: "text", text: "keep this" }, documentPart({ ...csv, url: older })] }] });
     await runToEnd(alice.apiKey, body);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startExtraServer, type ExtraServer } from "@/test/extra-server";
+import { startExtraServer, type ExtraServer, stopExtraServer } from "@/test/extra-server";
 import { bearer, createTestUser } from "@/test/helpers";
 import { waitFor } from "@/test/wait";
 
@@ -23,11 +23,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  if (server && server.child.exitCode === null) {
-    const exited = new Promise((resolve) => server.child.once("exit", resolve));
-    server.child.kill("SIGTERM");
-    await exited;
-  }
+  await stopExtraServer(server);
 });
 
 const get = (path: string) => fetch(`${server.url}${path}`, { headers: bearer(alice.apiKey) });

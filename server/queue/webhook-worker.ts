@@ -1,8 +1,8 @@
 import "server-only";
-import { run, runOnce, type Logger, type Runner, type TaskList } from "graphile-worker";
-import type pg from "pg";
+import { run, runOnce, type Logger, type TaskList } from "graphile-worker";
 import { env } from "../env";
 import { logger } from "../logger";
+import { idleWorker, stopWorker, type WorkerParts } from "./worker-parts";
 import { openQueuePool } from "../runs/repository/run-queue";
 import { deliverDueWebhooks, deliverWebhook, WEBHOOK_DELIVER_TASK } from "../webhooks/service";
 
@@ -26,16 +26,14 @@ function taskList(attempted: () => void): TaskList {
   };
 }
 
-let runner: Runner | null = null;
-let pool: pg.Pool | null = null;
-let sweeper: NodeJS.Timeout | null = null;
+const parts: WorkerParts = idleWorker();
 
 /** Starts this instance's webhook deliverer and sweep; a no-op with WEBHOOK_CONCURRENCY=0 (the other instances send). */
 export async function startWebhookWorker(queueLogger: Logger): Promise<void> {
-  if (runner || env.WEBHOOK_CONCURRENCY === 0) return;
-  pool = openQueuePool(env.WEBHOOK_CONCURRENCY + 2);
-  runner = await run({
-    pgPool: pool,
+  if (parts.runner || env.WEBHOOK_CONCURRENCY === 0) return;
+  parts.pool = openQueuePool(env.WEBHOOK_CONCURRENCY + 2);
+  parts.runner = await run({
+    pgPool: parts.pool,
     concurrency: env.WEBHOOK_CONCURRENCY,
     pollInterval: env.QUEUE_POLL_INTERVAL_MS,
     noHandleSignals: true,
@@ -44,26 +42,19 @@ export async function startWebhookWorker(queueLogger: Logger): Promise<void> {
   });
   // One sweep at a time: slow receivers must not pile sweeps (and their requests) up.
   let sweeping = false;
-  sweeper = setInterval(() => {
+  parts.sweeper = setInterval(() => {
     if (sweeping) return;
     sweeping = true;
     void deliverDueWebhooks({ limit: 50, graceMs: SWEEP_GRACE_MS })
       .catch((err: unknown) => logger.warn({ err }, "could not sweep due webhook deliveries"))
       .finally(() => (sweeping = false));
   }, SWEEP_MS);
-  sweeper.unref();
+  parts.sweeper.unref();
 }
 
 /** Stops taking deliveries (SIGTERM); an attempt under way finishes. */
 export async function stopWebhookWorker(): Promise<void> {
-  const stopping = runner;
-  const ending = pool;
-  runner = null;
-  pool = null;
-  if (sweeper) clearInterval(sweeper);
-  sweeper = null;
-  await stopping?.stop().catch((err: unknown) => logger.warn({ err }, "stopping the webhook worker failed"));
-  await ending?.end().catch(() => undefined);
+  await stopWorker(parts, "webhook worker");
 }
 
 /**

@@ -1,8 +1,8 @@
 import "server-only";
-import { Logger, run, runOnce, type Runner, type TaskList } from "graphile-worker";
-import type pg from "pg";
+import { Logger, run, runOnce, type TaskList } from "graphile-worker";
 import { env } from "../env";
 import { logger } from "../logger";
+import { idleWorker, stopWorker, type WorkerParts } from "./worker-parts";
 import { openQueuePool, unlockStalledStartJobs } from "../runs/repository/run-queue";
 import { startQueuedRun } from "../runs/service/queued-runs";
 import { startWebhookWorker, stopWebhookWorker } from "./webhook-worker";
@@ -40,28 +40,26 @@ export const queueLogger = new Logger(() => (level, message) => {
 // between taking it and finishing it. Its run still waits (or, started, is our lease's business).
 const STALLED_JOB_MS = 15_000;
 
-let runner: Runner | null = null;
-let pool: pg.Pool | null = null;
-let sweeper: NodeJS.Timeout | null = null;
+const parts: WorkerParts = idleWorker();
 
 /** Starts this instance's runner (off Vercel, from server/start-up.ts); a no-op with QUEUE_WORKER_CONCURRENCY=0. */
 export async function startQueueWorker(): Promise<void> {
   await startWebhookWorker(queueLogger);
-  if (runner || env.QUEUE_WORKER_CONCURRENCY === 0) return;
+  if (parts.runner || env.QUEUE_WORKER_CONCURRENCY === 0) return;
   // Its workers, plus the LISTEN session and one for its bookkeeping.
-  pool = openQueuePool(env.QUEUE_WORKER_CONCURRENCY + 2);
-  runner = await run({
-    pgPool: pool,
+  parts.pool = openQueuePool(env.QUEUE_WORKER_CONCURRENCY + 2);
+  parts.runner = await run({
+    pgPool: parts.pool,
     concurrency: env.QUEUE_WORKER_CONCURRENCY,
     pollInterval: env.QUEUE_POLL_INTERVAL_MS,
     noHandleSignals: true,
     logger: queueLogger,
     taskList: taskList({ awaitRun: false }),
   });
-  sweeper = setInterval(() => {
+  parts.sweeper = setInterval(() => {
     void unlockStalledStartJobs({ task: START_RUN_TASK, olderThanMs: STALLED_JOB_MS }).catch((err: unknown) => logger.warn({ err }, "could not unlock stalled queue jobs"));
   }, STALLED_JOB_MS);
-  sweeper.unref();
+  parts.sweeper.unref();
 }
 
 /**
@@ -70,14 +68,7 @@ export async function startQueueWorker(): Promise<void> {
  */
 export async function stopQueueWorker(): Promise<void> {
   await stopWebhookWorker();
-  const stopping = runner;
-  const ending = pool;
-  runner = null;
-  pool = null;
-  if (sweeper) clearInterval(sweeper);
-  sweeper = null;
-  await stopping?.stop().catch((err: unknown) => logger.warn({ err }, "stopping the queue worker failed"));
-  await ending?.end().catch(() => undefined);
+  await stopWorker(parts, "queue worker");
 }
 
 /**
