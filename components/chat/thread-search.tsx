@@ -71,7 +71,9 @@ export function useThreadSearch() {
   };
   const onBoxKeyDown = (e: KeyboardEvent<HTMLInputElement>) => {
     if (e.key === "Escape" && query) {
+      // Clears the search only: the phone drawer closes on a second Escape.
       e.preventDefault();
+      e.stopPropagation();
       setQuery("");
     } else if (e.key === "ArrowDown" || e.key === "Enter") {
       const first = links()[0];
@@ -87,6 +89,7 @@ export function useThreadSearch() {
     const i = all.indexOf(document.activeElement as HTMLAnchorElement);
     if (e.key === "Escape") {
       e.preventDefault();
+      e.stopPropagation();
       clear();
     } else if (e.key === "ArrowDown" || e.key === "ArrowUp") {
       e.preventDefault();
