@@ -44,6 +44,7 @@ test("a word from a chat's third message finds it, marked, and the keyboard open
   await chatWith(chat, ["Hello there"]);
   const box = page.getByTestId("thread-search");
   await expect(page.getByLabel("Search chats")).toHaveAttribute("data-testid", "thread-search");
+  await expectNoSeriousAxeFindings(page, "empty search box");
 
   await box.fill(WORD);
   const hits = page.getByTestId("search-hit");

@@ -51,7 +51,7 @@ export function ThreadSearchBox({ query, onQuery, onKeyDown }: { query: string; 
         value={query}
         maxLength={200}
         autoComplete="off"
-        aria-controls="chat-search-results"
+        aria-controls={query.trim() ? "chat-search-results" : undefined}
         data-testid="thread-search"
         onChange={(e) => onQuery(e.target.value)}
         onKeyDown={onKeyDown}
