@@ -12,6 +12,7 @@ import type { LiveTurn } from "./live-turn";
 import { MessageActionsContext } from "./message-actions";
 import { AssistantMessage, DayHeader, Reasoning, StoppedNote, ToolCall, UserMessage } from "./message-parts";
 import { RegenerateIcon } from "./icons";
+import { defaultTitle } from "@/server/lib/default-title";
 import { useChatRuns, type SendInput } from "./use-chat-runs";
 
 // How close to the bottom (px) still counts as "reading the newest message".
@@ -106,11 +107,9 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
   );
 }
 
-/** Until the page reloads, a new chat is called what the server will call it: its first line. */
+/** Until the page reloads, a new chat is called what the server will call it (server/lib/default-title.ts). */
 function provisionalTitle(text: string | undefined): string | null {
-  const line = text?.replace(/\s+/g, " ").trim();
-  if (!line) return null;
-  return line.length > 80 ? `${line.slice(0, 77)}…` : line;
+  return text?.trim() ? defaultTitle(text) : null;
 }
 
 function EmptyState({ onPick }: { onPick: (text: string) => void }) {

@@ -10,6 +10,7 @@ import { signOutAction } from "@/app/(auth)/actions";
 import { useDictionary } from "@/components/i18n/use-dictionary";
 import { ApprovalsInbox } from "./approvals-inbox";
 import { PencilIcon, PlusIcon, TrashIcon } from "./icons";
+import { ThreadSearchBox, ThreadSearchResults, useThreadSearch } from "./thread-search";
 
 type Thread = { id: string; title: string; running: boolean };
 
@@ -21,6 +22,7 @@ export function ThreadSidebar({ isAdmin, onNavigate }: { isAdmin: boolean; onNav
   const currentId = params.threadId ?? null;
   const threads = useInfiniteQuery(trpc.threads.list.infiniteQueryOptions({ limit: 30 }, { getNextPageParam: (last) => last.nextCursor ?? undefined }));
   const items = threads.data?.pages.flatMap((p) => p.items) ?? [];
+  const search = useThreadSearch();
 
   return (
     <aside className="chat-sidebar" id="chat-sidebar" aria-label={t.chat.chats} data-testid="thread-sidebar">
@@ -36,23 +38,30 @@ export function ThreadSidebar({ isAdmin, onNavigate }: { isAdmin: boolean; onNav
         <PlusIcon /> {t.chat.newChat}
       </button>
       <ApprovalsInbox onNavigate={onNavigate} />
-      {threads.error ? (
-        <p role="alert" className="error-text">
-          {t.chat.chatsFailed}
-        </p>
-      ) : null}
-      {threads.isPending ? <p className="muted chat-sidebar-note">{t.chat.loadingChats}</p> : null}
-      {!threads.isPending && items.length === 0 && !threads.error ? <p className="muted chat-sidebar-note">{t.chat.noChats}</p> : null}
-      <ul className="chat-thread-list" data-testid="thread-list">
-        {items.map((thread) => (
-          <ThreadRow key={thread.id} thread={thread} current={thread.id === currentId} onNavigate={onNavigate} />
-        ))}
-      </ul>
-      {threads.hasNextPage ? (
-        <button type="button" className="btn chat-more" onClick={() => void threads.fetchNextPage()} disabled={threads.isFetchingNextPage}>
-          {threads.isFetchingNextPage ? t.common.loading : t.chat.showOlderChats}
-        </button>
-      ) : null}
+      <ThreadSearchBox query={search.query} onQuery={search.setQuery} onKeyDown={search.onBoxKeyDown} />
+      {search.active ? (
+        <ThreadSearchResults query={search.query} listRef={search.listRef} onKeyDown={search.onListKeyDown} onNavigate={onNavigate} currentId={currentId} />
+      ) : (
+        <>
+        {threads.error ? (
+          <p role="alert" className="error-text">
+            {t.chat.chatsFailed}
+          </p>
+        ) : null}
+        {threads.isPending ? <p className="muted chat-sidebar-note">{t.chat.loadingChats}</p> : null}
+        {!threads.isPending && items.length === 0 && !threads.error ? <p className="muted chat-sidebar-note">{t.chat.noChats}</p> : null}
+        <ul className="chat-thread-list" data-testid="thread-list">
+          {items.map((thread) => (
+            <ThreadRow key={thread.id} thread={thread} current={thread.id === currentId} onNavigate={onNavigate} />
+          ))}
+        </ul>
+        {threads.hasNextPage ? (
+          <button type="button" className="btn chat-more" onClick={() => void threads.fetchNextPage()} disabled={threads.isFetchingNextPage}>
+            {threads.isFetchingNextPage ? t.common.loading : t.chat.showOlderChats}
+          </button>
+        ) : null}
+        </>
+      )}
       {/* On a phone the header has no room for these: the drawer carries them. */}
       <nav className="chat-drawer-links" aria-label={t.chat.account}>
         <Link href="/chat/settings" onClick={onNavigate} data-testid="drawer-settings">

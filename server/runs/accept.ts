@@ -15,6 +15,7 @@ import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-inp
 import type { EntryEvent } from "../runner-host/entry-events";
 import type { MultitaskStrategy } from "../protocols/ag-ui/multitask";
 import { opening, type Opening } from "./opening";
+import { defaultTitle } from "../lib/default-title";
 import type { ContextPrefetch, GenerationParams, PrefetchedContext } from "../kernel/runs";
 
 /**
@@ -73,12 +74,6 @@ export function sameThread(run: RunRow, input: Pick<RunAgentInput, "runId" | "th
 
 /** The thread as its client named it, for messages that name it (RunAgentInput.threadName). */
 const threadName = (input: RunAgentInput) => input.threadName ?? input.threadId;
-
-function titleFrom(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  if (!line) return "New chat";
-  return line.length > 80 ? `${line.slice(0, 77)}…` : line;
-}
 
 /**
  * Records a new run and its user message, or returns the run this user already started
@@ -141,7 +136,7 @@ function acceptRowInput(opts: Parameters<typeof acceptRun>[0], opened: ReturnTyp
       generation: opts.generation,
       trace: runTrace,
     },
-    threadTitle: titleFrom(user.text),
+    threadTitle: defaultTitle(user.text),
     message: user.fromUser
       ? { messageId: user.messageId, content: user.text, metadata: { run_id: input.runId, message_id: user.messageId, stage: "input", ...opts.userMessageMetadata } }
       : null,

@@ -94,3 +94,22 @@ export async function deleteOwnThread(opts: { userId: string; id: string }): Pro
   const { id } = await deleteThread(opts);
   return { id, deleted: true };
 }
+
+export type ThreadHit = { threadId: string; threadTitle: string; messageId: string; snippet: string; highlights: [number, number][]; rank: number };
+
+/**
+ * The web chat's sidebar search: the user's threads whose messages match `query`, each once with
+ * its best-ranked message's snippet, best first. Reads a few more hits than `limit` so threads
+ * with several matching messages do not crowd the others out.
+ */
+export async function searchThreads(opts: { userId: string; query: string; limit: number }): Promise<ThreadHit[]> {
+  const rows = await searchMessages({ userId: opts.userId, query: opts.query, offset: 0, limit: opts.limit * 4 });
+  const seen = new Set<string>();
+  const hits: ThreadHit[] = [];
+  for (const row of rows) {
+    if (seen.has(row.threadId) || hits.length >= opts.limit) continue;
+    seen.add(row.threadId);
+    hits.push({ threadId: row.threadId, threadTitle: row.threadTitle, messageId: row.messageId, rank: row.rank, ...readHighlights(row.marked) });
+  }
+  return hits;
+}

@@ -2,6 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { createTRPCRouter, protectedProcedure } from "../init";
 import { deleteThread, listThreads, renameThread } from "../../threads/service/threads";
+import { searchThreads } from "../../threads/service/thread-api";
 
 // The signed-in user's own chats; every procedure is scoped to ctx.principal.userId.
 export const threadsRouter = createTRPCRouter({
@@ -13,6 +14,10 @@ export const threadsRouter = createTRPCRouter({
       }),
     )
     .query(({ ctx, input }) => listThreads({ userId: ctx.principal.userId, cursor: input.cursor, limit: input.limit })),
+  /** Full-text search over the user's messages (docs/threads.md#search): each matching thread once, best first. */
+  search: protectedProcedure
+    .input(z.object({ q: z.string().trim().min(1).max(200), limit: z.number().int().min(1).max(50).default(20) }))
+    .query(({ ctx, input }) => searchThreads({ userId: ctx.principal.userId, query: input.q, limit: input.limit })),
   rename: protectedProcedure
     .input(z.object({ id: z.string().uuid(), title: z.string().max(200) }))
     .mutation(({ ctx, input }) => renameThread({ userId: ctx.principal.userId, id: input.id, title: input.title })),
