@@ -46,7 +46,9 @@ function sseFrame(seq: number, event: object): string {
 /** A run's frames not yet committed: published (written to its socket) only after their commit. */
 type Pending = { runId: string; res: http.ServerResponse; firstSeq: number; frames: string[]; finished: boolean };
 
-const pool = new pg.Pool({ connectionString: values["database-url"], max: 10 });
+// The accepting statements get as many connections as Dispatch's pool on a long-running server
+// (server/db.ts: 20); the writer has its own.
+const pool = new pg.Pool({ connectionString: values["database-url"], max: 20 });
 const writer = new pg.Client({ connectionString: values["database-url"] });
 
 let queue = new Map<string, Pending>();
