@@ -50,6 +50,11 @@ export async function openDatabase(dataDir: string, external: string | null): Pr
   return { url: cluster.url, pid: postmasterPid(path.join(dataDir, "pg")), stop: () => cluster.stop() };
 }
 
+/** The postmaster of the embedded cluster under DATA_DIR (whoever started it), or null when the bench uses BENCH_DATABASE_URL. */
+export function clusterPid(dataDir: string, external: string | null): number | null {
+  return external ? null : postmasterPid(path.join(dataDir, "pg"));
+}
+
 function postmasterPid(clusterDir: string): number | null {
   try {
     return Number(readFileSync(path.join(clusterDir, "postmaster.pid"), "utf8").split("\n")[0]);

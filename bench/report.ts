@@ -10,7 +10,8 @@ import { targets } from "./targets";
 import type { Group } from "./tree";
 
 export type RunsKey = "c1" | "c10" | "c50" | "c50-follow-up" | "c50-ag-ui" | "c200-paced" | "vercel";
-export type RunsRow = { key: RunsKey; label: string; dispatch: RunsFigures; limit: RunsFigures };
+/** `durable`: the durable limit (bare + PostgreSQL, persist before publish), measured on the C=50 new-thread case. */
+export type RunsRow = { key: RunsKey; label: string; dispatch: RunsFigures; limit: RunsFigures; durable?: RunsFigures };
 export type StreamsRow = { kind: "in-flight" | "idle"; dispatch: StreamLevel[]; limit: StreamLevel[] };
 export type CliFigures = { median: number; p95: number; calls: number };
 export type Report = {
@@ -37,10 +38,15 @@ function runsTable(rows: RunsRow[]): string[] {
   ];
   const groups = (f: RunsFigures) => `${n(f.groupCpuMsPerRun.server, 2)} / ${n(f.groupCpuMsPerRun.postgres, 2)} / ${n(f.groupCpuMsPerRun.wrapper, 2)}`;
   const pss = (f: RunsFigures) => `${mb(f.peakMemory.server.pssKb)} / ${mb(f.peakMemory.postgres.pssKb)} / ${mb(f.peakMemory.wrapper.pssKb)}`;
-  for (const { key, label, dispatch: d, limit: l } of rows) {
-    const limitName = key === "vercel" ? "bare Next.js" : "limit";
+  // A limit's row: its figures, each followed by its ratio to `base` when one is given.
+  const limitRow = (label: string, name: string, l: RunsFigures, b?: RunsFigures) => {
+    const v = (f: (x: RunsFigures) => number, digits = 0) => (b ? both(f(l), f(b), digits) : n(f(l), digits));
+    return `| ${label} | ${name} | ${v((x) => x.runsPerSec)} | ${v((x) => x.eventsPerSec)} | ${v((x) => x.ttfe.p50, 1)} | ${v((x) => x.ttfe.p99, 1)} | ${v((x) => x.total.p50, 1)} | ${v((x) => x.total.p99, 1)} | ${v((x) => x.cpuMsPerRun, 2)} | ${groups(l)} | ${pss(l)} | ${v((x) => x.peakRssMb)} | ${l.failed} | ${n(l.stealPct, 1)} | ${n(l.clientCpuPct)} |`;
+  };
+  for (const { key, label, dispatch: d, limit: l, durable } of rows) {
+    out.push(limitRow(label, key === "vercel" ? "bare Next.js" : "limit", l));
+    if (durable) out.push(limitRow(label, "durable limit (bare + PostgreSQL)", durable, l));
     out.push(
-      `| ${label} | ${limitName} | ${n(l.runsPerSec)} | ${n(l.eventsPerSec)} | ${n(l.ttfe.p50, 1)} | ${n(l.ttfe.p99, 1)} | ${n(l.total.p50, 1)} | ${n(l.total.p99, 1)} | ${n(l.cpuMsPerRun, 2)} | ${groups(l)} | ${pss(l)} | ${n(l.peakRssMb)} | ${l.failed} | ${n(l.stealPct, 1)} | ${n(l.clientCpuPct)} |`,
       `| ${label} | Dispatch | ${both(d.runsPerSec, l.runsPerSec)} | ${both(d.eventsPerSec, l.eventsPerSec)} | ${both(d.ttfe.p50, l.ttfe.p50, 1)} | ${both(d.ttfe.p99, l.ttfe.p99, 1)} | ${both(d.total.p50, l.total.p50, 1)} | ${both(d.total.p99, l.total.p99, 1)} | ${both(d.cpuMsPerRun, l.cpuMsPerRun, 2)} | ${groups(d)} | ${pss(d)} | ${both(d.peakRssMb, l.peakRssMb)} | ${d.failed} | ${n(d.stealPct, 1)} | ${n(d.clientCpuPct)} |`,
     );
   }
@@ -101,7 +107,7 @@ export function renderReport(r: Report): string {
     lines.push(
       "### AG-UI runs (POST /api/v1/agent/runs, SSE, keep-alive, 200-token answers)",
       "",
-      "Limit: bare node:http + fetch producing the same frames from the same fake model, same machine, same run (for the Vercel path: a bare Next.js route handler under `next start`). Ratios are Dispatch ÷ limit. CPU is the whole process tree's (npm and its launcher, the node server, PostgreSQL and its backends, on the same cores), then per group; PSS counts a shared page once across the processes that share it. Host steal is the share of the machine's CPU time its host took during the window (/proc/stat); the load generator's CPU is this process's, in % of one core.",
+      "Limit: bare node:http + fetch producing the same frames from the same fake model, same machine, same run (for the Vercel path: a bare Next.js route handler under `next start`). Durable limit (C=50, new thread): the same server plus PostgreSQL doing only the minimal persist-before-publish path (bench/durable-server.ts), its ratios to the bare limit; Dispatch's targets against it are in the targets table. Ratios are Dispatch ÷ limit. CPU is the whole process tree's (npm and its launcher, the node server, PostgreSQL and its backends, on the same cores), then per group; PSS counts a shared page once across the processes that share it. Host steal is the share of the machine's CPU time its host took during the window (/proc/stat); the load generator's CPU is this process's, in % of one core.",
       "",
       ...runsTable(r.runs),
       "",

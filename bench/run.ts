@@ -6,7 +6,7 @@
 import path from "node:path";
 import os from "node:os";
 import { parseArgs } from "node:util";
-import { createBenchUser, externalDatabase, openDatabase, scratchDir } from "./database";
+import { clusterPid, createBenchUser, externalDatabase, openDatabase, scratchDir } from "./database";
 import { measureHistory, seedHistory, type HistoryFigures } from "./history";
 import { measureMcpCalls } from "./mcp-call";
 import { percentile } from "./load";
@@ -16,7 +16,7 @@ import { renderReport, type CliFigures, type Report } from "./report";
 import { measureRecovery } from "./recovery";
 import { seedConversations } from "./conversation";
 import { runsPhase, vercelPhase } from "./runs-cases";
-import { assertBuilt, dispatchEnv, distDir, npmStartDatabase, startBaseline, startDispatch, startFakeModel, startNpmStart, type DispatchEnv, type DispatchServer, type MeasuredServer, type NpmStack } from "./servers";
+import { assertBuilt, dispatchEnv, distDir, npmStartDatabase, startBaseline, startDispatch, startDurable, startFakeModel, startNpmStart, type DispatchEnv, type DispatchServer, type MeasuredServer, type NpmStack } from "./servers";
 import { streamsPhase, type Started } from "./streams-phase";
 import type { Target } from "./runs-phase";
 
@@ -59,7 +59,7 @@ const plan = {
 };
 
 // Ports in 3300-3399 when free, so parallel work on this machine can keep clear of them.
-const PORTS = { dispatch: 3300, limit: 3301, model: 3302, second: 3303 };
+const PORTS = { dispatch: 3300, limit: 3301, model: 3302, second: 3303, durable: 3304 };
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -140,9 +140,15 @@ async function main(): Promise<void> {
     if (only.has("runs")) {
       await phase("runs", async () => {
         const limit = await startLimit();
+        // The durable limit writes to Dispatch's PostgreSQL (its own schema), whose every process its tree counts.
+        const durable = await startDurable(PORTS.durable, stack.modelUrl, { url: d.databaseUrl, pid: clusterPid(stack.dataDir, stack.databaseUrl) }).catch(async (err: unknown) => {
+          await limit.stop();
+          throw err;
+        });
         try {
-          await runsPhase({ plan, dispatch: dispatchTarget(apiKey)(d.server), limit: limitTarget(limit), conversations, rows: report.runs, log });
+          await runsPhase({ plan, dispatch: dispatchTarget(apiKey)(d.server), limit: limitTarget(limit), durable: limitTarget(durable), conversations, rows: report.runs, log });
         } finally {
+          await durable.stop();
           await limit.stop();
         }
       });

@@ -1,6 +1,7 @@
 // The runs the report compares: each case measured on the limit, then on Dispatch, minutes apart
 // at most. The issue's headline is a new thread per run (a stateless API client); a chat's
-// follow-up turn and the AG-UI door's resent history are measured beside it.
+// follow-up turn and the AG-UI door's resent history are measured beside it. The headline case
+// is also measured on the durable limit (bench/durable-server.ts), between the two.
 import { conversationBody, type Conversation } from "./conversation";
 import { startNextLimit } from "./next-limit";
 import type { RunsRow } from "./report";
@@ -10,18 +11,24 @@ type Timing = { warmupMs: number; windowMs: number; pacedWarmupMs: number; paced
 
 type Case = { key: RunsRow["key"]; label: string; concurrency: number; pace: Pace; threading: Threading; warmupMs: number; windowMs: number };
 
-async function measureCase(c: Case, dispatch: Target, limit: Target, log: (line: string) => void, body?: (w: number) => string): Promise<RunsRow> {
-  const opts = { concurrency: c.concurrency, warmupMs: c.warmupMs, windowMs: c.windowMs, pace: c.pace, threading: c.threading, body };
+async function measureCase(c: Case, dispatch: Target, limit: Target, log: (line: string) => void, extra: { body?: (w: number) => string; durable?: Target } = {}): Promise<RunsRow> {
+  const opts = { concurrency: c.concurrency, warmupMs: c.warmupMs, windowMs: c.windowMs, pace: c.pace, threading: c.threading, body: extra.body };
   log(`runs ${c.label}: limit`);
   const l = await measureRuns(limit, opts);
+  let durable: RunsRow["durable"];
+  if (extra.durable) {
+    log(`runs ${c.label}: durable limit`);
+    durable = await measureRuns(extra.durable, opts);
+    if (durable.firstFailure) log(`a durable-limit run failed: ${durable.firstFailure}`);
+  }
   log(`runs ${c.label}: Dispatch`);
   const d = await measureRuns(dispatch, opts);
   if (d.firstFailure) log(`a Dispatch run failed: ${d.firstFailure}`);
-  return { key: c.key, label: c.label, dispatch: d, limit: l };
+  return { key: c.key, label: c.label, dispatch: d, limit: l, ...(durable ? { durable } : {}) };
 }
 
-/** Pushes each case's row into `rows` as soon as it is measured. */
-export async function runsPhase(p: { plan: Timing; dispatch: Target; limit: Target; conversations: Conversation[]; rows: RunsRow[]; log: (line: string) => void }): Promise<void> {
+/** Pushes each case's row into `rows` as soon as it is measured; the durable limit runs the C=50 new-thread case. */
+export async function runsPhase(p: { plan: Timing; dispatch: Target; limit: Target; durable: Target; conversations: Conversation[]; rows: RunsRow[]; log: (line: string) => void }): Promise<void> {
   const { plan } = p;
   const fast = { pace: "fast" as const, warmupMs: plan.warmupMs, windowMs: plan.windowMs };
   const cases: Case[] = [
@@ -30,11 +37,11 @@ export async function runsPhase(p: { plan: Timing; dispatch: Target; limit: Targ
     { key: "c50", label: "C=50, new thread", concurrency: 50, threading: "new", ...fast },
     { key: "c50-follow-up", label: "C=50, follow-up turn", concurrency: 50, threading: "follow-up", ...fast },
   ];
-  for (const c of cases) p.rows.push(await measureCase(c, p.dispatch, p.limit, p.log));
+  for (const c of cases) p.rows.push(await measureCase(c, p.dispatch, p.limit, p.log, c.key === "c50" ? { durable: p.durable } : {}));
   // POST /api/v1/ag-ui with a 200-message thread resent on every run; the limit reads the same body.
   const resent: Case = { key: "c50-ag-ui", label: `C=${p.conversations.length}, /api/v1/ag-ui, ${plan.resentMessages} messages resent`, concurrency: p.conversations.length, threading: "follow-up", ...fast };
   const body = (w: number) => conversationBody(p.conversations[w]!, "Write me two hundred words, please. [[bench:fast]]");
-  p.rows.push(await measureCase(resent, { ...p.dispatch, path: "/api/v1/ag-ui" }, p.limit, p.log, body));
+  p.rows.push(await measureCase(resent, { ...p.dispatch, path: "/api/v1/ag-ui" }, p.limit, p.log, { body }));
   const paced: Case = {
     key: "c200-paced",
     label: `C=${plan.pacedConcurrency}, 20 ms/token, new thread`,

@@ -1,5 +1,6 @@
-// The processes under test: the fake model, Dispatch's production server and the bare
-// node:http limit server. All listen on 127.0.0.1 only. Dispatch starts three ways:
+// The processes under test: the fake model, Dispatch's production server and the limit servers
+// (bare node:http, and the durable limit: bare + PostgreSQL). All listen on 127.0.0.1 only.
+// Dispatch starts three ways:
 //   npm      `npm start`, as the README says: npm, its launcher, the server and the embedded
 //            PostgreSQL under a scratch DATA_DIR (the default for runs, history and streams)
 //   direct   scripts/start-server.mjs against a database the bench runs (recovery, profiles)
@@ -71,11 +72,11 @@ function waitForLine(child: ChildProcess, line: string, what: string, timeoutMs:
   });
 }
 
-async function startTsServer(file: string, what: string, preferredPort: number, args: string[]): Promise<MeasuredServer> {
+async function startTsServer(file: string, what: string, preferredPort: number, args: string[], alsoMeasured: number[] = []): Promise<MeasuredServer> {
   const port = await freePort(preferredPort);
   const child = startScript(file, ["--port", String(port), ...args], { stdio: ["ignore", "pipe", "inherit"] });
   await waitForLine(child, "ready", what, 20_000);
-  return { port, pid: child.pid!, url: `http://127.0.0.1:${port}`, stop: stopper(child), tree: processTree([child.pid!], port) };
+  return { port, pid: child.pid!, url: `http://127.0.0.1:${port}`, stop: stopper(child), tree: processTree([child.pid!, ...alsoMeasured], port) };
 }
 
 export function startFakeModel(preferredPort: number): Promise<MeasuredServer> {
@@ -84,6 +85,14 @@ export function startFakeModel(preferredPort: number): Promise<MeasuredServer> {
 
 export function startBaseline(preferredPort: number, modelUrl: string): Promise<MeasuredServer> {
   return startTsServer("baseline-server.ts", "The baseline server", preferredPort, ["--model-url", modelUrl]);
+}
+
+/**
+ * The durable limit (bench/durable-server.ts) on the bench's PostgreSQL: its tree counts that
+ * cluster (`dbPid`, the postmaster, and all its backends) as Dispatch's does.
+ */
+export function startDurable(preferredPort: number, modelUrl: string, db: { url: string; pid: number | null }): Promise<MeasuredServer> {
+  return startTsServer("durable-server.ts", "The durable limit server", preferredPort, ["--model-url", modelUrl, "--database-url", db.url], db.pid ? [db.pid] : []);
 }
 
 /** What a Dispatch server is started with; `dbPid` is the database's postmaster when the bench runs it. */

@@ -1,8 +1,9 @@
-// The issue's targets (#28), each as the issue phrases it: a Dispatch figure against the limit,
-// the ideal or the other figure measured in the same run, the ratio, and whether it is met.
+// The issues' targets (#28, #45), each as the issue phrases it: a Dispatch figure against the
+// limit (bare or durable), the ideal or the other figure measured in the same run, the ratio,
+// and whether it is met.
 import { PACED_IDEAL_MS } from "./answer";
 import { n, slope } from "./figures";
-import type { Report, RunsKey } from "./report";
+import type { Report, RunsKey, RunsRow } from "./report";
 
 type Row = { target: string; measured: string; against: string; ratio: number | null; met: boolean | null };
 
@@ -23,6 +24,19 @@ function compare(target: string, d: number, other: number, what: { unit: string;
   };
 }
 
+/** #45: Dispatch against the durable limit (bare + PostgreSQL, persist before publish) measured in the same run. */
+function durableRows(c50: RunsRow | undefined): Row[] {
+  const d = c50?.dispatch;
+  const l = c50?.durable;
+  const against = "durable limit";
+  if (!d || !l) return [notRun("C=50, new thread (#45): runs/s ≥ 0.85×, CPU per run ≤ 1.3×, TTFE p99 ≤ 1.1× the durable limit")];
+  return [
+    compare("C=50, new thread (#45): runs/s ≥ 0.85× durable limit", d.runsPerSec, l.runsPerSec, { unit: "runs/s", digits: 0, against, bound: 0.85, atLeast: true }),
+    compare("… CPU per run, whole tree incl. PostgreSQL ≤ 1.3× durable limit", d.cpuMsPerRun, l.cpuMsPerRun, { unit: "ms", digits: 2, against, bound: 1.3, atLeast: false }),
+    compare("… TTFE p99 ≤ 1.1× durable limit", d.ttfe.p99, l.ttfe.p99, { unit: "ms", digits: 1, against, bound: 1.1, atLeast: false }),
+  ];
+}
+
 export function targets(r: Report): string[] {
   const row = (key: RunsKey) => r.runs.find((x) => x.key === key);
   const c50 = row("c50");
@@ -36,6 +50,7 @@ export function targets(r: Report): string[] {
       compare("… TTFE p99 ≤ 1.2× bare", c50.dispatch.ttfe.p99, c50.limit.ttfe.p99, { unit: "ms", digits: 1, against: "bare limit", bound: 1.2, atLeast: false }),
     );
   } else rows.push(notRun("C=50, new thread, `npm start` tree: runs/s ≥ 0.40× bare"));
+  rows.push(...durableRows(c50));
   const sameAsNew = (key: RunsKey, name: string) => {
     const other = row(key)?.dispatch;
     const base = c50?.dispatch;
