@@ -29,7 +29,7 @@ import { AgUiEventTranslator } from "./event-translator";
 import { runModelLoop } from "./model-loop";
 import { projectCliBinding } from "./project-cli-binding";
 import { buildSystemPrompt, type MemoryFact } from "./prompt";
-import { answeredToolCallIds, unansweredCalls, usedToolCallIds } from "./resume";
+import { answeredToolCallIds, deltaOfStateCall, unansweredCalls, usedToolCallIds } from "./resume";
 import { toolFailureText, type ToolOutcome } from "./tool-outcome";
 import { runStateOf } from "./run-state";
 import { SharedState, stateTool, STATE_TOOL_NAME } from "./state-tool";
@@ -136,7 +136,13 @@ const exchangeOf = (c: ResolvedApproval): ToolExchange => ({ toolCallId: c.toolC
  */
 async function repeatUnansweredCalls(
   resume: NonNullable<RunnerInput["resume"]>,
-  opts: { emit: RunnerInput["emit"]; gate: ApprovalGate; runCall: (call: { toolCallId: string; args: unknown }) => Promise<ToolOutcome>; serverToolNames: ReadonlySet<string> },
+  opts: {
+    emit: RunnerInput["emit"];
+    gate: ApprovalGate;
+    runCall: (call: { toolCallId: string; args: unknown }) => Promise<ToolOutcome>;
+    serverToolNames: ReadonlySet<string>;
+    sharedState: Record<string, unknown> | null;
+  },
 ): Promise<ToolExchange[]> {
   const exchanges: ToolExchange[] = [];
   for (const call of unansweredCalls(resume)) {
@@ -151,9 +157,13 @@ async function repeatUnansweredCalls(
       answer(toolFailureText("CALL_INTERRUPTED", "The call was cut off before it ran; it was not run"), null, {});
       continue;
     }
-    // Whether its delta streamed before the stop is in the log, and in the state this execution starts from: never applied twice.
+    // Its delta, if it streamed before the stop, is in the log and in the state this execution
+    // starts from: the call is answered as done, never applied twice; else as not run.
     if (call.toolName === STATE_TOOL_NAME) {
-      const text = toolFailureText("CALL_INTERRUPTED", "The run stopped before this call's answer; the shared state in the system prompt is current: call update_state again if it lacks the change");
+      const delta = deltaOfStateCall(resume, call.toolCallId);
+      const text = delta
+        ? JSON.stringify({ status: "success", applied: delta.length, state: opts.sharedState })
+        : toolFailureText("CALL_INTERRUPTED", "The run stopped before this call applied; the shared state in the system prompt is current: call update_state again for the change");
       answer(text, null, { tool_name: call.toolName, tool_call_args: call.args });
       exchanges.push({ toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, content: text });
       continue;
@@ -255,7 +265,7 @@ async function runAgent(deps: AgentRunnerDeps, { run, input, generation, signal,
   );
   for (const c of carried) emitCarried(emit, c);
   const clientResults = clientToolResults(input, openClientToolCalls(context.toolEvents, serverToolNames));
-  const repeated = resume ? await repeatUnansweredCalls(resume, { emit, gate, runCall, serverToolNames }) : [];
+  const repeated = resume ? await repeatUnansweredCalls(resume, { emit, gate, runCall, serverToolNames, sharedState: shared?.value ?? null }) : [];
   // A run that continues from an interrupt nobody answered yet has nothing to tell the model.
   if (!resume && !user.fromUser && clientResults.length === 0 && carried.length === 0) return {};
 

@@ -38,3 +38,18 @@ export function usedToolCallIds(resume: Resume): string[] {
 export function answeredToolCallIds(resume: Resume): Set<string> {
   return new Set(resume.events.flatMap((e) => (e.type === EventType.TOOL_CALL_RESULT ? [e.toolCallId] : [])));
 }
+
+/**
+ * The STATE_DELTA an update_state call streamed before the run was taken over, if the log holds
+ * one: it follows the call's TOOL_CALL_END, before the next call or message starts. Its patch is
+ * already in the state this execution starts from, so the call is answered as done, not repeated.
+ */
+export function deltaOfStateCall(resume: Resume, toolCallId: string): unknown[] | null {
+  const end = resume.events.findIndex((e) => e.type === EventType.TOOL_CALL_END && e.toolCallId === toolCallId);
+  if (end < 0) return null;
+  for (const event of resume.events.slice(end + 1)) {
+    if (event.type === EventType.STATE_DELTA) return event.delta as unknown[];
+    if (event.type === EventType.TOOL_CALL_START || event.type === EventType.TOOL_CALL_RESULT || event.type === EventType.TEXT_MESSAGE_START) return null;
+  }
+  return null;
+}

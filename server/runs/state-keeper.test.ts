@@ -4,7 +4,7 @@ import type { AgUiEvent } from "../protocols/ag-ui/events";
 import { RunStateKeeper } from "./state-keeper";
 
 const saved: { threadId: string; runId: string; json: string }[] = [];
-vi.mock("../thread-state/repository", () => ({ saveThreadState: async (row: { threadId: string; runId: string; json: string }) => void saved.push(row) }));
+vi.mock("./repository/thread-states", () => ({ saveThreadState: async (row: { threadId: string; runId: string; json: string }) => void saved.push(row) }));
 
 const run = { id: "run-1", threadId: "thread-1" };
 const snapshot = (state: unknown): AgUiEvent => ({ type: EventType.STATE_SNAPSHOT, snapshot: state });
