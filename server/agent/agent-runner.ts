@@ -29,7 +29,7 @@ import { AgUiEventTranslator } from "./event-translator";
 import { runModelLoop } from "./model-loop";
 import { projectCliBinding } from "./project-cli-binding";
 import { buildSystemPrompt, type MemoryFact } from "./prompt";
-import { answeredToolCallIds, deltaOfStateCall, unansweredCalls, usedToolCallIds } from "./resume";
+import { answeredToolCallIds, deltaOfStateCall, loggedExchanges, unansweredCalls, usedToolCallIds } from "./resume";
 import { toolFailureText, type ToolOutcome } from "./tool-outcome";
 import { runStateOf } from "./run-state";
 import { SharedState, stateTool, STATE_TOOL_NAME } from "./state-tool";
@@ -176,6 +176,16 @@ async function repeatUnansweredCalls(
   return exchanges;
 }
 
+/**
+ * What a taken-over run did before, for the model: the calls its log answered whose messages the
+ * thread does not hold yet (the earlier execution stopped between the two writes), then the calls
+ * it repeats now.
+ */
+async function resumedExchanges(resume: NonNullable<RunnerInput["resume"]>, progress: readonly ThreadMessage[], opts: Parameters<typeof repeatUnansweredCalls>[1]): Promise<ToolExchange[]> {
+  const recorded = new Set(progress.flatMap((m) => (m.role === "tool" && typeof m.metadata.tool_call_id === "string" ? [m.metadata.tool_call_id] : [])));
+  return [...loggedExchanges(resume, recorded), ...(await repeatUnansweredCalls(resume, opts))];
+}
+
 /** The client's generation settings, in the AI SDK's names. */
 function modelSettings(generation: RunnerInput["generation"]) {
   return {
@@ -265,7 +275,7 @@ async function runAgent(deps: AgentRunnerDeps, { run, input, generation, signal,
   );
   for (const c of carried) emitCarried(emit, c);
   const clientResults = clientToolResults(input, openClientToolCalls(context.toolEvents, serverToolNames));
-  const repeated = resume ? await repeatUnansweredCalls(resume, { emit, gate, runCall, serverToolNames, sharedState: shared?.value ?? null }) : [];
+  const repeated = resume ? await resumedExchanges(resume, context.progress ?? [], { emit, gate, runCall, serverToolNames, sharedState: shared?.value ?? null }) : [];
   // A run that continues from an interrupt nobody answered yet has nothing to tell the model.
   if (!resume && !user.fromUser && clientResults.length === 0 && carried.length === 0) return {};
 

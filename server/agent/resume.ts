@@ -13,14 +13,7 @@ export type UnansweredCall = { toolCallId: string; toolName: string; args: unkno
 
 /** The run's calls without a result, in the order they started. */
 export function unansweredCalls(resume: Resume): UnansweredCall[] {
-  const started = new Map<string, { toolName: string; args: string; parentMessageId: string | null }>();
-  for (const event of resume.events) {
-    if (event.type === EventType.TOOL_CALL_START) started.set(event.toolCallId, { toolName: event.toolCallName, args: "", parentMessageId: event.parentMessageId ?? null });
-    else if (event.type === EventType.TOOL_CALL_ARGS) {
-      const call = started.get(event.toolCallId);
-      if (call) call.args += event.delta;
-    }
-  }
+  const started = startedCalls(resume);
   const interrupted = new Set(resume.interruptedToolCalls);
   return resume.unansweredToolCalls.flatMap((toolCallId) => {
     const call = started.get(toolCallId);
@@ -52,4 +45,31 @@ export function deltaOfStateCall(resume: Resume, toolCallId: string): unknown[] 
     if (event.type === EventType.TOOL_CALL_START || event.type === EventType.TOOL_CALL_RESULT || event.type === EventType.TEXT_MESSAGE_START) return null;
   }
   return null;
+}
+
+/**
+ * Calls the run's log answered whose tool messages the thread does not hold yet (the earlier
+ * execution stopped between the two writes): the model sees them as the log has them, so it
+ * neither repeats nor forgets a step it took.
+ */
+export function loggedExchanges(resume: Resume, recorded: ReadonlySet<string>): { toolCallId: string; toolName: string; args: unknown; content: string }[] {
+  const calls = startedCalls(resume);
+  return resume.events.flatMap((e) => {
+    if (e.type !== EventType.TOOL_CALL_RESULT || recorded.has(e.toolCallId)) return [];
+    const call = calls.get(e.toolCallId);
+    return call ? [{ toolCallId: e.toolCallId, toolName: call.toolName, args: parseArgs(call.args), content: String(e.content) }] : [];
+  });
+}
+
+/** Every call the log started, by id: its tool, its streamed arguments and its parent message. */
+function startedCalls(resume: Resume): Map<string, { toolName: string; args: string; parentMessageId: string | null }> {
+  const started = new Map<string, { toolName: string; args: string; parentMessageId: string | null }>();
+  for (const event of resume.events) {
+    if (event.type === EventType.TOOL_CALL_START) started.set(event.toolCallId, { toolName: event.toolCallName, args: "", parentMessageId: event.parentMessageId ?? null });
+    else if (event.type === EventType.TOOL_CALL_ARGS) {
+      const call = started.get(event.toolCallId);
+      if (call) call.args += event.delta;
+    }
+  }
+  return started;
 }
