@@ -3,7 +3,7 @@ import type { AgentCapabilities } from "@ag-ui/core";
 import { z } from "zod";
 import { MAX_AGENT_STEPS } from "../../agent/constants";
 import { env } from "../../env";
-import { listModels, modelCatalog } from "../../models/catalog";
+import { modelCatalog } from "../../models/catalog";
 import { PROJECT_CLI_MODULES } from "../../tools/project-cli/actions";
 import { projectCliArgsSchema, projectCliToolDescription, PROJECT_CLI_TOOL_NAME } from "../../tools/project-cli/tool";
 
@@ -45,6 +45,7 @@ function describe(): AgentCapabilities {
     multimodal: { input: { image: true, audio: false, video: false, pdf: true, file: false } },
     execution: { codeExecution: false, maxIterations: MAX_AGENT_STEPS, maxExecutionTime: env.RUN_DEADLINE_SECONDS * 1000 },
     humanInTheLoop: { supported: true, approvals: true, interrupts: true, approveWithEdits: true },
-    custom: { models: listModels() },
+    // No model list here: /info answers without authentication, and a model's label can name the
+    // host it runs on; signed-in clients read GET /api/v1/models.
   };
 }
