@@ -274,7 +274,11 @@ type McpFlags = {
 /** OAuth client credentials from the flags, the secret from the environment (a flag would show in `ps`). */
 function oauthFlags(flags: McpFlags) {
   const clientId = flags["oauth-client-id"];
-  if (clientId === undefined) return undefined;
+  if (clientId === undefined) {
+    // A scope or issuer alone would be dropped without a word: say what they need.
+    if (flags["oauth-scope"] !== undefined || flags["oauth-issuer"] !== undefined) fail("--oauth-scope and --oauth-issuer go with --oauth-client-id");
+    return undefined;
+  }
   const clientSecret = process.env.MCP_OAUTH_CLIENT_SECRET ?? fail("--oauth-client-id needs the client secret in the environment variable MCP_OAUTH_CLIENT_SECRET");
   return { clientId, clientSecret, scope: flags["oauth-scope"], issuer: flags["oauth-issuer"] };
 }

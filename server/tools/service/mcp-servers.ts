@@ -41,7 +41,7 @@ export const registerMcpServerSchema = z.strictObject({
       clientSecret: z.string().min(1).max(8_000),
       scope: z.string().max(1_000).regex(/^[^\r\n]*$/, "one line").optional(),
       /** The authorization server's issuer URL; found from the server's metadata (RFC 9728) when left out. */
-      issuer: z.url({ protocol: /^https?$/ }).max(2_000).optional(),
+      issuer: z.url({ protocol: /^https?$/, error: "the authorization server's issuer, an http(s) URL" }).max(2_000).optional(),
     })
     .optional(),
   timeoutMs: z.number().int().min(1_000).max(300_000).optional(),
