@@ -32,12 +32,27 @@ if (only !== "unit") {
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+/** "file › test: first line of the error", one per failed test, repeated above the summary line. */
+const failures = [];
+const firstLine = (text) =>
+  String(text ?? "")
+    .replace(/\u001b\[[0-9;]*m/g, "")
+    .split("\n")
+    .find((line) => line.trim()) ?? "";
 const vitestReport = `${reports}/vitest.json`;
 if (only !== "e2e" && existsSync(vitestReport)) {
   const v = JSON.parse(readFileSync(vitestReport, "utf8"));
   passed += v.numPassedTests ?? 0;
   failed += (v.numFailedTests ?? 0);
   skipped += (v.numPendingTests ?? 0) + (v.numTodoTests ?? 0);
+  for (const file of v.testResults ?? []) {
+    for (const t of file.assertionResults ?? []) {
+      if (t.status === "failed") failures.push(`${file.name.replace(`${process.cwd()}/`, "")} › ${t.fullName ?? t.title}: ${firstLine(t.failureMessages?.[0])}`);
+    }
+    if (file.status === "failed" && !(file.assertionResults ?? []).some((t) => t.status === "failed")) {
+      failures.push(`${file.name.replace(`${process.cwd()}/`, "")}: ${firstLine(file.message) || "failed outside its tests (a hook or the file itself)"}`);
+    }
+  }
 }
 const pwReport = `${reports}/playwright.json`;
 if (only !== "unit" && existsSync(pwReport)) {
@@ -45,7 +60,21 @@ if (only !== "unit" && existsSync(pwReport)) {
   passed += p.stats?.expected ?? 0;
   failed += (p.stats?.unexpected ?? 0) + (p.stats?.flaky ?? 0);
   skipped += p.stats?.skipped ?? 0;
+  const visit = (suite, titles) => {
+    for (const spec of suite.specs ?? []) {
+      for (const t of spec.tests ?? []) {
+        if (t.status === "unexpected" || t.status === "flaky") {
+          const error = t.results?.find((r) => r.error)?.error?.message;
+          failures.push(`${spec.file} › ${[...titles, spec.title].join(" › ")} (${t.status}): ${firstLine(error)}`);
+        }
+      }
+    }
+    for (const child of suite.suites ?? []) visit(child, suite.title && !suite.title.endsWith(".ts") ? [...titles, suite.title] : titles);
+  };
+  for (const suite of p.suites ?? []) visit(suite, []);
 }
 if (failedSteps > 0 && failed === 0) failed = failedSteps;
+// Last, so that the tail of a CI log names what failed.
+if (failures.length > 0) console.log(`\nfailed:\n${failures.map((f) => `  ${f.slice(0, 400)}`).join("\n")}`);
 console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failedSteps > 0 || failed > 0 ? 1 : 0);
