@@ -36,7 +36,7 @@ let skipped = 0;
 const failures = [];
 const firstLine = (text) =>
   String(text ?? "")
-    .replace(/\u001b\[[0-9;]*m/g, "")
+    .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "")
     .split("\n")
     .find((line) => line.trim()) ?? "";
 const vitestReport = `${reports}/vitest.json`;
