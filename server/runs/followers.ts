@@ -7,9 +7,10 @@ import "server-only";
 // without `onAbandoned` (background 202 runs, the seed endpoint's streams) are never stopped
 // by a disconnect.
 //
-// This is per instance: a client that re-attaches through another instance is not seen here.
+// The counts are per instance; departures.ts makes the requester's leaving, a re-attach and the
+// grace's end meet across instances (onLeft records the departure where every instance sees it).
 
-type Watch = { count: number; onAbandoned: (() => void) | null; timer: NodeJS.Timeout | null; graceMs: number };
+type Watch = { count: number; onAbandoned: (() => void) | null; onLeft: (() => void) | null; timer: NodeJS.Timeout | null; graceMs: number };
 
 const watches = new Map<string, Watch>();
 
@@ -17,16 +18,17 @@ const watches = new Map<string, Watch>();
  * Counts a follower of the run until the returned function is called with whether the
  * follower saw the run's end. `onAbandoned` (the requester's stream) arms the stop-on-leave rule.
  */
-export function followRunStream(runId: string, opts: { onAbandoned?: () => void; graceMs?: number } = {}): (sawEnd: boolean) => void {
+export function followRunStream(runId: string, opts: { onAbandoned?: () => void; onLeft?: () => void; graceMs?: number } = {}): (sawEnd: boolean) => void {
   let watch = watches.get(runId);
   if (!watch) {
-    watch = { count: 0, onAbandoned: null, timer: null, graceMs: 0 };
+    watch = { count: 0, onAbandoned: null, onLeft: null, timer: null, graceMs: 0 };
     watches.set(runId, watch);
   }
   const w = watch;
   w.count++;
   if (opts.onAbandoned) {
     w.onAbandoned = opts.onAbandoned;
+    w.onLeft = opts.onLeft ?? null;
     w.graceMs = opts.graceMs ?? 0;
   }
   if (w.timer) {
@@ -44,6 +46,7 @@ export function followRunStream(runId: string, opts: { onAbandoned?: () => void;
       return;
     }
     const abandon = w.onAbandoned;
+    w.onLeft?.();
     w.timer = setTimeout(() => {
       watches.delete(runId);
       abandon();
@@ -52,18 +55,10 @@ export function followRunStream(runId: string, opts: { onAbandoned?: () => void;
   };
 }
 
-/** True while the run's requester has left and nobody follows it (its grace is running). */
-export function isAbandoned(runId: string): boolean {
+/** Ends the grace of an abandoned run here without acting on it (its next run superseded it). */
+export function forgetAbandoned(runId: string): void {
   const w = watches.get(runId);
-  return w !== undefined && w.count === 0 && w.onAbandoned !== null;
-}
-
-/** Ends the grace of an abandoned run at once (its next run is waiting); false when it is not abandoned. */
-export function abandonNow(runId: string): boolean {
-  const w = watches.get(runId);
-  if (!w || w.count > 0 || !w.onAbandoned || !w.timer) return false;
+  if (!w || w.count > 0 || !w.timer) return;
   clearTimeout(w.timer);
   watches.delete(runId);
-  w.onAbandoned();
-  return true;
 }

@@ -9,7 +9,8 @@ import { findSnapshotMessages, findThreadConversationState, type SnapshotRow } f
 import { findRunByClientId, findRunById, type RunRow } from "../repository/runs";
 import { sameThread } from "../accept";
 import { cancelRun } from "../cancel";
-import { abandonNow, followRunStream, isAbandoned } from "../followers";
+import { followRunStream, forgetAbandoned } from "../followers";
+import { requesterLeft, takeDeparture } from "../departures";
 import { followRunBatches } from "../subscribe";
 import { TERMINAL_EVENT_TYPES, TERMINAL_STATUSES, type EventRecord } from "../../kernel/runs";
 import { compileToolUiSchema } from "../../tools/project-cli/tool";
@@ -116,14 +117,15 @@ export async function startConversationRun(opts: {
 }
 
 /**
- * The thread is busy with a run whose requester left (AG-UI's Stop) and whose grace is running:
- * the user's next message supersedes it. Cancels it now and waits for its end; false when the
- * run is still followed (a 409 stands).
+ * The thread is busy with a run whose requester left (AG-UI's Stop) and whose grace is running, on
+ * whichever instance: the user's next message supersedes it. Cancels it now and waits for its end;
+ * false when a client follows it again (a 409 stands).
  */
 async function supersedeAbandonedRun(userId: string, busyRunId: string): Promise<boolean> {
   const run = await findRunByClientId({ userId, runId: busyRunId });
-  if (!run || !isAbandoned(run.id)) return false;
-  if (!abandonNow(run.id)) await cancelRun(run, "requester_gone");
+  if (!run || (await takeDeparture(run.id)) === "none") return false;
+  forgetAbandoned(run.id);
+  await cancelRun(run, "requester_gone");
   const signal = AbortSignal.timeout(SUPERSEDE_WAIT_MS);
   try {
     for await (const batch of followRunBatches({ runId: run.id, after: 0, signal })) {
@@ -136,22 +138,29 @@ async function supersedeAbandonedRun(userId: string, busyRunId: string): Promise
   return ended !== null && TERMINAL_STATUSES.has(ended.status);
 }
 
+/** The grace of a run whose requester left has ended here: cancels it unless a client re-attached (anywhere) or a message superseded it. */
+async function stopAbandonedRun(runId: string): Promise<void> {
+  if ((await takeDeparture(runId)) === "none") return;
+  const current = await findRunById({ id: runId });
+  if (current) await cancelRun(current, "requester_gone");
+}
+
 /**
  * The events a client of this endpoint receives for a run, from `after`, counted as a follower.
- * The run's requester (`requester`) arms AG-UI's Stop: when it leaves before the run's end and
- * nobody follows within AG_UI_STOP_GRACE_MS, the run is cancelled.
+ * The run's requester (`requester`, or a client re-attaching to a run whose requester left, through
+ * any instance) arms AG-UI's Stop: when it leaves before the run's end and nobody follows within
+ * AG_UI_STOP_GRACE_MS, the run is cancelled (departures.ts).
  */
 export async function* followConversationRun(opts: { run: RunRow; after: number; signal: AbortSignal; requester: boolean }): AsyncGenerator<EventRecord[]> {
   const { run } = opts;
+  const requester = opts.requester || (!TERMINAL_STATUSES.has(run.status) && (await takeDeparture(run.id)) !== "none");
   const release = followRunStream(
     run.id,
-    opts.requester
+    requester
       ? {
           graceMs: env.AG_UI_STOP_GRACE_MS,
-          onAbandoned: () =>
-            void findRunById({ id: run.id })
-              .then((current) => current && cancelRun(current, "requester_gone"))
-              .catch((err: unknown) => logger.warn({ err, runId: run.id }, "could not stop a run its requester left")),
+          onLeft: () => requesterLeft(run.id),
+          onAbandoned: () => void stopAbandonedRun(run.id).catch((err: unknown) => logger.warn({ err, runId: run.id }, "could not stop a run its requester left")),
         }
       : {},
   );
