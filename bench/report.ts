@@ -24,6 +24,8 @@ export type Report = {
   cli: CliFigures | null;
   /** The same action as an MCP client calls it (bench/mcp-call.ts). */
   mcp: CliFigures | null;
+  /** An MCP server's read tool as the agent calls it, and directly with the SDK (bench/mcp-tool-call.ts). */
+  mcpTool: { direct: CliFigures; dispatch: CliFigures } | null;
   recovery: RecoveryFigures[];
 };
 
@@ -133,6 +135,19 @@ export function renderReport(r: Report): string {
     if (r.cli) lines.push(row("project_cli calendar.read (CLI child, tool gateway)", r.cli));
     if (r.mcp) lines.push(row("MCP tools/call calendar_read (SDK client, POST /api/v1/mcp)", r.mcp));
     lines.push("");
+  }
+  if (r.mcpTool) {
+    const row = (call: string, f: CliFigures) => `| ${call} | ${f.calls} | ${n(f.median, 1)} | ${n(f.p95, 1)} |`;
+    lines.push(
+      "### An MCP server's tool: as the agent calls it, and directly",
+      "",
+      "| call | calls | median ms | p95 ms |",
+      "| --- | ---: | ---: | ---: |",
+      row("find_ticket, the SDK's Client on a connected session (the server's own cost)", r.mcpTool.direct),
+      row("find_ticket through Dispatch's MCP tool path (schema check, pooled connection, count)", r.mcpTool.dispatch),
+      `| what Dispatch adds (median) | | ${n(r.mcpTool.dispatch.median - r.mcpTool.direct.median, 1)} | |`,
+      "",
+    );
   }
   if (r.recovery.length) {
     lines.push(

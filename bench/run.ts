@@ -72,6 +72,17 @@ async function cliPhase(e: DispatchEnv, userId: string): Promise<CliFigures> {
   return { median: percentile(times, 50), p95: percentile(times, 95), calls: times.length };
 }
 
+async function mcpToolPhase(e: DispatchEnv, userId: string): Promise<{ direct: CliFigures; dispatch: CliFigures }> {
+  // The tickets server listens on loopback: allowed here as a developer's RUNNER_ALLOWED_HOSTS would.
+  const out = await runScript("mcp-tool-call.ts", ["--user", userId, "--calls", String(plan.cliCalls)], { env: { ...dispatchEnv(e), RUNNER_ALLOWED_HOSTS: "127.0.0.1" }, conditions: ["react-server"], timeoutMs: 120_000 });
+  const times = JSON.parse(out.trim().split("\n").at(-1)!) as { direct: number[]; dispatch: number[] };
+  const figures = (list: number[]): CliFigures => {
+    const sorted = [...list].sort((a, b) => a - b);
+    return { median: percentile(sorted, 50), p95: percentile(sorted, 95), calls: sorted.length };
+  };
+  return { direct: figures(times.direct), dispatch: figures(times.dispatch) };
+}
+
 async function main(): Promise<void> {
   assertBuilt();
   // --profile needs the server's own node flags: it then runs the server directly, not through npm.
@@ -92,7 +103,7 @@ async function main(): Promise<void> {
   const { databaseUrl, authSecret } = npmStartDatabase(stack);
   const e: DispatchEnv = { databaseUrl, authSecret, dataDir: stack.dataDir, modelUrl: stack.modelUrl, dbPid: null };
   const { userId, apiKey } = await createBenchUser(dispatchEnv(e));
-  const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, started, runs: [], streams: [], history: [], cli: null, mcp: null, recovery: [] };
+  const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, started, runs: [], streams: [], history: [], cli: null, mcp: null, mcpTool: null, recovery: [] };
 
   // A phase that fails is reported and skipped; the others still run and print.
   const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T | null> => {
@@ -199,6 +210,8 @@ async function main(): Promise<void> {
         } finally {
           await server.stop();
         }
+        log("an MCP server's tool as the agent calls it, and directly");
+        report.mcpTool = await mcpToolPhase(db, userId);
       }),
     );
   }
