@@ -18,6 +18,9 @@ export type KitMessage = { id: string; role: string; content?: unknown; metadata
 export interface KitAgent {
   threadId: string;
   readonly messages: KitMessage[];
+  /** The agent's shared state (CopilotKit's useCoAgent / useAgent state). */
+  readonly state: Record<string, unknown>;
+  setState(state: Record<string, unknown>): void;
   addMessage(message: { id: string; role: "user"; content: string }): void;
   detachActiveRun(): Promise<void>;
   subscribe(subscriber: {

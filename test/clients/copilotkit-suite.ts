@@ -24,6 +24,11 @@ export type SuiteOptions = {
    * described where it is passed); the test then requires exactly that error, and no other.
    */
   stopError?: RegExp;
+  /**
+   * Whether the client applies STATE_DELTA when it runs in Node: "no" for a client whose own
+   * JSON Patch import fails there (described where it is passed).
+   */
+  appliesDeltasInNode?: "yes" | "no";
 };
 
 export function describeCopilotKit(name: string, wiring: KitWiring, opts: SuiteOptions): void {
@@ -100,6 +105,34 @@ export function describeCopilotKit(name: string, wiring: KitWiring, opts: SuiteO
         const calls = await modelCalls(word);
         return calls.length > 0 && calls.every((c) => c.state === "aborted");
       }, 10_000);
+    });
+
+    it("shares state both ways: the app's state reaches the model, the agent's patch reaches the app, a reload gets it back", async () => {
+      const threadId = randomUUID();
+      const tab = await open(threadId);
+      await tab.connected;
+      // What useCoAgent's setState does before the next message.
+      tab.agent.setState({ recipe: { title: "Pancakes", ingredients: ["flour"] } });
+      const word = marker("kitstate");
+      const patch = [
+        { op: "add", path: "/recipe/ingredients/-", value: "milk" },
+        { op: "add", path: "/plan", value: { steps: [{ description: "Mix", status: "done" }] } },
+      ];
+      await tab.send(`[[call:update_state ${JSON.stringify({ operations: patch })}]] add milk ${word}`);
+      const [call] = await modelCalls(word);
+      const system = String(call?.body.messages.find((m) => m.role === "system")?.content ?? "");
+      expect(system).toContain('"Pancakes"');
+      const patched = { recipe: { title: "Pancakes", ingredients: ["flour", "milk"] }, plan: { steps: [{ description: "Mix", status: "done" }] } };
+      if (opts.appliesDeltasInNode === "no") expect(tab.agent.state).toEqual({ recipe: { title: "Pancakes", ingredients: ["flour"] } });
+      else expect(tab.agent.state).toEqual(patched);
+
+      await tab.close();
+      const reloaded = await open(threadId);
+      await reloaded.connected;
+      expect(reloaded.errors).toEqual([]);
+      // A client that drops deltas rebuilds the run from them on a reload too (its runtime replays
+      // the run's events), and so shows the state the run started with.
+      expect(reloaded.agent.state).toEqual(opts.appliesDeltasInNode === "no" ? tab.agent.state : patched);
     });
 
     it("rejoins a running answer after a reload", async () => {

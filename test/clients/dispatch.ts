@@ -30,10 +30,12 @@ export function slowAnswer(word: string): string {
 }
 
 /** The fake model's calls whose latest user text contains `word`, with how each ended. */
-export async function modelCalls(word: string): Promise<{ state: "open" | "done" | "aborted" }[]> {
+export type ModelCall = { state: "open" | "done" | "aborted"; body: { messages: { role: string; content: unknown }[] } };
+
+export async function modelCalls(word: string): Promise<ModelCall[]> {
   const res = await fetch(`${inject("llmBaseUrl")}/calls?contains=${encodeURIComponent(word)}`);
   if (!res.ok) throw new Error(`fake LLM /calls answered ${res.status}`);
-  return (await res.json()) as { state: "open" | "done" | "aborted" }[];
+  return (await res.json()) as ModelCall[];
 }
 
 type Message = { role: string; content?: unknown; metadata?: unknown };
