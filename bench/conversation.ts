@@ -32,11 +32,16 @@ export async function seedConversations(databaseUrl: string, userId: string, opt
 }
 
 /** The conversation resent with one new user message (the thread grows; the request stays N+1 messages). */
-export function conversationBody(conversation: Conversation, text: string): string {
+/** About 20 KB of shared state: a list the agent's patches leave alone. */
+export const BENCH_STATE: Record<string, unknown> = {
+  items: Array.from({ length: 160 }, (_, i) => ({ id: `item-${i}`, title: `Item number ${i} of the bench's state`, done: i % 3 === 0, note: "x".repeat(48) })),
+};
+
+export function conversationBody(conversation: Conversation, text: string, state: Record<string, unknown> = {}): string {
   return JSON.stringify({
     threadId: conversation.threadId,
     runId: `bench-${randomUUID()}`,
-    state: {},
+    state,
     messages: [...conversation.messages, { id: `msg-${randomUUID()}`, role: "user", content: text }],
     tools: [],
     context: [],

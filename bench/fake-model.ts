@@ -5,12 +5,15 @@
 //   [[bench:slow]]   one token every 20 ms (the first at once, the end 200 × 20 ms = 4.0 s after the request)
 //   [[bench:stall]]  one token, then nothing until POST /bench/release (which drops the
 //                    connection, so the run ends at once with a model error) or the client leaves
+//   [[bench:state]]  first STATE_CALLS update_state calls in one step (each a one-operation
+//                    patch: a run with state gets that many STATE_DELTA events), then, once
+//                    their results are in the request, the fast answer
 // Usage: node --import tsx bench/fake-model.ts --port N
 import http from "node:http";
 import { parseArgs } from "node:util";
 import { ANSWER_TOKENS, SLOW_TOKEN_MS } from "./answer";
 
-const MODES = ["fast", "slow", "stall"] as const;
+const MODES = ["fast", "slow", "stall", "state"] as const;
 type Mode = (typeof MODES)[number];
 
 const WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"];
@@ -23,6 +26,17 @@ const TOKENS = Array.from({ length: ANSWER_TOKENS }, (_, i) => delta({ content: 
 const TAIL =
   delta({}, "stop") + frame({ choices: [], usage: { prompt_tokens: 100, completion_tokens: ANSWER_TOKENS, total_tokens: 100 + ANSWER_TOKENS } }) + "data: [DONE]\n\n";
 const FAST_BODY = HEAD + TOKENS.join("") + TAIL;
+
+const STATE_CALLS = 10;
+const stateCallId = (i: number) => `call_bench_state_${i}`;
+const STATE_CALLS_BODY =
+  HEAD +
+  Array.from({ length: STATE_CALLS }, (_, i) =>
+    delta({ tool_calls: [{ index: i, id: stateCallId(i), type: "function", function: { name: "update_state", arguments: JSON.stringify({ operations: [{ op: "add", path: "/progress", value: i + 1 }] }) } }] }),
+  ).join("") +
+  delta({}, "tool_calls") +
+  frame({ choices: [], usage: { prompt_tokens: 100, completion_tokens: 10 * STATE_CALLS, total_tokens: 100 + 10 * STATE_CALLS } }) +
+  "data: [DONE]\n\n";
 
 const stalled = new Set<http.ServerResponse>();
 
@@ -37,8 +51,12 @@ function finish(res: http.ServerResponse, from: number): void {
   res.end(TOKENS.slice(from).join("") + TAIL);
 }
 
-function answer(res: http.ServerResponse, mode: Mode): void {
+function answer(res: http.ServerResponse, mode: Mode, body: string): void {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  if (mode === "state") {
+    res.end(body.includes(stateCallId(0)) ? FAST_BODY : STATE_CALLS_BODY);
+    return;
+  }
   if (mode === "fast") {
     res.end(FAST_BODY);
     return;
@@ -76,7 +94,8 @@ const server = http.createServer((req, res) => {
     } else if (req.url === "/bench/stalled") {
       res.end(JSON.stringify({ stalled: stalled.size }));
     } else if (req.method === "POST" && req.url?.endsWith("/chat/completions")) {
-      answer(res, modeOf(Buffer.concat(chunks).toString("utf8")));
+      const body = Buffer.concat(chunks).toString("utf8");
+      answer(res, modeOf(body), body);
     } else {
       res.writeHead(404).end();
     }

@@ -9,7 +9,7 @@ import { n, slope } from "./figures";
 import { targets } from "./targets";
 import type { Group } from "./tree";
 
-export type RunsKey = "c1" | "c10" | "c50" | "c50-follow-up" | "c50-ag-ui" | "c200-paced" | "vercel";
+export type RunsKey = "c1" | "c10" | "c50" | "c50-follow-up" | "c50-ag-ui" | "c50-ag-ui-small-state" | "c50-ag-ui-state" | "c200-paced" | "vercel";
 /** `durable`: the durable limit (bare + PostgreSQL, persist before publish), measured on the C=50 new-thread case. */
 export type RunsRow = { key: RunsKey; label: string; dispatch: RunsFigures; limit: RunsFigures; durable?: RunsFigures };
 export type StreamsRow = { kind: "in-flight" | "idle"; dispatch: StreamLevel[]; limit: StreamLevel[] };

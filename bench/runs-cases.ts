@@ -2,9 +2,9 @@
 // at most. The issue's headline is a new thread per run (a stateless API client); a chat's
 // follow-up turn and the AG-UI door's resent history are measured beside it. The headline case
 // is also measured on the durable limit (bench/durable-server.ts), between the two.
-import { conversationBody, type Conversation } from "./conversation";
+import { BENCH_STATE, conversationBody, type Conversation } from "./conversation";
 import { startNextLimit } from "./next-limit";
-import type { RunsRow } from "./report";
+import type { RunsKey, RunsRow } from "./report";
 import { measureRuns, type Pace, type Target, type Threading } from "./runs-phase";
 
 type Timing = { warmupMs: number; windowMs: number; pacedWarmupMs: number; pacedWindowMs: number; pacedConcurrency: number; resentMessages: number };
@@ -42,6 +42,15 @@ export async function runsPhase(p: { plan: Timing; dispatch: Target; limit: Targ
   const resent: Case = { key: "c50-ag-ui", label: `C=${p.conversations.length}, /api/v1/ag-ui, ${plan.resentMessages} messages resent`, concurrency: p.conversations.length, threading: "follow-up", ...fast };
   const body = (w: number) => conversationBody(p.conversations[w]!, "Write me two hundred words, please. [[bench:fast]]");
   p.rows.push(await measureCase(resent, { ...p.dispatch, path: "/api/v1/ag-ui" }, p.limit, p.log, { body }));
+  // The same with shared state sent, and 10 update_state calls in one step (10 STATE_DELTA events)
+  // before the answer: first a state of a few bytes (what the calls and their extra model step
+  // cost), then ~20 KB (what the state's size adds): #40's target compares the second with no state.
+  const stateful = (key: RunsKey, size: string, state: Record<string, unknown>) =>
+    measureCase({ ...resent, key, label: `${resent.label}, ${size} state, 10 deltas` }, { ...p.dispatch, path: "/api/v1/ag-ui" }, p.limit, p.log, {
+      body: (w) => conversationBody(p.conversations[w]!, "Write me two hundred words, please. [[bench:state]]", state),
+    });
+  p.rows.push(await stateful("c50-ag-ui-small-state", "12-byte", { progress: 0 }));
+  p.rows.push(await stateful("c50-ag-ui-state", "20 KB", BENCH_STATE));
   const paced: Case = {
     key: "c200-paced",
     label: `C=${plan.pacedConcurrency}, 20 ms/token, new thread`,

@@ -62,6 +62,15 @@ export function targets(r: Report): string[] {
   };
   sameAsNew("c50-follow-up", "C=50, follow-up turn on an existing thread");
   sameAsNew("c50-ag-ui", "C=50, /api/v1/ag-ui with a 200-message thread resent");
+  // #40: shared state keeps the AG-UI case's cost (the state run has one model step more: its 10 patches).
+  const plain = row("c50-ag-ui")?.dispatch;
+  const stateful = row("c50-ag-ui-state")?.dispatch;
+  if (plain && stateful) {
+    rows.push(
+      compare("C=50, /api/v1/ag-ui, 20 KB state + 10 deltas: runs/s ≥ 0.90× without", stateful.runsPerSec, plain.runsPerSec, { ...runsPerSec, against: "without state", bound: 0.9, atLeast: true }),
+      compare("C=50, /api/v1/ag-ui, 20 KB state + 10 deltas: CPU per run ≤ 1.10× without", stateful.cpuMsPerRun, plain.cpuMsPerRun, { ...cpu, against: "without state", bound: 1.1, atLeast: false }),
+    );
+  } else rows.push(notRun("C=50, /api/v1/ag-ui, 20 KB state + 10 deltas: within 10% of the same without state"));
   const paced = row("c200-paced");
   const ideal = `ideal ${(PACED_IDEAL_MS / 1000).toFixed(1)} s`;
   if (paced) {

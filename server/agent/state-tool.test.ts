@@ -25,6 +25,10 @@ describe("update_state", () => {
     expect(answer(state.update({ operations: [{ op: "merge", path: "/a" }] })).error?.code).toBe("INVALID_PATCH");
     expect(answer(state.update({ operations: [{ op: "test", path: "/a", value: 2 }] })).error).toEqual({ code: "PATCH_FAILED", message: 'operation 0: test failed: the value at "/a" differs; the state is unchanged' });
     expect(answer(state.update({ operations: [{ op: "add", path: "/token", value: { password: "x" } }] })).error?.code).toBe("INVALID_STATE");
+    // A secret's name can come from where a value is moved or copied to, or from a whole new state.
+    expect(answer(state.update({ operations: [{ op: "copy", from: "/a", path: "/api_key" }] })).error?.message).toContain("/api_key is named like a credential");
+    expect(answer(state.update({ operations: [{ op: "move", from: "/a", path: "/Client-Secret" }] })).error?.code).toBe("INVALID_STATE");
+    expect(answer(state.update({ operations: [{ op: "replace", path: "", value: { nested: [{ accessToken: "x" }] } }] })).error?.message).toContain("/nested/0/accessToken");
     expect(answer(state.update({ operations: [{ op: "add", path: "/doc", value: "x".repeat(70_000) }] })).error?.code).toBe("STATE_TOO_LARGE");
     expect(answer(state.update({ operations: [{ op: "remove", path: "" }] })).error?.code).toBe("INVALID_STATE");
     expect(events).toEqual([]);

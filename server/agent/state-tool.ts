@@ -3,7 +3,7 @@ import { EventType } from "@ag-ui/core";
 import { jsonSchema, tool, type JSONSchema7, type Tool } from "ai";
 import { z } from "zod";
 import { applyJsonPatch, jsonPatchOperationSchema, JsonPatchError, type JsonPatchOperation } from "../lib/json-patch";
-import { stateProblem } from "../protocols/ag-ui/state-rules";
+import { patchProblem, stateProblem } from "../protocols/ag-ui/state-rules";
 import type { RunnerInput } from "../kernel/runs";
 import { toolFailureText, type ToolOutcome } from "./tool-outcome";
 
@@ -82,7 +82,8 @@ export class SharedState {
       return failure("PATCH_FAILED", `${err.message}; the state is unchanged`);
     }
     const json = JSON.stringify(next);
-    const problem = stateProblem(next, json);
+    // The state before the patch kept the rules: only its size and what the patch wrote are checked again.
+    const problem = stateProblem(next, json, { secrets: false }) ?? patchProblem(operations);
     if (problem) return failure(problem.status === 413 ? "STATE_TOO_LARGE" : "INVALID_STATE", `${problem.message}; the state is unchanged`);
     this.current = next as Record<string, unknown>;
     this.emit({ type: EventType.STATE_DELTA, delta: operations });

@@ -37,6 +37,31 @@ describe("applyJsonPatch (RFC 6902)", () => {
     expect(apply({ "a/b": 1 }, [{ op: "replace", path: "/a~1b", value: 2 }])).toEqual({ "a/b": 2 });
   });
 
+  it("never writes to its input, even where every operation lands inside it", () => {
+    const deepFreeze = <T>(value: T): T => {
+      if (typeof value === "object" && value !== null) {
+        for (const child of Object.values(value)) deepFreeze(child);
+        Object.freeze(value);
+      }
+      return value;
+    };
+    const doc = deepFreeze({ items: [{ id: 1, tags: ["a"] }, { id: 2, tags: [] }], meta: { n: 2, nested: { deep: true } } });
+    const ops: JsonPatchOperation[] = [
+      { op: "add", path: "/items/0/tags/-", value: "b" },
+      { op: "replace", path: "/meta/nested/deep", value: false },
+      { op: "move", from: "/items/1", path: "/meta/moved" },
+      { op: "add", path: "/meta/moved/tags/0", value: "c" },
+      { op: "copy", from: "/items/0", path: "/items/-" },
+      { op: "remove", path: "/meta/n" },
+    ];
+    // A frozen input throws on any write in strict mode: the patch must copy what it changes.
+    expect(apply(doc, ops)).toEqual({
+      items: [{ id: 1, tags: ["a", "b"] }, { id: 1, tags: ["a", "b"] }],
+      meta: { nested: { deep: false }, moved: { id: 2, tags: ["c"] } },
+    });
+    expect(doc).toEqual({ items: [{ id: 1, tags: ["a"] }, { id: 2, tags: [] }], meta: { n: 2, nested: { deep: true } } });
+  });
+
   it("is all or nothing and never changes its input", () => {
     const doc = { steps: [{ status: "pending" }] };
     expect(() =>

@@ -67,11 +67,42 @@ function valueAt(doc: unknown, tokens: readonly string[]): unknown {
   return node;
 }
 
-/** The container a pointer's last token is in, and that token; the whole document has none. */
-function parentOf(doc: unknown, tokens: readonly string[]): { parent: Container; key: string } {
-  const parent = valueAt(doc, tokens.slice(0, -1));
-  if (!isContainer(parent)) throw new Error("the parent of the target is not an object or an array");
-  return { parent, key: tokens[tokens.length - 1]! };
+// A patch changes a draft of the document: the containers it writes to, and each one above them,
+// are shallow copies the draft owns (made the first time the patch writes below them); everything
+// else is shared with the document, which is never changed. A 20 KB state patched at one path
+// costs a few small copies, not a copy of the whole state per call.
+class Draft {
+  private readonly own = new Set<object>();
+  constructor(
+    public root: unknown,
+    private readonly inPlace: boolean,
+  ) {}
+
+  private owned(container: Container): Container {
+    if (this.inPlace || this.own.has(container)) return container;
+    const copy = Array.isArray(container) ? container.slice() : { ...container };
+    this.own.add(copy);
+    return copy;
+  }
+
+  /** The container a pointer's last token is in (owned by the draft), and that token. */
+  parentOf(tokens: readonly string[]): { parent: Container; key: string } {
+    // Read first: a path that does not lead anywhere fails before anything is copied.
+    const above = tokens.slice(0, -1);
+    if (!isContainer(valueAt(this.root, above))) throw new Error("the parent of the target is not an object or an array");
+    this.root = this.owned(this.root as Container);
+    let node = this.root as Container;
+    for (const token of above) {
+      const child = childOf(node, token) as Container;
+      const mine = this.owned(child);
+      if (mine !== child) {
+        if (Array.isArray(node)) node[Number(token)] = mine;
+        else setMember(node, token, mine);
+      }
+      node = mine;
+    }
+    return { parent: node, key: tokens[tokens.length - 1]! };
+  }
 }
 
 // defineProperty, not assignment: a key named "__proto__" is an ordinary member of a JSON object.
@@ -79,21 +110,25 @@ function setMember(obj: Record<string, unknown>, key: string, value: unknown): v
   Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
-function addAt(doc: unknown, tokens: readonly string[], value: unknown): unknown {
-  if (tokens.length === 0) return value;
-  const { parent, key } = parentOf(doc, tokens);
+function addAt(draft: Draft, tokens: readonly string[], value: unknown): void {
+  if (tokens.length === 0) {
+    draft.root = value;
+    return;
+  }
+  const { parent, key } = draft.parentOf(tokens);
   if (Array.isArray(parent)) parent.splice(arrayIndex(parent, key, { append: true }), 0, value);
   else setMember(parent, key, value);
-  return doc;
 }
 
-function removeAt(doc: unknown, tokens: readonly string[]): unknown {
-  if (tokens.length === 0) return undefined;
-  const { parent, key } = parentOf(doc, tokens);
+function removeAt(draft: Draft, tokens: readonly string[]): void {
+  if (tokens.length === 0) {
+    draft.root = undefined;
+    return;
+  }
+  const { parent, key } = draft.parentOf(tokens);
   if (Array.isArray(parent)) parent.splice(arrayIndex(parent, key, { append: false }), 1);
   else if (hasOwn(parent, key)) delete parent[key];
   else throw new Error(`"${key}" does not exist`);
-  return doc;
 }
 
 /** JSON equality: objects by their members whatever their order, arrays item by item. */
@@ -108,27 +143,29 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 
 const copyOf = (value: unknown): unknown => (value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as unknown));
 
-function applyOne(doc: unknown, op: JsonPatchOperation): unknown {
+function applyOne(draft: Draft, op: JsonPatchOperation): void {
   const tokens = parsePointer(op.path);
   switch (op.op) {
     case "add":
-      return addAt(doc, tokens, copyOf(op.value));
+      return addAt(draft, tokens, copyOf(op.value));
     case "remove":
-      return removeAt(doc, tokens);
+      return removeAt(draft, tokens);
     case "replace":
-      valueAt(doc, tokens);
-      return addAt(removeAt(doc, tokens), tokens, copyOf(op.value));
+      valueAt(draft.root, tokens);
+      removeAt(draft, tokens);
+      return addAt(draft, tokens, copyOf(op.value));
     case "move": {
       const from = parsePointer(op.from);
       if (op.path !== op.from && op.path.startsWith(`${op.from}/`)) throw new Error("cannot move a value into itself");
-      const value = valueAt(doc, from);
-      return addAt(removeAt(doc, from), tokens, value);
+      const value = valueAt(draft.root, from);
+      removeAt(draft, from);
+      return addAt(draft, tokens, value);
     }
     case "copy":
-      return addAt(doc, tokens, copyOf(valueAt(doc, parsePointer(op.from))));
+      return addAt(draft, tokens, copyOf(valueAt(draft.root, parsePointer(op.from))));
     case "test":
-      if (!jsonEqual(valueAt(doc, tokens), op.value)) throw new Error(`test failed: the value at "${op.path}" differs`);
-      return doc;
+      if (!jsonEqual(valueAt(draft.root, tokens), op.value)) throw new Error(`test failed: the value at "${op.path}" differs`);
+      return;
     default:
       // Operations read from a log or a runner were not checked by the schema.
       throw new Error(`unknown operation ${JSON.stringify((op as { op: unknown }).op)}`);
@@ -142,13 +179,13 @@ function applyOne(doc: unknown, op: JsonPatchOperation): unknown {
  * when a patch fails; the values the operations insert are still copies.
  */
 export function applyJsonPatch(document: unknown, operations: readonly JsonPatchOperation[], opts: { inPlace?: boolean } = {}): unknown {
-  let doc = opts.inPlace ? document : copyOf(document);
+  const draft = new Draft(document, opts.inPlace === true);
   operations.forEach((op, index) => {
     try {
-      doc = applyOne(doc, op);
+      applyOne(draft, op);
     } catch (err) {
       throw new JsonPatchError(index, err instanceof Error ? err.message : String(err));
     }
   });
-  return doc;
+  return draft.root;
 }

@@ -27,7 +27,7 @@ const SECRET_NAMES = new Set([
   "cookie",
 ]);
 
-export const isSecretName = (key: string) => SECRET_NAMES.has(key.replace(/[_-]/g, "").toLowerCase());
+export const isSecretName = (key: string) => SECRET_NAMES.has((key.includes("_") || key.includes("-") ? key.replace(/[_-]/g, "") : key).toLowerCase());
 
 export type StateProblem = { status: 400 | 413; message: string };
 
@@ -58,14 +58,29 @@ export const stateBytes = (json: string) => Buffer.byteLength(json, "utf8");
  * Why `state` cannot be a thread's shared state, or null when it can. `json` is its serialization
  * when the caller has it already.
  */
-export function stateProblem(state: unknown, json = JSON.stringify(state)): StateProblem | null {
+export function stateProblem(state: unknown, json = JSON.stringify(state), opts: { secrets: boolean } = { secrets: true }): StateProblem | null {
   if (typeof state !== "object" || state === null || Array.isArray(state)) return { status: 400, message: "state must be a JSON object" };
   const size = stateBytes(json);
   if (size > MAX_STATE_BYTES) {
     return { status: 413, message: `state is ${size} bytes as JSON; the limit is ${MAX_STATE_BYTES} bytes (64 KiB): keep large documents elsewhere and put their ids in state` };
   }
-  const secret = secretMember(state, "");
+  const secret = opts.secrets ? secretMember(state, "") : null;
   if (secret) return { status: 400, message: `state must not hold secrets: the member at ${secret} is named like a credential` };
+  return null;
+}
+
+/**
+ * Why a patch would make a state that keeps the rules hold a secret, or null: the members it
+ * writes (their names, and the names inside the values it adds) are all that can have changed.
+ * For the same answer as `stateProblem` on the patched state at a fraction of its cost.
+ */
+export function patchProblem(operations: readonly { op: string; path: string; value?: unknown }[]): StateProblem | null {
+  for (const op of operations) {
+    if (op.op === "remove" || op.op === "test") continue;
+    const name = op.path.slice(op.path.lastIndexOf("/") + 1).replace(/~1/g, "/").replace(/~0/g, "~");
+    const secret = op.path !== "" && isSecretName(name) ? op.path : "value" in op ? secretMember(op.value, op.path) : null;
+    if (secret) return { status: 400, message: `state must not hold secrets: the member at ${secret} is named like a credential` };
+  }
   return null;
 }
 
