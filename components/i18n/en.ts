@@ -188,6 +188,17 @@ export const en = {
     sameAsOneTime: "Choose a password other than the one-time password.",
     signOut: "Sign out",
   },
+  oauth: {
+    title: "Connect an app to Dispatch",
+    wants: (client: string) => `${client} wants to use your Dispatch calendar, contacts and memory`,
+    explain: "It will read and change them as you, under your approval settings, until you disconnect it in the chat settings.",
+    signedInAs: (email: string) => `Signed in as ${email}`,
+    allow: "Allow",
+    deny: "Deny",
+    invalidTitle: "This connection request cannot be used",
+    unknownClient: "The app that sent you here is not registered with Dispatch. Start connecting again from the app.",
+    badRedirect: "The app asked to send you back to an address it did not register. Start connecting again from the app.",
+  },
   console: consoleEn,
   settings: {
     title: "Settings",

@@ -184,6 +184,17 @@ export const zhCN: Dictionary = {
     sameAsOneTime: "新密码不能与一次性密码相同。",
     signOut: "退出登录",
   },
+  oauth: {
+    title: "将应用连接到 Dispatch",
+    wants: (client: string) => `${client} 想要使用你在 Dispatch 中的日历、联系人和记忆`,
+    explain: "它将以你的身份读取和更改这些内容，并遵循你的审批设置，直到你在聊天设置中断开连接。",
+    signedInAs: (email: string) => `已登录为 ${email}`,
+    allow: "允许",
+    deny: "拒绝",
+    invalidTitle: "无法使用此连接请求",
+    unknownClient: "将你带到这里的应用未在 Dispatch 注册。请从该应用重新开始连接。",
+    badRedirect: "该应用要求将你送回一个它未注册的地址。请从该应用重新开始连接。",
+  },
   console: consoleZhCN,
   settings: {
     title: "设置",
