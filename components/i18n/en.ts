@@ -198,6 +198,12 @@ export const en = {
     invalidTitle: "This connection request cannot be used",
     unknownClient: "The app that sent you here is not registered with Dispatch. Start connecting again from the app.",
     badRedirect: "The app asked to send you back to an address it did not register. Start connecting again from the app.",
+    connectedTitle: "Connected apps (MCP)",
+    connectedNone: "No app is connected. An MCP client you allow appears here.",
+    connectedSince: (day: string) => `connected ${day}`,
+    disconnect: "Disconnect",
+    disconnectClient: (name: string) => `Disconnect ${name}`,
+    connectedFailed: "Could not load or change your connected apps. Try again.",
   },
   console: consoleEn,
   settings: {

@@ -194,6 +194,12 @@ export const zhCN: Dictionary = {
     invalidTitle: "无法使用此连接请求",
     unknownClient: "将你带到这里的应用未在 Dispatch 注册。请从该应用重新开始连接。",
     badRedirect: "该应用要求将你送回一个它未注册的地址。请从该应用重新开始连接。",
+    connectedTitle: "已连接的应用（MCP）",
+    connectedNone: "没有已连接的应用。你允许的 MCP 客户端会显示在这里。",
+    connectedSince: (day: string) => `连接于 ${day}`,
+    disconnect: "断开连接",
+    disconnectClient: (name: string) => `断开 ${name} 的连接`,
+    connectedFailed: "无法加载或更改已连接的应用，请重试。",
   },
   console: consoleZhCN,
   settings: {

@@ -7,6 +7,7 @@ import { fact } from "@/server/approvals/test-support";
 import { getPool } from "@/server/db";
 import { startExtraServer, stopExtraServer } from "@/test/extra-server";
 import { baseUrl, createTestUser } from "@/test/helpers";
+import { callerAs } from "@/test/trpc-callers";
 import { signInOverHttp } from "@/test/http-session";
 import { waitFor } from "@/test/wait";
 import { authorizeOverHttp, pkce, REDIRECT_URI, registerTestClient, SessionOAuthProvider, tokenRequest } from "@/test/oauth-client";
@@ -185,6 +186,18 @@ describe("OAuth for Dispatch's MCP endpoint", () => {
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({ error: "invalid_redirect_uri" });
     expect((await registerTestClient(["https://app.example/cb", "http://localhost:33418/cb"])).status).toBe(201);
+  });
+
+  it("lists the user's connected clients in the settings, and disconnecting one ends its tokens", async () => {
+    const carol = await createTestUser();
+    const { provider } = await connectWithOAuth(carol);
+    const listed = await callerAs(carol).mcpClients.list();
+    expect(listed.map((c) => c.clientName)).toEqual(["Test Assistant"]);
+    expect(await callerAs(alice).mcpClients.list().then((l) => l.map((c) => c.grantId))).not.toContain(listed[0]!.grantId);
+    await expect(callerAs(alice).mcpClients.disconnect({ grantId: listed[0]!.grantId })).rejects.toThrow();
+    await callerAs(carol).mcpClients.disconnect({ grantId: listed[0]!.grantId });
+    expect((await postMcp(provider.saved!.access_token)).status).toBe(401);
+    expect(await callerAs(carol).mcpClients.list()).toEqual([]);
   });
 
   it("keeps codes and tokens out of an instance's logs, at debug level, through a whole flow", async () => {
