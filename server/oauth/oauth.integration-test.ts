@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { fact } from "@/server/approvals/test-support";
 import { getPool } from "@/server/db";
 import { startExtraServer, stopExtraServer } from "@/test/extra-server";
@@ -15,6 +15,9 @@ import { authorizeOverHttp, pkce, REDIRECT_URI, registerTestClient, SessionOAuth
 // Dispatch's MCP endpoint with OAuth, over real HTTP against the production server: the official
 // SDK's Client finds the authorization server from the 401, registers itself, has a signed-in
 // user consent on the authorize page, exchanges the code (PKCE) and calls Dispatch's tools.
+
+// tRPC callers in this process (the settings' list) need no Auth.js.
+vi.mock("@/server/auth/session", () => ({ getSessionPrincipal: async () => null }));
 
 type User = Awaited<ReturnType<typeof createTestUser>>;
 
