@@ -193,6 +193,7 @@ export const en = {
     wants: (client: string) => `${client} wants to use your Dispatch calendar, contacts and memory`,
     explain: "It will read and change them as you, under your approval settings, until you disconnect it in the chat settings.",
     signedInAs: (email: string) => `Signed in as ${email}`,
+    returnsTo: (host: string) => `After you answer, you go back to ${host}.`,
     allow: "Allow",
     deny: "Deny",
     invalidTitle: "This connection request cannot be used",

@@ -189,6 +189,7 @@ export const zhCN: Dictionary = {
     wants: (client: string) => `${client} 想要使用你在 Dispatch 中的日历、联系人和记忆`,
     explain: "它将以你的身份读取和更改这些内容，并遵循你的审批设置，直到你在聊天设置中断开连接。",
     signedInAs: (email: string) => `已登录为 ${email}`,
+    returnsTo: (host: string) => `回答后，你将返回 ${host}。`,
     allow: "允许",
     deny: "拒绝",
     invalidTitle: "无法使用此连接请求",

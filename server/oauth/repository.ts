@@ -30,6 +30,8 @@ export async function insertCode(data: { codeHash: string; clientId: string; use
      values ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))`,
     [data.codeHash, data.clientId, data.userId, data.redirectUri, data.codeChallenge, data.resource, data.seconds],
   );
+  // Each new code sweeps a few codes a day past their end (a reuse is only caught while the row lives).
+  await getPool().query(`delete from oauth_codes where code_hash in (select code_hash from oauth_codes where expires_at < now() - interval '1 day' limit 100)`);
 }
 
 export type CodeRow = { clientId: string; userId: string; redirectUri: string; codeChallenge: string; resource: string };
@@ -81,7 +83,9 @@ export async function rotateRefreshToken(data: { refreshHash: string; clientId: 
        where t.token_hash = $5 and t.kind = 'refresh' and t.used_at is null and t.expires_at > now()
          and gr.id = t.grant_id and gr.client_id = $6 and gr.revoked_at is null
        returning gr.id),
-     t as (${INSERT_PAIR})
+     t as (${INSERT_PAIR}),
+     -- The grant's expired tokens go as it rotates: a used refresh token is kept until its end, to catch a replay.
+     swept as (delete from oauth_tokens o using g where o.grant_id = g.id and o.expires_at < now())
      select id from g`,
     [...pairValues(data.tokens), data.refreshHash, data.clientId],
   );

@@ -62,6 +62,8 @@ export function authorizationServerMetadata(origin: string) {
     code_challenge_methods_supported: ["S256"],
     token_endpoint_auth_methods_supported: ["none"],
     revocation_endpoint_auth_methods_supported: ["none"],
+    // The redirect carries `iss` (RFC 9207), so a client talking to several servers can tell whose code it got.
+    authorization_response_iss_parameter_supported: true,
   };
 }
 
@@ -97,7 +99,7 @@ export type AuthorizeCheck =
   | { kind: "invalid"; message: string }
   /** The client is told (at its redirect URI) what is wrong. */
   | { kind: "redirect"; location: string }
-  | { kind: "consent"; clientName: string; params: AuthorizeParams };
+  | { kind: "consent"; clientName: string; redirectHost: string; params: AuthorizeParams };
 
 /** Where the client gets its answer: its redirect URI with the parameters added. */
 export function redirectWith(redirectUri: string, values: Record<string, string | undefined>): string {
@@ -121,7 +123,7 @@ export async function checkAuthorizeRequest(params: AuthorizeParams, origin: str
   }
   const resource = oauthUrls(origin).resource;
   if (params.resource !== undefined && params.resource.replace(/\/$/, "") !== resource) return refuse("invalid_target", `resource must be ${resource}`);
-  return { kind: "consent", clientName: client.name, params: { ...params, resource } };
+  return { kind: "consent", clientName: client.name, redirectHost: new URL(params.redirect_uri).host, params: { ...params, resource } };
 }
 
 /** The user's answer on the consent page: where to send the browser (a code, or access_denied). */

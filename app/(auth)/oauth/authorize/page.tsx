@@ -49,7 +49,9 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
           {t.wants(check.clientName)}
         </h1>
         <p id="oauth-explain">{t.explain}</p>
-        <p className="muted">{t.signedInAs(principal.email)}</p>
+        <p className="muted">
+          {t.signedInAs(principal.email)} {t.returnsTo(check.redirectHost)}
+        </p>
         {Object.entries(check.params).map(([name, value]) => (value === undefined ? null : <input key={name} type="hidden" name={name} value={value} />))}
         <div style={{ display: "flex", gap: 8 }}>
           <button className="btn btn-primary" type="submit" name="decision" value="allow">
