@@ -36,9 +36,13 @@ async function requireAdmin(req: Request): Promise<Principal> {
   return principal;
 }
 
-/** The signed-in user, by the browser session only; a cross-site request is refused (a form on another site must not answer for them). */
+/**
+ * The signed-in user, by the browser session only. A browser's request from any other site
+ * (another subdomain included) is refused: a form elsewhere must not answer for them.
+ */
 async function requireSession(req: Request): Promise<Principal> {
-  if (req.headers.get("sec-fetch-site") === "cross-site") throw new AppError("FORBIDDEN", "Cross-site requests are not allowed");
+  const site = req.headers.get("sec-fetch-site");
+  if (site !== null && site !== "same-origin" && site !== "none") throw new AppError("FORBIDDEN", "Requests from other sites are not allowed");
   const principal = await getSessionPrincipal();
   if (!principal) throw new AppError("UNAUTHORIZED", "Sign in first");
   return principal;

@@ -18,18 +18,11 @@ function firstValue(header: string | null): string | null {
 }
 
 export function requestOrigin(req: Request): string {
-  return originOf(req.headers, new URL(req.url));
-}
-
-/**
- * The same for a page (a server component has the request's headers, not the request): `url` is
- * where Next says the request went.
- */
-export function originOf(headers: Headers, url: URL): string {
   if (env.PUBLIC_URL) return new URL(env.PUBLIC_URL).origin;
-  const forwardedHost = env.TRUST_PROXY ? firstValue(headers.get("x-forwarded-host")) : null;
-  const forwardedProto = env.TRUST_PROXY ? firstValue(headers.get("x-forwarded-proto"))?.toLowerCase() : null;
-  const host = forwardedHost ?? headers.get("host");
+  const url = new URL(req.url);
+  const forwardedHost = env.TRUST_PROXY ? firstValue(req.headers.get("x-forwarded-host")) : null;
+  const forwardedProto = env.TRUST_PROXY ? firstValue(req.headers.get("x-forwarded-proto"))?.toLowerCase() : null;
+  const host = forwardedHost ?? req.headers.get("host");
   // Next builds req.url's scheme from X-Forwarded-Proto itself; our own server (start-server.mjs)
   // only speaks plain HTTP, so there an untrusted header changes nothing.
   const protocol = forwardedProto === "https" || forwardedProto === "http" ? `${forwardedProto}:` : nodeRouterWanted() ? "http:" : url.protocol;

@@ -158,9 +158,12 @@ describe("OAuth for Dispatch's MCP endpoint", () => {
     expect(await page.text()).toContain("did not register");
     const wrongResource = await codeFor(alice, { resource: `${baseUrl()}/api/v1/other` }).catch((err: Error) => err);
     expect(String(wrongResource)).toContain("307");
+    // The right path at another origin is caught by the consent form, which knows the origin.
+    const otherOrigin = await codeFor(alice, { resource: "https://elsewhere.example/api/v1/mcp" });
+    expect(otherOrigin.answer).toMatchObject({ error: "invalid_target", state: "s1", code: undefined });
   });
 
-  it("sends a signed-out user to sign in and back, and refuses the consent form without a session or cross-site", async () => {
+  it("sends a signed-out user to sign in and back, refuses the consent form without a session or from another site, and is never framed", async () => {
     const c = await codeFor(alice);
     const signedOut = await fetch(c.url, { redirect: "manual" });
     expect(signedOut.status).toBe(307);
@@ -173,6 +176,11 @@ describe("OAuth for Dispatch's MCP endpoint", () => {
       fetch(`${baseUrl()}/api/v1/oauth/authorize`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, body: form, redirect: "manual" });
     expect((await post({})).status).toBe(401);
     expect((await post({ cookie: c.cookie, "sec-fetch-site": "cross-site" })).status).toBe(403);
+    expect((await post({ cookie: c.cookie, "sec-fetch-site": "same-site" })).status).toBe(403);
+    // Nor is the page shown in another site's frame.
+    const shown = await fetch(c.url, { headers: { cookie: c.cookie } });
+    expect(shown.headers.get("x-frame-options")).toBe("DENY");
+    expect(shown.headers.get("content-security-policy")).toBe("frame-ancestors 'none'");
   });
 
   it("answers an expired or unknown access token 401 invalid_token, and registers only https or loopback redirect URIs", async () => {

@@ -108,8 +108,12 @@ export function redirectWith(redirectUri: string, values: Record<string, string 
   return url.toString();
 }
 
-/** Checks an authorization request (the authorize page's, and again the consent form's). */
-export async function checkAuthorizeRequest(params: AuthorizeParams, origin: string): Promise<AuthorizeCheck> {
+/**
+ * Checks an authorization request: the authorize page's, and again the consent form's. The page
+ * passes no `origin` (a page rendered for a server action's redirect may not know the one the
+ * browser used), so there only the resource's path is checked; the form checks the whole URL.
+ */
+export async function checkAuthorizeRequest(params: AuthorizeParams, origin: string | null): Promise<AuthorizeCheck> {
   const client = params.client_id ? await repo.findClient({ id: params.client_id }) : null;
   if (!client) return { kind: "invalid", message: "unknownClient" };
   if (!params.redirect_uri || !client.redirectUris.includes(params.redirect_uri)) return { kind: "invalid", message: "badRedirect" };
@@ -121,9 +125,11 @@ export async function checkAuthorizeRequest(params: AuthorizeParams, origin: str
   if (params.code_challenge_method !== "S256" || !/^[A-Za-z0-9_-]{43}$/.test(params.code_challenge ?? "")) {
     return refuse("invalid_request", "PKCE is required: code_challenge with code_challenge_method S256");
   }
-  const resource = oauthUrls(origin).resource;
-  if (params.resource !== undefined && params.resource.replace(/\/$/, "") !== resource) return refuse("invalid_target", `resource must be ${resource}`);
-  return { kind: "consent", clientName: client.name, redirectHost: new URL(params.redirect_uri).host, params: { ...params, resource } };
+  const given = params.resource?.replace(/\/$/, "");
+  const resource = origin === null ? undefined : oauthUrls(origin).resource;
+  const fits = given === undefined || (resource ? given === resource : URL.canParse(given) && new URL(given).pathname === MCP_PATH);
+  if (!fits) return refuse("invalid_target", `resource must be ${resource ?? `this server's ${MCP_PATH}`}`);
+  return { kind: "consent", clientName: client.name, redirectHost: new URL(params.redirect_uri).host, params: { ...params, resource: resource ?? params.resource } };
 }
 
 /** The user's answer on the consent page: where to send the browser (a code, or access_denied). */

@@ -1,8 +1,6 @@
-import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { requestDictionary } from "@/components/i18n/request-locale";
 import { getSessionPrincipal } from "@/server/auth/session";
-import { originOf } from "@/server/http/origin";
 import { checkAuthorizeRequest } from "@/server/oauth/service";
 import { authorizeParamsSchema, type AuthorizeParams } from "@/server/oauth/schemas";
 
@@ -23,9 +21,8 @@ function paramsOf(search: Search): AuthorizeParams {
 
 export default async function AuthorizePage({ searchParams }: { searchParams: Promise<Search> }) {
   const params = paramsOf(await searchParams);
-  const h = await headers();
-  const origin = originOf(h, new URL(`${h.get("x-forwarded-proto") === "https" ? "https" : "http"}://${h.get("host") ?? "localhost"}`));
-  const check = await checkAuthorizeRequest(params, origin);
+  // The consent form's endpoint checks the resource against the origin it was reached at.
+  const check = await checkAuthorizeRequest(params, null);
   const t = (await requestDictionary()).oauth;
   if (check.kind === "invalid") {
     return (
