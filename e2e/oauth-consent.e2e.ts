@@ -103,6 +103,6 @@ test("in Chinese, Deny sends the user back to the app with access_denied", async
 
 test("a request from an unknown app is explained, not followed", async ({ page }) => {
   await page.goto(`/oauth/authorize?response_type=code&client_id=00000000-0000-4000-8000-000000000000&redirect_uri=${encodeURIComponent(REDIRECT)}`);
-  await expect(page.getByRole("alert")).toContainText("not registered with Dispatch");
+  await expect(page.getByRole("alert", { name: "This connection request cannot be used" })).toContainText("not registered with Dispatch");
   expect(new URL(page.url()).pathname).toBe("/oauth/authorize");
 });
