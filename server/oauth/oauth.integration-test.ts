@@ -118,6 +118,11 @@ describe("OAuth for Dispatch's MCP endpoint", () => {
     const next = (await rotated.json()) as { access_token: string; refresh_token: string };
     expect(next.refresh_token).not.toBe(first.refresh_token);
     expect((await postMcp(next.access_token)).status).toBe(200);
+    // A deactivated user's client gets no new tokens; reactivated, it may go on.
+    await getPool().query(`update users set disabled_at = now() where id = $1`, [alice.id]);
+    const whileDisabled = await tokenRequest({ ...body, refresh_token: next.refresh_token });
+    await getPool().query(`update users set disabled_at = null where id = $1`, [alice.id]);
+    expect(await whileDisabled.json()).toMatchObject({ error: "invalid_grant" });
     const replay = await tokenRequest(body);
     expect(replay.status).toBe(400);
     expect(await replay.json()).toMatchObject({ error: "invalid_grant" });

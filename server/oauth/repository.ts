@@ -73,15 +73,16 @@ export async function insertGrant(data: { codeHash: string; userId: string; clie
 }
 
 /**
- * Exchanges a refresh token of the client's live grant for a new pair (the old one is used up).
+ * Exchanges a refresh token of the client's live grant, of a user still active, for a new pair
+ * (the old one is used up).
  * False when there is none; a refresh token presented again revokes its grant.
  */
 export async function rotateRefreshToken(data: { refreshHash: string; clientId: string; tokens: TokenPair }): Promise<boolean> {
   const { rows } = await getPool().query<{ id: string }>(
     `with g as (
-       update oauth_tokens t set used_at = now() from oauth_grants gr
+       update oauth_tokens t set used_at = now() from oauth_grants gr join users u on u.id = gr.user_id
        where t.token_hash = $5 and t.kind = 'refresh' and t.used_at is null and t.expires_at > now()
-         and gr.id = t.grant_id and gr.client_id = $6 and gr.revoked_at is null
+         and gr.id = t.grant_id and gr.client_id = $6 and gr.revoked_at is null and u.disabled_at is null
        returning gr.id),
      t as (${INSERT_PAIR}),
      -- The grant's expired tokens go as it rotates: a used refresh token is kept until its end, to catch a replay.
