@@ -11,6 +11,10 @@ const nextConfig = {
   // The project_cli executable the server spawns is a file the traced code never imports, so
   // file tracing cannot see it; `npm run build` makes bin/ before `next build`.
   // The API reference page's renderer (@scalar/api-reference's browser bundle) is served as a file too.
+  // The OAuth consent page is never shown inside another site's frame, where a click could be stolen.
+  headers: async () => [
+    { source: "/oauth/:path*", headers: [{ key: "X-Frame-Options", value: "DENY" }, { key: "Content-Security-Policy", value: "frame-ancestors 'none'" }] },
+  ],
   outputFileTracingIncludes: { "/**": ["./bin/project-cli*"], "/api/v1/reference/scalar.js": ["./node_modules/@scalar/api-reference/dist/browser/standalone.js"] },
 };
 

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useDictionary } from "@/components/i18n/use-dictionary";
 import { ApprovalPolicySection } from "./approval-policy-section";
+import { McpClientsSection } from "./mcp-clients-section";
 import { PasswordSection } from "./password-section";
 import { PreferencesSection } from "./preferences-section";
 import { SkillsSection } from "./skills-section";
@@ -10,7 +11,7 @@ import { UsageSection } from "./usage-section";
 
 // The user's settings: one section per line, each a self-contained component with its own
 // heading, data and saving; the password section takes the server's rule for a password.
-const SECTIONS: React.ComponentType[] = [PreferencesSection, ApprovalPolicySection, SkillsSection, UsageSection];
+const SECTIONS: React.ComponentType[] = [PreferencesSection, ApprovalPolicySection, SkillsSection, McpClientsSection, UsageSection];
 
 export function SettingsPage({ password }: { password: { min: number; max: number; changed: boolean } }) {
   const t = useDictionary();

@@ -10,14 +10,16 @@ import { authenticateRunner } from "../runner-host/api/session";
 // - claimed-caller: the same, but a key seen in the last few minutes is taken on trust and
 //   handed on as `claimedKey`, which the service's one statement checks (see withCaller);
 // - admin: the browser session of an admin, never a key, never a cross-site request;
+// - session: the browser session of any user, never a key, never a cross-site request (a consent form);
 // - runner: a runner endpoint's secret (the host API).
-export type AuthKind = "none" | "caller" | "claimed-caller" | "admin" | "runner";
+export type AuthKind = "none" | "caller" | "claimed-caller" | "admin" | "session" | "runner";
 
 export type Authenticated = {
   none: object;
   caller: { principal: Principal };
   "claimed-caller": { principal: Principal; claimedKey?: ClaimedApiKey };
   admin: { principal: Principal };
+  session: { principal: Principal };
   runner: { runner: { endpointId: string } };
 };
 
@@ -31,6 +33,18 @@ async function requireAdmin(req: Request): Promise<Principal> {
   const principal = await getSessionPrincipal();
   if (!principal) throw new AppError("UNAUTHORIZED", "Sign in as an admin to upload documents");
   if (principal.role !== "admin") throw new AppError("FORBIDDEN", "Admins only");
+  return principal;
+}
+
+/**
+ * The signed-in user, by the browser session only. A browser's request from any other site
+ * (another subdomain included) is refused: a form elsewhere must not answer for them.
+ */
+async function requireSession(req: Request): Promise<Principal> {
+  const site = req.headers.get("sec-fetch-site");
+  if (site !== null && site !== "same-origin" && site !== "none") throw new AppError("FORBIDDEN", "Requests from other sites are not allowed");
+  const principal = await getSessionPrincipal();
+  if (!principal) throw new AppError("UNAUTHORIZED", "Sign in first");
   return principal;
 }
 
@@ -77,6 +91,8 @@ export async function asCaller<K extends AuthKind, T>(kind: K, req: Request, wor
       return withCaller(req, (caller) => as(caller));
     case "admin":
       return as({ principal: await requireAdmin(req) });
+    case "session":
+      return as({ principal: await requireSession(req) });
     case "runner":
       return as({ runner: await authenticateRunner(req) });
   }

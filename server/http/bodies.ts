@@ -2,7 +2,7 @@ import "server-only";
 import { readCapped } from "../lib/read-capped";
 import type { z } from "zod";
 import { AppError, invalidInput } from "../kernel/errors";
-import { checkJsonText, decodeUtf8, NOT_UTF8, type TextRefusal } from "../input-text";
+import { checkJsonText, decodeUtf8, NOT_UTF8, stringProblem, type TextRefusal } from "../input-text";
 import type { UploadStream } from "../storage/upload-body";
 
 // How an endpoint reads its body (endpoint.ts), each mapping its refusals to 400/413 here.
@@ -46,6 +46,28 @@ export function jsonBody<S extends z.ZodType>(schema: S): BodyReader<z.output<S>
     schema,
     read: async (req) => {
       const parsed = schema.safeParse(await readJson(req));
+      if (!parsed.success) throw invalidInput(parsed.error.issues);
+      return parsed.data;
+    },
+  };
+}
+
+/**
+ * An `application/x-www-form-urlencoded` body (an OAuth token request, a consent form), each
+ * parameter's first value checked against a schema: 400 names the first wrong field.
+ */
+export function formBody<S extends z.ZodType>(schema: S): BodyReader<z.output<S>> {
+  return {
+    read: async (req) => {
+      const text = decodeUtf8(await readBodyCapped(req, JSON_BODY_MAX_BYTES, `The request body is larger than ${JSON_BODY_MAX_BYTES} bytes`));
+      if (text === null) throw refuse(NOT_UTF8);
+      const fields: Record<string, string> = {};
+      for (const [name, value] of new URLSearchParams(text)) {
+        const problem = stringProblem(name) ?? stringProblem(value);
+        if (problem) throw new AppError("BAD_REQUEST", `The form field ${name} ${problem}`, { field: name });
+        if (!(name in fields)) fields[name] = value;
+      }
+      const parsed = schema.safeParse(fields);
       if (!parsed.success) throw invalidInput(parsed.error.issues);
       return parsed.data;
     },

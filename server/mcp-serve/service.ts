@@ -4,7 +4,6 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { needsApproval, userApprovalPolicySchema, type RunApprovalPolicy } from "@/server/approvals/policy";
-import type { Principal } from "@/server/auth/session";
 import { AppError } from "@/server/kernel/errors";
 import { logger } from "@/server/logger";
 import { DEFAULT_ALLOWED_MODULES } from "@/server/tools/project-cli/allow-list";
@@ -29,11 +28,15 @@ import { describeServedTool, findServedTool, servedTools } from "./tools";
 const INSTRUCTIONS =
   "Dispatch: the signed-in user's calendar, contacts and memory. Each tool is one action; a failed call answers {status:\"failure\", error:{code, message, ...}}, and for INVALID_ACTION_INPUT error.issues names the fields to fix.";
 
-/** Answers one MCP request (POST) of an API key's owner. */
-export async function serveMcpRequest(req: Request, principal: Principal): Promise<Response> {
-  const apiKeyHash = principal.via === "api_key" ? principal.apiKeyHash : undefined;
-  if (!apiKeyHash) throw new AppError("UNAUTHORIZED", "The MCP endpoint takes an API key: Authorization: Bearer <key>");
-  const caller = { principal, apiKeyHash };
+/**
+ * Who an MCP request acts for, as the edge authenticated it: an API key's owner (`apiKeyHash`,
+ * whose key may approve by itself) or an OAuth grant's user (`apiKeyHash` null). `runId` is what
+ * its writes are recorded under in tool_effects: `mcp:<API key id>` or `mcp:oauth:<grant id>`.
+ */
+export type McpClientCaller = { userId: string; apiKeyHash: string | null; runId: string };
+
+/** Answers one MCP request (POST) of an API key's owner or an OAuth client's user. */
+export async function serveMcpRequest(req: Request, caller: McpClientCaller): Promise<Response> {
   const server = new Server({ name: "dispatch", version: "1.0.0" }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const { hiddenSkills } = await callerOf(caller);
@@ -49,11 +52,11 @@ export async function serveMcpRequest(req: Request, principal: Principal): Promi
   }
 }
 
-type Caller = { principal: Principal; apiKeyHash: string };
+type Caller = McpClientCaller;
 
-async function callerOf({ principal, apiKeyHash }: Caller): Promise<McpCaller> {
-  const found = await findMcpCaller({ userId: principal.userId, apiKeyHash });
-  if (!found) throw new AppError("UNAUTHORIZED", "Invalid API key");
+async function callerOf({ userId, apiKeyHash }: Caller): Promise<McpCaller> {
+  const found = await findMcpCaller({ userId, apiKeyHash });
+  if (!found) throw new AppError("UNAUTHORIZED", "Unknown user");
   return found;
 }
 
@@ -63,7 +66,7 @@ async function callTool(caller: Caller, params: { name: string; arguments?: Reco
   const tool = findServedTool(params.name, DEFAULT_ALLOWED_MODULES);
   if (!tool) throw new McpError(ErrorCode.InvalidParams, `Dispatch has no tool ${params.name}`);
   const { module, method } = tool.action;
-  const userId = caller.principal.userId;
+  const userId = caller.userId;
   const toolCallId = `mcp_${randomUUID().replace(/-/g, "")}`;
   const outcome = await runChecked(caller, { module, method, input: params.arguments ?? {}, toolCallId, signal });
   const { output, toolResponseText } = postProcess({ toolCallId, args: { module, method, input: params.arguments ?? {} }, outcome });
@@ -90,7 +93,7 @@ async function runChecked(caller: Caller, call: { module: string; method: string
       return { ok: false, module, method, error: error.toBody() };
     }
   }
-  // Each call is its own: MCP gives no id a retry would repeat. The key names the API key it came with.
-  const key = { userId: caller.principal.userId, runId: `mcp:${caller.principal.apiKeyId ?? "key"}`, toolCallId: call.toolCallId };
+  // Each call is its own: MCP gives no id a retry would repeat. The run id names the credential it came with.
+  const key = { userId: caller.userId, runId: caller.runId, toolCallId: call.toolCallId };
   return runPreparedCall({ module, method, prepared, key, timeZone: "UTC", signal: call.signal });
 }

@@ -13,6 +13,7 @@ import { knowledgeRouter } from "./routers/knowledge";
 import { usageRouter } from "./routers/usage";
 import { approvalPolicyRouter } from "./routers/approval-policy";
 import { skillsRouter } from "./routers/skills";
+import { mcpClientsRouter } from "./routers/mcp-clients";
 import { mcpServersRouter } from "./routers/mcp-servers";
 import { webhooksRouter } from "./routers/webhooks";
 
@@ -30,6 +31,7 @@ export const appRouter = createTRPCRouter({
   usage: usageRouter,
   approvalPolicy: approvalPolicyRouter,
   skills: skillsRouter,
+  mcpClients: mcpClientsRouter,
   mcpServers: mcpServersRouter,
   webhooks: webhooksRouter,
 });

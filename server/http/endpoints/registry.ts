@@ -11,6 +11,7 @@ import { historyEndpoint } from "./history";
 import { addDocumentEndpoint, addUploadedDocumentEndpoint, presignDocumentEndpoint } from "./knowledge";
 import { mcpEndpoint, mcpSessionEndpoint, mcpStreamEndpoint } from "./mcp";
 import { metricsEndpoint } from "./metrics";
+import { authorizationServerEndpoint, consentEndpoint, mcpProtectedResourceEndpoint, protectedResourceEndpoint, registerClientEndpoint, revocationEndpoint, tokenEndpoint } from "./oauth";
 import { hostApiEndpoint } from "./runner-api";
 import { cancelRunEndpoint, runEventsEndpoint, runStatusEndpoint, startRunAliasEndpoint, startRunEndpoint } from "./runs";
 import { healthEndpoint, meEndpoint, modelEndpoint, modelsEndpoint } from "./status";
@@ -81,6 +82,13 @@ export const UNDOCUMENTED_ENDPOINTS = new Map<Endpoint, string>([
   [mcpEndpoint, "Dispatch as an MCP server, JSON-RPC over Streamable HTTP (docs/mcp.md)"],
   [mcpStreamEndpoint, "Dispatch as an MCP server: the stream a stateless server does not offer (405)"],
   [mcpSessionEndpoint, "Dispatch as an MCP server: the session a stateless server does not keep (405)"],
+  [protectedResourceEndpoint, "OAuth protected-resource metadata of the MCP endpoint (RFC 9728; docs/mcp.md)"],
+  [mcpProtectedResourceEndpoint, "OAuth protected-resource metadata of the MCP endpoint, path-suffixed (RFC 9728; docs/mcp.md)"],
+  [authorizationServerEndpoint, "OAuth authorization server metadata (RFC 8414; docs/mcp.md)"],
+  [registerClientEndpoint, "OAuth dynamic client registration for MCP clients (RFC 7591; docs/mcp.md)"],
+  [consentEndpoint, "The OAuth consent page's form (a browser session; docs/mcp.md)"],
+  [tokenEndpoint, "OAuth token endpoint for MCP clients (docs/mcp.md)"],
+  [revocationEndpoint, "OAuth token revocation for MCP clients (RFC 7009; docs/mcp.md)"],
   [addDocumentEndpoint, "the admin console's, for an admin's browser session only"],
   [presignDocumentEndpoint, "the admin console's, for an admin's browser session only"],
   [addUploadedDocumentEndpoint, "the admin console's, for an admin's browser session only"],

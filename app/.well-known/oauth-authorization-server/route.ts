@@ -1,0 +1,4 @@
+import { authorizationServerEndpoint } from "@/server/http/endpoints/oauth";
+
+export const dynamic = "force-dynamic";
+export const GET = authorizationServerEndpoint.handler;

@@ -1,0 +1,4 @@
+import { protectedResourceEndpoint } from "@/server/http/endpoints/oauth";
+
+export const dynamic = "force-dynamic";
+export const GET = protectedResourceEndpoint.handler;

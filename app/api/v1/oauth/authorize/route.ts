@@ -1,0 +1,4 @@
+import { consentEndpoint } from "@/server/http/endpoints/oauth";
+
+export const dynamic = "force-dynamic";
+export const POST = consentEndpoint.handler;
