@@ -58,7 +58,7 @@ describe("skills and progressive disclosure over HTTP", () => {
     // The chat's setting (tRPC with the browser session): every skill by default, unknown names refused.
     expect((await trpcGet("skills.get", undefined)).status).toBe(401);
     const initial = await data<{ enabledSkills: string[]; skills: { name: string }[] }>(await trpcGet("skills.get", undefined, { cookie }));
-    expect(initial.enabledSkills).toEqual(["calendar", "contacts", "memory"]);
+    expect(initial.enabledSkills).toEqual(["calendar", "contacts", "memory", "schedules"]);
     expect(initial.skills.map((s) => s.name)).toEqual(initial.enabledSkills);
     const refused = await trpcPost("skills.set", { enabledSkills: ["calendar", "weather"] }, cookie);
     expect(refused.status).toBe(400);
