@@ -5,12 +5,13 @@ import { useDictionary } from "@/components/i18n/use-dictionary";
 import { ApprovalPolicySection } from "./approval-policy-section";
 import { PasswordSection } from "./password-section";
 import { PreferencesSection } from "./preferences-section";
+import { SchedulesSection } from "./schedules-section";
 import { SkillsSection } from "./skills-section";
 import { UsageSection } from "./usage-section";
 
 // The user's settings: one section per line, each a self-contained component with its own
 // heading, data and saving; the password section takes the server's rule for a password.
-const SECTIONS: React.ComponentType[] = [PreferencesSection, ApprovalPolicySection, SkillsSection, UsageSection];
+const SECTIONS: React.ComponentType[] = [PreferencesSection, ApprovalPolicySection, SkillsSection, SchedulesSection, UsageSection];
 
 export function SettingsPage({ password }: { password: { min: number; max: number; changed: boolean } }) {
   const t = useDictionary();

@@ -66,6 +66,11 @@ export async function listOwnSchedules(scope: ScheduleScope, db?: Db): Promise<S
   return (await listSchedules(scope, db)).map(scheduleView);
 }
 
+/** Everyone's schedules with their owners, for the console. */
+export async function listEverySchedule(): Promise<(ScheduleView & { userId: string })[]> {
+  return (await listSchedules({ userId: null })).map((r) => ({ ...scheduleView(r), userId: r.userId }));
+}
+
 export async function getOwnSchedule(scope: ScheduleScope & { id: string }, db?: Db): Promise<ScheduleView> {
   const row = await findSchedule(scoped(scope), db);
   if (!row) throw notFound(scope.id);

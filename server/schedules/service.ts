@@ -34,10 +34,7 @@ export const getSchedule = (scope: ScheduleScope & { id: string }) => getOwnSche
 export const updateSchedule = (input: ScheduleScope & UpdateSchedule & { id: string }) => changeOwnSchedule(input);
 export const deleteSchedule = (scope: ScheduleScope & { id: string }) => deleteOwnSchedule(scope);
 
-/** Everyone's schedules with their owners, for the console. */
-export async function listEverySchedule() {
-  return listOwnSchedules({ userId: null });
-}
+export { listEverySchedule } from "./manage";
 
 /** A UUID that is the same for the same schedule, due time and purpose: a retried firing names the same thread and run. */
 function occurrenceId(scheduleId: string, due: Date, purpose: "thread" | "run" | "message"): string {
@@ -58,11 +55,23 @@ async function startOccurrence(s: ScheduleRow, due: Date, keepAlive?: KeepAlive)
   return { runId, threadId };
 }
 
+/** How late a due time may be and still fire: one later than this when its turn comes is skipped. */
+const CATCH_UP_MS = 60_000;
+
+/**
+ * The due time after `due`: the next in line while it is recent (a busy queue, an instance that
+ * restarted within a minute), else the first after now, so times missed while down are skipped.
+ */
+function followingDue(s: ScheduleRow, due: Date, now: Date): Date | null {
+  const next = nextDue(s, due, true);
+  return next && next.getTime() < now.getTime() - CATCH_UP_MS ? nextDue(s, now, true) : next;
+}
+
 /**
  * Fires schedule `id` for its due time `due` (its job's), once: when `due` is still the
- * schedule's next due time, it starts the run and moves the schedule to the first due time after
- * now. A due time missed while no instance ran fires late, once, and the times between are
- * skipped. A run that cannot start (its thread gone, its runner unregistered) is recorded as the
+ * schedule's next due time, it starts the run and moves the schedule to the following one. The
+ * oldest due time missed while no instance ran fires late, once; the times between, older than
+ * CATCH_UP_MS, are skipped. A run that cannot start (its thread gone, its runner unregistered) is recorded as the
  * schedule's last error and the schedule goes on; a database outage is thrown, so the job is
  * retried and finds the run it may have started. Answers whether a run started.
  */
@@ -78,8 +87,7 @@ export async function fireSchedule(job: { id: string; due: Date }, keepAlive?: K
     error = err.message;
     logger.warn({ scheduleId: s.id, code: err.code }, "a schedule's run could not start");
   }
-  const now = new Date();
-  const next = nextDue(s, now > job.due ? now : job.due, true);
+  const next = followingDue(s, job.due, new Date());
   await advanceSchedule({ id: s.id, due: job.due, next, runId: started?.runId ?? null, threadId: started?.threadId ?? null, error });
   return started !== null;
 }

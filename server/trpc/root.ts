@@ -15,6 +15,7 @@ import { approvalPolicyRouter } from "./routers/approval-policy";
 import { skillsRouter } from "./routers/skills";
 import { mcpServersRouter } from "./routers/mcp-servers";
 import { webhooksRouter } from "./routers/webhooks";
+import { schedulesRouter } from "./routers/schedules";
 
 export const appRouter = createTRPCRouter({
   users: usersRouter,
@@ -32,6 +33,7 @@ export const appRouter = createTRPCRouter({
   skills: skillsRouter,
   mcpServers: mcpServersRouter,
   webhooks: webhooksRouter,
+  schedules: schedulesRouter,
 });
 
 export type AppRouter = typeof appRouter;
