@@ -120,7 +120,7 @@ describe("skills and progressive disclosure over HTTP", () => {
     // reads the same hidden skills with the rest of its starting context.
     const { rows } = await getPool().query<{ id: string }>(`select id from runs where user_id = $1 and run_id = $2`, [other.id, body.runId]);
     const context = await findAgentContext({ threadId: body.threadId, runId: rows[0]!.id, userId: other.id, historyLimit: 1, memoryLimit: 1 });
-    expect([...context.hiddenSkills].sort()).toEqual(["calendar", "memory"]);
+    expect([...new Set(context.hiddenSkills)].sort()).toEqual(["calendar", "memory", "schedules"]);
   });
 
   it("decides what runs by the allow-list alone, whatever is visible", async () => {
