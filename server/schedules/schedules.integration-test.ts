@@ -9,6 +9,7 @@ import { getPool } from "@/server/db";
 import { runScheduledDuty } from "@/server/operations/service/scheduled-duties";
 import { extraServersForFile, startExtraServer } from "@/test/extra-server";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
+import { callerAs } from "@/test/trpc-callers";
 import { waitFor } from "@/test/wait";
 
 // Scheduled runs on real servers: the suite's server and a second instance on the same database
@@ -187,5 +188,24 @@ describe("schedules", () => {
     expect(done.startedScheduledRuns).toBeGreaterThanOrEqual(0);
     await waitFor(async () => (await row(schedule.id)).runCount === 1, 20_000);
     expect((await runsOf(user.id)).n).toBe(1);
+  });
+
+  it("are listed, paused, resumed and deleted from the chat settings (each user's own) and the console (everyone's)", async () => {
+    const [owner, stranger, admin] = [await createTestUser(), await createTestUser(), await createTestUser({ role: "admin" })];
+    const schedule = await create(owner, { cron: "0 9 * * 1", timeZone: "Europe/Berlin" });
+    const mine = callerAs(owner).schedules;
+    expect((await mine.mine()).map((s) => s.id)).toEqual([schedule.id]);
+    expect(await callerAs(stranger).schedules.mine()).toEqual([]);
+    await expect(callerAs(stranger).schedules.setPaused({ id: schedule.id, paused: true })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect(await mine.setPaused({ id: schedule.id, paused: true })).toMatchObject({ paused: true, nextRunAt: null });
+    const resumed = await mine.setPaused({ id: schedule.id, paused: false });
+    expect(new Date(resumed.nextRunAt!).getUTCDay()).toBe(1);
+
+    await expect(callerAs(owner).schedules.all()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    const adminApi = callerAs(admin).schedules;
+    expect((await adminApi.all()).find((s) => s.id === schedule.id)).toMatchObject({ userId: owner.id, paused: false });
+    expect(await adminApi.adminSetPaused({ id: schedule.id, paused: true })).toMatchObject({ paused: true });
+    await adminApi.adminRemove({ id: schedule.id });
+    expect(await mine.mine()).toEqual([]);
   });
 });
