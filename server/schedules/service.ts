@@ -47,7 +47,9 @@ function occurrenceId(scheduleId: string, due: Date, purpose: "thread" | "run" |
 async function startOccurrence(s: ScheduleRow, due: Date, keepAlive?: KeepAlive): Promise<{ runId: string; threadId: string }> {
   const threadId = s.threadId ?? occurrenceId(s.id, due, "thread");
   const runId = occurrenceId(s.id, due, "run");
-  const body = { threadId, runId, messages: [{ id: occurrenceId(s.id, due, "message"), role: "user", content: s.message }], tools: [], context: [], forwardedProps: {} };
+  // The agent reads "today" and "this week" in the schedule's zone.
+  const forwardedProps = { timeZone: s.timeZone };
+  const body = { threadId, runId, messages: [{ id: occurrenceId(s.id, due, "message"), role: "user", content: s.message }], tools: [], context: [], forwardedProps };
   const parsed = parseRunAgentInput(JSON.stringify(body));
   if (!parsed.ok) throw new AppError("BAD_REQUEST", parsed.message);
   // On the owner's own thread a run in progress is waited for, not refused.
