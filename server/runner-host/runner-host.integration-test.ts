@@ -266,13 +266,15 @@ describe("AgentRunContext", () => {
     const res = await fetch(`${baseUrl()}/api/v1/schedules`, {
       method: "POST",
       headers: { authorization: `Bearer ${user.apiKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ message, runAt: new Date(Date.now() - 1000).toISOString() }),
+      body: JSON.stringify({ message, runAt: new Date(Date.now() - 1000).toISOString(), timeZone: "Asia/Shanghai" }),
     });
     expect(res.status).toBe(201);
     await waitFor(() => contexts.some((c) => c.input.text === message), 20_000);
     const ctx = contexts.find((c) => c.input.text === message)!;
     expect(ctx.trigger).toMatchObject({ type: "message.received", source: "scheduler" });
     expect(ctx.event.source).toBe("scheduler");
+    // The schedule's zone is the run's.
+    expect(ctx.runtime.timezone).toBe("Asia/Shanghai");
   });
 
   it("is event-first: the current event and input, no inlined history, handles to pull more", async () => {
