@@ -144,6 +144,11 @@ const envSchema = z.object({
   // and for this long: both must hold, so a burst of failures or one slow event never disables it.
   WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).max(1_000_000).default(10),
   WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(0).max(30 * 86_400).default(24 * 3_600),
+  // --- scheduled runs (issue #43, docs/schedules.md) ---
+  // The shortest gap a schedule's cron expression may leave between two runs (seconds), and how
+  // many schedules one user may keep.
+  SCHEDULE_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  SCHEDULES_PER_USER: z.coerce.number().int().min(1).max(100_000).default(100),
   // --- runs that continue across Vercel invocations (issue #25, docs/vercel.md "Long runs") ---
   // Set by the platform: this deployment's own host (no scheme), and the secret of its
   // "Protection Bypass for Automation" when enabled. A run handed back before an invocation's limit

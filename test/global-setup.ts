@@ -89,6 +89,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
         WEBHOOK_TIMEOUT_MS: "2000",
         WEBHOOK_DISABLE_AFTER_FAILURES: "8",
         WEBHOOK_DISABLE_AFTER_SECONDS: "1",
+        // Schedules may be due every second, so a test sees several due times fire (server/schedules).
+        SCHEDULE_MIN_INTERVAL_SECONDS: "1",
         LLM_BASE_URL: llm.baseUrl,
         LLM_API_KEY: llm.apiKey,
         LLM_MODEL: llm.model,

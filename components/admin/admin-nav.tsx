@@ -11,6 +11,7 @@ const LINKS = [
   { href: "/admin/runners", label: "runners", exact: false },
   { href: "/admin/mcp", label: "mcp", exact: false },
   { href: "/admin/webhooks", label: "webhooks", exact: false },
+  { href: "/admin/schedules", label: "schedules", exact: false },
   { href: "/admin/knowledge", label: "knowledge", exact: false },
   { href: "/admin/usage", label: "usage", exact: false },
 ] as const;

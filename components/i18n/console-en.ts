@@ -2,7 +2,7 @@
 
 export const consoleEn = {
   title: "Admin console",
-  nav: { label: "Admin console", overview: "Overview", runs: "Runs", threads: "Threads", runners: "Runners", mcp: "MCP servers", webhooks: "Webhooks", knowledge: "Knowledge", usage: "Usage" },
+  nav: { label: "Admin console", overview: "Overview", runs: "Runs", threads: "Threads", runners: "Runners", mcp: "MCP servers", webhooks: "Webhooks", schedules: "Schedules", knowledge: "Knowledge", usage: "Usage" },
   forbiddenTitle: "403: admins only",
   forbiddenText: (email: string) => `Your account (${email}) is not an administrator. Ask an admin to grant you access.`,
   topBar: { main: "Main", chat: "Chat", admin: "Admin", signOut: "Sign out" },
@@ -303,6 +303,21 @@ export const consoleEn = {
     created: "Created",
     redeliver: "Redeliver",
     noDeliveries: "Nothing sent yet.",
+  },
+  schedules: {
+    help: "Scheduled runs of every user (docs/schedules.md): each starts a run with its message at every due time. Users make them from the chat or over REST (/api/v1/schedules).",
+    none: "No schedule exists.",
+    owner: "Owner",
+    when: "When",
+    message: "Message",
+    next: "Next run",
+    last: "Last run",
+    runs: "Runs",
+    paused: "paused",
+    once: (at: string) => `once, ${at}`,
+    pause: "Pause",
+    resume: "Resume",
+    remove: "Delete",
   },
   mcp: {
     help: "Remote MCP servers whose tools the agent uses as project_cli modules. Register and grant them with npm run admin -- mcp:register / mcp:grant (docs/mcp.md).",

@@ -4,7 +4,7 @@ import type { Dictionary } from "./dictionaries";
 
 export const consoleZhCN: Dictionary["console"] = {
   title: "管理控制台",
-  nav: { label: "管理控制台", overview: "概览", runs: "运行", threads: "会话", runners: "运行器", mcp: "MCP 服务器", webhooks: "Webhooks", knowledge: "知识库", usage: "用量" },
+  nav: { label: "管理控制台", overview: "概览", runs: "运行", threads: "会话", runners: "运行器", mcp: "MCP 服务器", webhooks: "Webhooks", schedules: "定时任务", knowledge: "知识库", usage: "用量" },
   forbiddenTitle: "403：仅限管理员",
   attempts: {
     title: "执行记录",
@@ -304,6 +304,21 @@ export const consoleZhCN: Dictionary["console"] = {
     created: "创建时间",
     redeliver: "重新投递",
     noDeliveries: "尚未发送。",
+  },
+  schedules: {
+    help: "所有用户的定时运行（docs/schedules.md）：每到预定时间，就用其消息启动一次运行。用户可在聊天中或通过 REST（/api/v1/schedules）创建。",
+    none: "还没有定时任务。",
+    owner: "所有者",
+    when: "时间",
+    message: "消息",
+    next: "下次运行",
+    last: "上次运行",
+    runs: "运行次数",
+    paused: "已暂停",
+    once: (at: string) => `一次，${at}`,
+    pause: "暂停",
+    resume: "恢复",
+    remove: "删除",
   },
   mcp: {
     help: "远程 MCP 服务器：其工具作为 project_cli 模块供智能体使用。用 npm run admin -- mcp:register / mcp:grant 注册和授权（docs/mcp.md）。",

@@ -6,12 +6,13 @@ import { ApprovalPolicySection } from "./approval-policy-section";
 import { McpClientsSection } from "./mcp-clients-section";
 import { PasswordSection } from "./password-section";
 import { PreferencesSection } from "./preferences-section";
+import { SchedulesSection } from "./schedules-section";
 import { SkillsSection } from "./skills-section";
 import { UsageSection } from "./usage-section";
 
 // The user's settings: one section per line, each a self-contained component with its own
 // heading, data and saving; the password section takes the server's rule for a password.
-const SECTIONS: React.ComponentType[] = [PreferencesSection, ApprovalPolicySection, SkillsSection, McpClientsSection, UsageSection];
+const SECTIONS: React.ComponentType[] = [PreferencesSection, ApprovalPolicySection, SkillsSection, SchedulesSection, McpClientsSection, UsageSection];
 
 export function SettingsPage({ password }: { password: { min: number; max: number; changed: boolean } }) {
   const t = useDictionary();

@@ -196,6 +196,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List schedules */
+        get: operations["listSchedules"];
+        put?: never;
+        /**
+         * Create a schedule
+         * @description A cron expression in an IANA time zone, or one time (`runAt`): at each due time a run starts with `message`, on a new thread or on `threadId`. Each due time fires once, across instances; runs reach external runners with the trigger source `scheduler`.
+         */
+        post: operations["createSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules/{scheduleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a schedule */
+        get: operations["getSchedule"];
+        put?: never;
+        post?: never;
+        /** Delete a schedule */
+        delete: operations["deleteSchedule"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, pause or resume a schedule
+         * @description `paused: true` pauses it; `paused: false` resumes it from now on (the times missed while paused are skipped). A new timing is due from now on.
+         */
+        patch: operations["updateSchedule"];
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -758,6 +801,87 @@ export interface components {
             deliveredAt: string | null;
             createdAt: string;
             payload: unknown;
+        };
+        Schedule: {
+            /** Format: uuid */
+            id: string;
+            name: string | null;
+            message: string;
+            cron: string | null;
+            timeZone: string;
+            /** @description The one-off time, for a schedule without cron. */
+            runAt: string | null;
+            /** @description The thread every run goes to; null: a new thread each time. */
+            threadId: string | null;
+            paused: boolean;
+            /** @description When it fires next; null while paused, or once a one-off fired. */
+            nextRunAt: string | null;
+            /** @description The due time it last fired for. */
+            lastRunAt: string | null;
+            /** @description The runId of the run it last started (GET /api/v1/agent/runs/{runId}). */
+            lastRunId: string | null;
+            lastThreadId: string | null;
+            /** @description Why the last due time started no run (its thread was busy or gone, ...). */
+            lastError: string | null;
+            runCount: number;
+            createdAt: string;
+        };
+        CreateScheduleInput: {
+            /** @description A label for people, shown in lists. */
+            name?: string;
+            /** @description The user message each run starts with. */
+            message: string;
+            /**
+             * @description A cron expression: five fields (minute hour day-of-month month day-of-week), or six with seconds first; `@daily` and the like too.
+             * @example 0 9 * * 1
+             */
+            cron?: string;
+            /**
+             * @description The IANA time zone the cron expression is read in; UTC when left out.
+             * @example Europe/Berlin
+             */
+            timeZone?: string;
+            /**
+             * Format: date-time
+             * @description A one-off time, instead of a cron expression: the schedule fires once (at once when it is past).
+             */
+            runAt?: string;
+            /**
+             * Format: uuid
+             * @description Every run goes to this thread of the caller's; left out: a new thread for each run.
+             */
+            threadId?: string;
+            /** @description Create it paused. */
+            paused?: boolean;
+        };
+        ScheduleList: {
+            items: components["schemas"]["Schedule"][];
+        };
+        UpdateScheduleInput: {
+            name?: string | null;
+            /** @description The user message each run starts with. */
+            message?: string;
+            /**
+             * @description A cron expression: five fields (minute hour day-of-month month day-of-week), or six with seconds first; `@daily` and the like too.
+             * @example 0 9 * * 1
+             */
+            cron?: string;
+            /**
+             * @description The IANA time zone the cron expression is read in.
+             * @example Europe/Berlin
+             */
+            timeZone?: string;
+            /**
+             * Format: date-time
+             * @description A one-off time, instead of a cron expression: the schedule fires once (at once when it is past).
+             */
+            runAt?: string;
+            /** @description true pauses the schedule (it fires no more); false resumes it from now on (missed times are skipped). */
+            paused?: boolean;
+        };
+        DeletedSchedule: {
+            /** @constant */
+            deleted: true;
         };
         /** @description `{ok, version}` */
         Health: {
@@ -1711,6 +1835,294 @@ export interface operations {
             };
             /** @description Conflicts with the thread's state (a run in progress). */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable; `Retry-After` says when to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSchedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's schedules, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleList"];
+                };
+            };
+            /** @description The request is malformed; `error.details.field` names the wrong part. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`Authorization: Bearer`) or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable; `Retry-After` says when to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateScheduleInput"];
+            };
+        };
+        responses: {
+            /** @description The schedule, with its next due time. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description The request is malformed; `error.details.field` names the wrong part. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`Authorization: Bearer`) or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the thread's state (a run in progress). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable; `Retry-After` says when to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The schedule's id. */
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule, with its next due time and last run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description The request is malformed; `error.details.field` names the wrong part. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`Authorization: Bearer`) or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not the caller's. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable; `Retry-After` says when to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The schedule's id. */
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; the runs it started and their threads stay. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedSchedule"];
+                };
+            };
+            /** @description The request is malformed; `error.details.field` names the wrong part. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`Authorization: Bearer`) or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not the caller's. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable; `Retry-After` says when to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The schedule's id. */
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateScheduleInput"];
+            };
+        };
+        responses: {
+            /** @description The schedule as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description The request is malformed; `error.details.field` names the wrong part. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`Authorization: Bearer`) or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not the caller's. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

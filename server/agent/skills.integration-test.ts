@@ -58,7 +58,7 @@ describe("skills and progressive disclosure over HTTP", () => {
     // The chat's setting (tRPC with the browser session): every skill by default, unknown names refused.
     expect((await trpcGet("skills.get", undefined)).status).toBe(401);
     const initial = await data<{ enabledSkills: string[]; skills: { name: string }[] }>(await trpcGet("skills.get", undefined, { cookie }));
-    expect(initial.enabledSkills).toEqual(["calendar", "contacts", "memory"]);
+    expect(initial.enabledSkills).toEqual(["calendar", "contacts", "memory", "schedules"]);
     expect(initial.skills.map((s) => s.name)).toEqual(initial.enabledSkills);
     const refused = await trpcPost("skills.set", { enabledSkills: ["calendar", "weather"] }, cookie);
     expect(refused.status).toBe(400);
@@ -120,7 +120,7 @@ describe("skills and progressive disclosure over HTTP", () => {
     // reads the same hidden skills with the rest of its starting context.
     const { rows } = await getPool().query<{ id: string }>(`select id from runs where user_id = $1 and run_id = $2`, [other.id, body.runId]);
     const context = await findAgentContext({ threadId: body.threadId, runId: rows[0]!.id, userId: other.id, historyLimit: 1, memoryLimit: 1 });
-    expect([...context.hiddenSkills].sort()).toEqual(["calendar", "memory"]);
+    expect([...new Set(context.hiddenSkills)].sort()).toEqual(["calendar", "memory", "schedules"]);
   });
 
   it("decides what runs by the allow-list alone, whatever is visible", async () => {

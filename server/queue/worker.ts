@@ -6,6 +6,8 @@ import { idleWorker, stopWorker, type WorkerParts } from "./worker-parts";
 import { openQueuePool, unlockStalledStartJobs } from "../runs/repository/run-queue";
 import { startQueuedRun } from "../runs/service/queued-runs";
 import { startWebhookWorker, stopWebhookWorker } from "./webhook-worker";
+import { fireSchedule, requeueOverdue, SCHEDULE_FIRE_TASK } from "../schedules/service";
+import type { KeepAlive } from "../runs/service/runs";
 
 // graphile-worker runs the jobs of runs that wait their turn on a busy thread. The job is added
 // parked by the run's accept (dispatch_accept_run) and made due when the thread's turn passes to
@@ -15,6 +17,17 @@ import { startWebhookWorker, stopWebhookWorker } from "./webhook-worker";
 
 /** The task name the SQL functions add jobs under. */
 export const START_RUN_TASK = "dispatch_start_run";
+
+/** A schedule's due time (server/schedules): starts its run and adds the job of the next one. */
+function scheduleTasks(keepAlive?: KeepAlive, fired?: () => void): TaskList {
+  return {
+    [SCHEDULE_FIRE_TASK]: async (payload) => {
+      const { id, due } = (payload ?? {}) as { id?: unknown; due?: unknown };
+      if (typeof id !== "string" || typeof due !== "number") return;
+      if (await fireSchedule({ id, due: new Date(due) }, keepAlive)) fired?.();
+    },
+  };
+}
 
 function taskList(opts: { awaitRun: boolean; started?: () => void }): TaskList {
   return {
@@ -54,10 +67,13 @@ export async function startQueueWorker(): Promise<void> {
     pollInterval: env.QUEUE_POLL_INTERVAL_MS,
     noHandleSignals: true,
     logger: queueLogger,
-    taskList: taskList({ awaitRun: false }),
+    taskList: { ...taskList({ awaitRun: false }), ...scheduleTasks() },
   });
   parts.sweeper = setInterval(() => {
     void unlockStalledStartJobs({ task: START_RUN_TASK, olderThanMs: STALLED_JOB_MS }).catch((err: unknown) => logger.warn({ err }, "could not unlock stalled queue jobs"));
+    // A schedule's firing is as quick (it starts a run), and idempotent: one locked this long died with its worker.
+    void unlockStalledStartJobs({ task: SCHEDULE_FIRE_TASK, olderThanMs: STALLED_JOB_MS }).catch((err: unknown) => logger.warn({ err }, "could not unlock stalled schedule jobs"));
+    void requeueOverdue(STALLED_JOB_MS).catch((err: unknown) => logger.warn({ err }, "could not requeue overdue schedules"));
   }, STALLED_JOB_MS);
   parts.sweeper.unref();
 }
@@ -89,4 +105,24 @@ export async function runQueuedRunsOnce(): Promise<number> {
     await once.end().catch(() => undefined);
   }
   return started;
+}
+
+/**
+ * Fires every schedule whose due time came (and gives an overdue one without a job its job first):
+ * for a host with no long-lived worker (Vercel), called by the fire-schedules duty; the runs they
+ * start are handed to `keepAlive`. Answers how many runs it started.
+ */
+export async function fireSchedulesOnce(keepAlive: KeepAlive): Promise<number> {
+  await requeueOverdue(0);
+  const once = openQueuePool(2);
+  let fired = 0;
+  try {
+    await runOnce(
+      { pgPool: once, noHandleSignals: true, logger: queueLogger, preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } } },
+      scheduleTasks(keepAlive, () => fired++),
+    );
+  } finally {
+    await once.end().catch(() => undefined);
+  }
+  return fired;
 }

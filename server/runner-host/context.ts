@@ -7,7 +7,7 @@ import { activeTraceId, traceIdOf } from "../telemetry/tracing";
 import { requestedLocale } from "../lib/locale";
 import { resolveTimeZone } from "../lib/time";
 import { userMessageParts, type RunAgentInput } from "../protocols/ag-ui/run-input";
-import type { AgentRunContext } from "../protocols/runner/context";
+import { SCHEDULER_SOURCE, type AgentRunContext } from "../protocols/runner/context";
 import type { AgentRunnerManifest } from "../protocols/runner/manifest";
 import type { ArtifactRow } from "./repository/artifacts";
 import { findTranscriptPosition, listMessagesBefore } from "../threads/repository/transcript";
@@ -208,6 +208,12 @@ async function gatherConversation(src: RunContextSource, modelId: string) {
   return { position: { eventSeq: position.eventSeq, userSeq }, state, tail, summary, inline: inlinePolicy(policy, tail.length, summary) };
 }
 
+/** Who set the run off: a schedule (its runs are accepted as the scheduler's), the web UI, or an API client. */
+function triggerSource(src: RunContextSource): "scheduler" | "webui" | "api" {
+  if (src.run.protocol === SCHEDULER_SOURCE) return SCHEDULER_SOURCE;
+  return src.via === "session" ? "webui" : "api";
+}
+
 export async function buildRunContext(src: RunContextSource): Promise<AgentRunContext> {
   const { run, input, authorization: auth, manifest, binding, entry } = src;
   const user = userMessageParts(input);
@@ -218,7 +224,7 @@ export async function buildRunContext(src: RunContextSource): Promise<AgentRunCo
   const attachments = src.attachments.map(artifactRef);
   return {
     run_id: run.id,
-    trigger: { type: entry.eventType, source: src.via === "session" ? "webui" : "api", timestamp: nowSeconds },
+    trigger: { type: entry.eventType, source: triggerSource(src), timestamp: nowSeconds },
     event: {
       event_id: entry.id,
       event_type: entry.eventType,

@@ -7,6 +7,7 @@ import { bindRunner, registerRunner, runnersOverview } from "@/server/runner-hos
 import { baseUrl, createTestUser } from "@/test/helpers";
 import { getJson, postRun, runInput, waitForRunEnd } from "@/test/runs";
 import { collectSse, readSse } from "@/test/sse";
+import { waitFor } from "@/test/wait";
 import { defineRunner } from "@/sdk/runner/define-runner";
 import { completed, delta, runCompleted } from "@/sdk/runner/results";
 import type { AgentRunContext } from "@/sdk/runner/types";
@@ -259,6 +260,23 @@ function recorderWithId(id: string) {
 }
 
 describe("AgentRunContext", () => {
+  it("names the scheduler as the source of a run a schedule started", async () => {
+    const user = await userBoundTo(RECORDER_ID);
+    const message = `scheduled ${randomUUID()}`;
+    const res = await fetch(`${baseUrl()}/api/v1/schedules`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${user.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ message, runAt: new Date(Date.now() - 1000).toISOString(), timeZone: "Asia/Shanghai" }),
+    });
+    expect(res.status).toBe(201);
+    await waitFor(() => contexts.some((c) => c.input.text === message), 20_000);
+    const ctx = contexts.find((c) => c.input.text === message)!;
+    expect(ctx.trigger).toMatchObject({ type: "message.received", source: "scheduler" });
+    expect(ctx.event.source).toBe("scheduler");
+    // The schedule's zone is the run's.
+    expect(ctx.runtime.timezone).toBe("Asia/Shanghai");
+  });
+
   it("is event-first: the current event and input, no inlined history, handles to pull more", async () => {
     const user = await userBoundTo(RECORDER_ID, { config: { tone: "warm" } });
     const first = runInput({}, "first message");

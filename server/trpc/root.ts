@@ -16,6 +16,7 @@ import { skillsRouter } from "./routers/skills";
 import { mcpClientsRouter } from "./routers/mcp-clients";
 import { mcpServersRouter } from "./routers/mcp-servers";
 import { webhooksRouter } from "./routers/webhooks";
+import { schedulesRouter } from "./routers/schedules";
 
 export const appRouter = createTRPCRouter({
   users: usersRouter,
@@ -34,6 +35,7 @@ export const appRouter = createTRPCRouter({
   mcpClients: mcpClientsRouter,
   mcpServers: mcpServersRouter,
   webhooks: webhooksRouter,
+  schedules: schedulesRouter,
 });
 
 export type AppRouter = typeof appRouter;

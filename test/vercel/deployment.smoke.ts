@@ -145,6 +145,24 @@ describe("a Vercel deployment", () => {
     expect(await runStatus(body.runId)).toBe("completed");
   });
 
+  it("fires a due schedule through the cron route, once, and runs it to its end", async () => {
+    const made = await fetch(`${platform.url}/api/v1/schedules`, {
+      method: "POST",
+      headers: headers({ "content-type": "application/json" }),
+      body: JSON.stringify({ message: "[[delay:20]] scheduled hello", runAt: new Date(Date.now() - 1_000).toISOString() }),
+    });
+    expect(made.status).toBe(201);
+    const { id } = (await made.json()) as { id: string };
+    expect((await fetch(`${platform.url}/api/cron/fire-schedules`)).status).toBe(401);
+    // No worker lives between requests here: the cron route is what fires it.
+    const fire = () => fetch(`${platform.url}/api/cron/fire-schedules`, { headers: { authorization: `Bearer ${CRON_SECRET}` } }).then((r) => r.json());
+    expect(await fire()).toMatchObject({ duty: "fire-schedules", startedScheduledRuns: 1 });
+    const schedule = (await (await fetch(`${platform.url}/api/v1/schedules/${id}`, { headers: headers() })).json()) as { runCount: number; nextRunAt: string | null; lastRunId: string };
+    expect(schedule).toMatchObject({ runCount: 1, nextRunAt: null });
+    await waitFor(async () => (await runStatus(schedule.lastRunId)) === "completed", 30_000);
+    expect(await fire()).toMatchObject({ startedScheduledRuns: 0 });
+  });
+
   it("a run cut by the time limit: the client rejoins with Last-Event-ID and the cron-called sweeper continues it", { timeout: 3 * 60_000 }, async () => {
     const cutBefore = platform.cut();
     // Six paced lookups and an answer: longer than the stand-in's 30 s limit, which this

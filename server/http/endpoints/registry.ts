@@ -13,6 +13,7 @@ import { mcpEndpoint, mcpSessionEndpoint, mcpStreamEndpoint } from "./mcp";
 import { metricsEndpoint } from "./metrics";
 import { authorizationServerEndpoint, consentEndpoint, mcpProtectedResourceEndpoint, protectedResourceEndpoint, registerClientEndpoint, revocationEndpoint, tokenEndpoint } from "./oauth";
 import { hostApiEndpoint } from "./runner-api";
+import { createScheduleEndpoint, deleteScheduleEndpoint, getScheduleEndpoint, listSchedulesEndpoint, updateScheduleEndpoint } from "./schedules";
 import { cancelRunEndpoint, runEventsEndpoint, runStatusEndpoint, startRunAliasEndpoint, startRunEndpoint } from "./runs";
 import { healthEndpoint, meEndpoint, modelEndpoint, modelsEndpoint } from "./status";
 import { signedObjectEndpoint, signedUploadEndpoint } from "./storage";
@@ -70,6 +71,7 @@ export function documentedEndpoints(): { endpoint: Endpoint; doc: OperationDoc }
     ...[listThreadsEndpoint, searchThreadsEndpoint, getThreadEndpoint, updateThreadEndpoint, deleteThreadEndpoint, forkThreadEndpoint, listThreadRunsEndpoint],
     ...[createWebhookEndpointEndpoint, listWebhookEndpointsEndpoint, getWebhookEndpointEndpoint, updateWebhookEndpointEndpoint, deleteWebhookEndpointEndpoint],
     ...[rotateWebhookSecretEndpoint, listWebhookDeliveriesEndpoint, redeliverWebhookEndpoint],
+    ...[createScheduleEndpoint, listSchedulesEndpoint, getScheduleEndpoint, updateScheduleEndpoint, deleteScheduleEndpoint],
   ];
   return [...own.map((e) => ({ endpoint: e, doc: e.schemas!.doc! })), ...[...LEGACY_DOCS].map(([endpoint, doc]) => ({ endpoint, doc }))];
 }

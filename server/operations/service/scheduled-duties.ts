@@ -6,7 +6,7 @@ import { AppError } from "../../kernel/errors";
 import { sweepOldApiCalls } from "../../runner-host/api/audit-retention";
 import { recoverAbandonedRuns, type KeepExecuting } from "../../runs/recovery";
 import { deliverWebhooksOnce } from "../../queue/webhook-worker";
-import { queueLogger, runQueuedRunsOnce } from "../../queue/worker";
+import { fireSchedulesOnce, queueLogger, runQueuedRunsOnce } from "../../queue/worker";
 
 // The periodic duties a long-lived server runs on its own timers (server/start-up.ts). On Vercel
 // a function runs timers only while it serves a request, so Vercel Cron calls them instead
@@ -34,6 +34,9 @@ const DUTIES = {
   // with no long-lived worker, this is what sends them, once a minute. A call that runs out of
   // time leaves the rest (their leases expire) to the next.
   "deliver-webhooks": async () => ({ attemptedDeliveries: await deliverWebhooksOnce(queueLogger) }),
+  // Fires the schedules whose due time came (docs/schedules.md): with no long-lived worker, a
+  // schedule fires within a minute of its time; its run executes in this invocation.
+  "fire-schedules": async ({ keepExecuting }: DutyCall) => ({ startedScheduledRuns: await fireSchedulesOnce(keepExecuting) }),
 } as const satisfies Record<string, (call: DutyCall) => Promise<Record<string, number>>>;
 
 export type DutyName = keyof typeof DUTIES;

@@ -21,6 +21,9 @@ export const contentElementSchema = z.union([
 ]);
 export type ContentElement = z.infer<typeof contentElementSchema>;
 
+/** The run protocol, entry event source and trigger source of a run a schedule started (docs/schedules.md). */
+export const SCHEDULER_SOURCE = "scheduler";
+
 export const triggerSchema = z.object({
   type: z.string(),
   source: z.enum(["platform", "webui", "api", "scheduler", "system", "pipeline_adapter"]),

@@ -72,7 +72,7 @@ describe("skills: the read-only skills methods", () => {
 
   it("shows what the allow-list permits less what was hidden", () => {
     expect(visibleSkills({ allowed: ALL, hidden: [] })).toEqual(ALL);
-    expect(visibleSkills({ allowed: ALL, hidden: ["contacts", "nonsense"] })).toEqual(["calendar", "memory"]);
+    expect(visibleSkills({ allowed: ALL, hidden: ["contacts", "nonsense"] })).toEqual(["calendar", "memory", "schedules"]);
     expect(visibleSkills({ allowed: ["memory", "calendar"], hidden: ["calendar"] })).toEqual(["memory"]);
   });
 });
