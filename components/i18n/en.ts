@@ -106,6 +106,23 @@ export const en = {
     model: "Model",
     modelTitle: "Model for your next message",
   },
+  // The thread's plan and shared state beside the chat (components/chat/state-panel.tsx).
+  statePanel: {
+    title: "Plan and state",
+    show: "Show the plan and state",
+    hide: "Hide the plan and state",
+    close: "Close",
+    plan: "Plan",
+    state: "State",
+    otherState: "Other state",
+    progress: (done: number, total: number) => `${done} of ${total} done`,
+    status: { pending: "to do", in_progress: "in progress", done: "done" },
+    noSteps: "No steps yet.",
+    untitledStep: (n: number) => `Step ${n}`,
+    none: "none",
+    yes: "Yes",
+    no: "No",
+  },
   // Images and files attached in the composer (components/chat/use-attachments.ts).
   uploads: {
     unavailable: "Uploads are not available on this server.",
