@@ -15,6 +15,7 @@ import { RegenerateIcon } from "./icons";
 import { defaultTitle } from "@/server/lib/default-title";
 import { useChatRuns, type SendInput } from "./use-chat-runs";
 import { StatePanel, StatePanelToggle } from "./state-panel";
+import { useSendAnyway } from "./send-anyway-dialog";
 import { applyStateEvent, hasState, type ThreadState } from "./thread-state";
 import styles from "./state-panel.module.css";
 
@@ -70,7 +71,11 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
     },
     [send],
   );
-  const actions = useMemo(() => ({ send: onSend, decide, busy }), [onSend, decide, busy]);
+  // A request waiting in this thread would be superseded by a new message: ask first.
+  const sendAnyway = useSendAnyway({ threadId, decide });
+  const { confirm } = sendAnyway;
+  const guardedSend = useCallback((input: SendInput) => confirm(() => onSend(input)), [confirm, onSend]);
+  const actions = useMemo(() => ({ send: guardedSend, decide, busy }), [guardedSend, decide, busy]);
 
   // Regenerate asks the newest question again as a new run; the earlier answer stays above.
   const lastTurn = turns.at(-1);
@@ -96,7 +101,7 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
               </h1>
               {day ? <OlderHistory key={threadId} threadId={threadId} before={day} hasMore={hasMore} scroller={scroller} /> : null}
               {children}
-              {!hasHistory && turns.length === 0 ? <EmptyState onPick={(text) => onSend({ text, images: [] })} /> : null}
+              {!hasHistory && turns.length === 0 ? <EmptyState onPick={(text) => guardedSend({ text, images: [] })} /> : null}
               {turns.length > 0 && (!lastMessageAt || localDay(lastMessageAt, timeZone) !== today) ? <DayHeader day={today} /> : null}
               <div className="chat-live" role="log" aria-label={t.chat.currentConversation} aria-busy={busy} data-testid="live-log">
                 {turns.map((turn) => (
@@ -105,14 +110,15 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
               </div>
               {canRegenerate && question ? (
                 <div className="chat-end-actions">
-                  <button type="button" className="btn chat-regenerate" data-testid="regenerate" onClick={() => onSend({ text: question.text, images: question.images })}>
+                  <button type="button" className="btn chat-regenerate" data-testid="regenerate" onClick={() => guardedSend({ text: question.text, images: question.images })}>
                     <RegenerateIcon size={14} /> {t.chat.regenerate}
                   </button>
                 </div>
               ) : null}
             </div>
           </div>
-          <Composer threadId={threadId} busy={busy} stopping={open?.stopping ?? false} onSend={onSend} onStop={() => void stop()} />
+          <Composer threadId={threadId} busy={busy} stopping={open?.stopping ?? false} onSend={onSend} onStop={() => void stop()} confirmSend={confirm} />
+          {sendAnyway.dialog}
         </div>
         {panelOpen && hasState(state) ? <StatePanel state={state} onClose={() => setPanelOpen(false)} /> : null}
       </div>

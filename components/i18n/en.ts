@@ -123,6 +123,14 @@ export const en = {
     yes: "Yes",
     no: "No",
   },
+  // Sending while a request waits (components/chat/send-anyway-dialog.tsx).
+  sendAnyway: {
+    title: "A request is waiting",
+    text: "If you send your message now, this request is not done (it counts as not approved). Decide it first, and your message stays in the box.",
+    more: (n: number) => (n === 1 ? "And 1 more request in this chat." : `And ${n} more requests in this chat.`),
+    decideLabel: "Decide the request",
+    send: "Send anyway",
+  },
   // Images and files attached in the composer (components/chat/use-attachments.ts).
   uploads: {
     unavailable: "Uploads are not available on this server.",

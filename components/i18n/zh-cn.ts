@@ -121,6 +121,13 @@ export const zhCN: Dictionary = {
     yes: "是",
     no: "否",
   },
+  sendAnyway: {
+    title: "有一个请求在等待你",
+    text: "如果现在发送消息，这个请求就不会执行（视为未批准）。先处理它，你的消息会留在输入框中。",
+    more: (n: number) => `此对话中还有 ${n} 个请求。`,
+    decideLabel: "处理这个请求",
+    send: "仍然发送",
+  },
   uploads: {
     unavailable: "此服务器不支持上传附件。",
     failed: (status) => `上传失败（HTTP ${status}）。`,

@@ -1,0 +1,138 @@
+"use client";
+
+import { useCallback, useEffect, useRef, useState } from "react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTRPC } from "@/components/trpc-provider";
+import { useDictionary, useI18n, useRequestErrorText } from "@/components/i18n/use-dictionary";
+import { sendDecision } from "./approval-card";
+
+// Sending while a request of this thread waits for the user would supersede it ("Not approved: a
+// new message came first"): the chat asks first (docs/approvals.md). The user sends anyway,
+// keeps the message in the box, or decides the request here (the message then stays in the box).
+
+type Waiting = { id: string; threadId: string; question: string };
+
+/** The requests waiting in this thread, from the same query as the sidebar's inbox. */
+export function useWaitingApprovals(threadId: string): Waiting[] {
+  const trpc = useTRPC();
+  const { locale } = useI18n();
+  const inbox = useQuery(trpc.approvalPolicy.inbox.queryOptions({ locale }));
+  return (inbox.data?.items ?? []).filter((item) => item.threadId === threadId);
+}
+
+/**
+ * `confirm(proceed)` runs `proceed` at once when nothing waits in the thread, else after the user
+ * chose "Send anyway"; `dialog` is the question to render.
+ */
+export function useSendAnyway(opts: { threadId: string; decide: (post: () => Promise<string | null>) => Promise<boolean> }) {
+  const waiting = useWaitingApprovals(opts.threadId);
+  const [held, setHeld] = useState<{ proceed: () => void } | null>(null);
+  const confirm = useCallback(
+    (proceed: () => void) => {
+      if (waiting.length === 0) proceed();
+      else setHeld({ proceed });
+    },
+    [waiting.length],
+  );
+  const dialog =
+    held && waiting.length > 0 ? (
+      <SendAnywayDialog
+        waiting={waiting[0]!}
+        more={waiting.length - 1}
+        decide={opts.decide}
+        onSend={() => {
+          setHeld(null);
+          held.proceed();
+        }}
+        onClose={() => setHeld(null)}
+      />
+    ) : null;
+  return { confirm, dialog };
+}
+
+// Long: one dialog: its question, the decision buttons and the send/cancel pair share its state.
+function SendAnywayDialog({
+  waiting,
+  more,
+  decide,
+  onSend,
+  onClose,
+}: {
+  waiting: Waiting;
+  more: number;
+  decide: (post: () => Promise<string | null>) => Promise<boolean>;
+  onSend: () => void;
+  onClose: () => void;
+}) {
+  const t = useDictionary();
+  const errorText = useRequestErrorText();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const ref = useRef<HTMLDialogElement>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => dialog?.close();
+  }, []);
+
+  const decideHere = async (approve: boolean) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await decide(async () => (await sendDecision(waiting.id, { approve }, t.approvals.notRecorded)).task?.runId ?? null);
+      await queryClient.invalidateQueries({ queryKey: trpc.approvalPolicy.inbox.pathKey() });
+      onClose();
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <dialog
+      ref={ref}
+      className="chat-dialog"
+      aria-labelledby="send-anyway-title"
+      aria-describedby="send-anyway-text"
+      data-testid="send-anyway-dialog"
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+    >
+      <h2 id="send-anyway-title" className="chat-dialog-title">
+        {t.sendAnyway.title}
+      </h2>
+      <p id="send-anyway-text">{t.sendAnyway.text}</p>
+      <p className="chat-dialog-question" data-testid="send-anyway-question">
+        {waiting.question}
+      </p>
+      {more > 0 ? <p className="muted">{t.sendAnyway.more(more)}</p> : null}
+      <div className="chat-dialog-decide" role="group" aria-label={t.sendAnyway.decideLabel}>
+        <button type="button" className="btn" disabled={busy} onClick={() => void decideHere(true)} data-testid="send-anyway-approve">
+          {t.approvals.approve}
+        </button>
+        <button type="button" className="btn" disabled={busy} onClick={() => void decideHere(false)} data-testid="send-anyway-deny">
+          {t.approvals.deny}
+        </button>
+      </div>
+      {error ? (
+        <p role="alert" className="error-text">
+          {error}
+        </p>
+      ) : null}
+      <div className="chat-dialog-actions">
+        <button type="button" className="btn" disabled={busy} onClick={onClose} data-testid="send-anyway-cancel" autoFocus>
+          {t.common.cancel}
+        </button>
+        <button type="button" className="btn btn-primary" disabled={busy} onClick={onSend} data-testid="send-anyway-send">
+          {t.sendAnyway.send}
+        </button>
+      </div>
+    </dialog>
+  );
+}
