@@ -6,6 +6,7 @@ import { UiSchemaView } from "@/components/ui-schema/ui-schema-view";
 import { useDictionary, useRequestErrorText } from "@/components/i18n/use-dictionary";
 import { RequestError } from "@/components/i18n/request-error";
 import { useMessageActions } from "./message-actions";
+import { useForgetWaiting } from "./waiting-approvals";
 import styles from "./approval-card.module.css";
 
 // A write the agent asked approval for (docs/approvals.md): its card (the same UiSchema every
@@ -52,6 +53,7 @@ export function ApprovalCard({ approval, uiSchema }: { approval: ApprovalInfo; u
   const errorText = useRequestErrorText();
   const router = useRouter();
   const chat = useMessageActions();
+  const forget = useForgetWaiting();
   const ids = useId();
   const [mode, setMode] = useState<Mode>("idle");
   const [draft, setDraft] = useState(() => JSON.stringify(approval.input ?? {}, null, 2));
@@ -67,6 +69,7 @@ export function ApprovalCard({ approval, uiSchema }: { approval: ApprovalInfo; u
     setError(null);
     const post = async () => {
       const answer = await sendDecision(approval.id, body, t.notRecorded);
+      forget(approval.id);
       setDecided(body.approve ? "approved" : "denied");
       setMode("idle");
       return answer.task?.runId ?? null;

@@ -1,24 +1,13 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useTRPC } from "@/components/trpc-provider";
-import { useDictionary, useI18n, useRequestErrorText } from "@/components/i18n/use-dictionary";
+import { useDictionary, useRequestErrorText } from "@/components/i18n/use-dictionary";
 import { sendDecision } from "./approval-card";
+import { useForgetWaiting, useWaitingApprovals, type Waiting } from "./waiting-approvals";
 
 // Sending while a request of this thread waits for the user would supersede it ("Not approved: a
 // new message came first"): the chat asks first (docs/approvals.md). The user sends anyway,
 // keeps the message in the box, or decides the request here (the message then stays in the box).
-
-type Waiting = { id: string; threadId: string; question: string };
-
-/** The requests waiting in this thread, from the same query as the sidebar's inbox. */
-export function useWaitingApprovals(threadId: string): Waiting[] {
-  const trpc = useTRPC();
-  const { locale } = useI18n();
-  const inbox = useQuery(trpc.approvalPolicy.inbox.queryOptions({ locale }));
-  return (inbox.data?.items ?? []).filter((item) => item.threadId === threadId);
-}
 
 /**
  * `confirm(proceed)` runs `proceed` at once when nothing waits in the thread, else after the user
@@ -66,8 +55,7 @@ function SendAnywayDialog({
 }) {
   const t = useDictionary();
   const errorText = useRequestErrorText();
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
+  const forget = useForgetWaiting();
   const ref = useRef<HTMLDialogElement>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -82,8 +70,11 @@ function SendAnywayDialog({
     setBusy(true);
     setError(null);
     try {
-      await decide(async () => (await sendDecision(waiting.id, { approve }, t.approvals.notRecorded)).task?.runId ?? null);
-      await queryClient.invalidateQueries({ queryKey: trpc.approvalPolicy.inbox.pathKey() });
+      await decide(async () => {
+        const answer = await sendDecision(waiting.id, { approve }, t.approvals.notRecorded);
+        forget(waiting.id);
+        return answer.task?.runId ?? null;
+      });
       onClose();
     } catch (err) {
       setError(errorText(err));
