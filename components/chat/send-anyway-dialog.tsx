@@ -57,12 +57,15 @@ function SendAnywayDialog({
   const errorText = useRequestErrorText();
   const forget = useForgetWaiting();
   const ref = useRef<HTMLDialogElement>(null);
+  const cancel = useRef<HTMLButtonElement>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
     const dialog = ref.current;
     if (dialog && !dialog.open) dialog.showModal();
+    // Cancel is the safe choice: it takes focus (showModal would pick the first button).
+    cancel.current?.focus();
     return () => dialog?.close();
   }, []);
 
@@ -117,7 +120,7 @@ function SendAnywayDialog({
         </p>
       ) : null}
       <div className="chat-dialog-actions">
-        <button type="button" className="btn" disabled={busy} onClick={onClose} data-testid="send-anyway-cancel" autoFocus>
+        <button type="button" className="btn" disabled={busy} onClick={onClose} data-testid="send-anyway-cancel" ref={cancel}>
           {t.common.cancel}
         </button>
         <button type="button" className="btn btn-primary" disabled={busy} onClick={onSend} data-testid="send-anyway-send">

@@ -36,7 +36,7 @@ export function StatePanelToggle({ state, open, onToggle }: { state: ThreadState
         onClick={onToggle}
       >
         {steps ? t.plan : t.state}
-        {progress ? <span className="muted">· {t.progress(progress.done, progress.total)}</span> : null}
+        {progress ? <span className="muted"> · {t.progress(progress.done, progress.total)}</span> : null}
       </button>
     </div>
   );
