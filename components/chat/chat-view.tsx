@@ -16,7 +16,7 @@ import { defaultTitle } from "@/server/lib/default-title";
 import { useChatRuns, type SendInput } from "./use-chat-runs";
 import { StatePanel, StatePanelToggle } from "./state-panel";
 import { useSendAnyway } from "./send-anyway-dialog";
-import { applyStateEvent, hasState, type ThreadState } from "./thread-state";
+import { applyStateEvent, hasState, labelOf, type ThreadState } from "./thread-state";
 import styles from "./state-panel.module.css";
 
 // How close to the bottom (px) still counts as "reading the newest message".
@@ -165,7 +165,7 @@ function LiveTurnView({ turn, onRetry }: { turn: LiveTurn; onRetry: ((turn: Live
         ) : (
           <ToolCall
             key={`c:${item.id}`}
-            name={item.name}
+            name={item.target ? t.chat.toolOn(labelOf(item.target.method), item.target.module) : item.name}
             status={item.status}
             uiSchema={item.result?.uiSchema ?? null}
             content={item.result?.content ?? null}

@@ -71,6 +71,7 @@ export const en = {
     editLabel: "Edit your message",
     sendEdited: "Send",
     editNote: "Sends your edited message as a new question; the earlier answer stays above.",
+    toolOn: (tool: string, server: string) => `${tool} · on ${server}`,
     toolRunning: "running…",
     toolDone: "done",
     toolStopped: "stopped",

@@ -72,6 +72,7 @@ export const zhCN: Dictionary = {
     editLabel: "编辑你的消息",
     sendEdited: "发送",
     editNote: "编辑后的消息会作为新问题发送；之前的回答保留在上方。",
+    toolOn: (tool: string, server: string) => `${tool} · 来自 ${server}`,
     toolRunning: "处理中…",
     toolDone: "完成",
     toolStopped: "已停止",
