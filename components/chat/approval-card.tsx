@@ -26,7 +26,7 @@ export type ApprovalInfo = {
 type Mode = "idle" | "editing" | "denying";
 
 /** The card's question (its title node), which names the choices for a screen reader too. */
-function questionOf(uiSchema: unknown): string | null {
+export function questionOf(uiSchema: unknown): string | null {
   const children = (uiSchema as { root?: { children?: { type?: string; role?: string; content?: unknown }[] } } | null)?.root?.children ?? [];
   const title = children.find((n) => n.type === "text" && n.role === "title");
   return typeof title?.content === "string" ? title.content : null;

@@ -4,7 +4,7 @@ import { useCallback, useLayoutEffect, useMemo, useRef, useState, useTransition 
 import { useQueryClient } from "@tanstack/react-query";
 import { loadOlderHistory } from "@/app/(chat)/chat/actions";
 import { useTRPC } from "@/components/trpc-provider";
-import { ApprovalCard } from "./approval-card";
+import { ApprovalCard, questionOf } from "./approval-card";
 import { useI18n } from "@/components/i18n/use-dictionary";
 import { localDay } from "@/components/i18n/format";
 import { Composer } from "./composer";
@@ -16,6 +16,7 @@ import { defaultTitle } from "@/server/lib/default-title";
 import { useChatRuns, type SendInput } from "./use-chat-runs";
 import { StatePanel, StatePanelToggle } from "./state-panel";
 import { useSendAnyway } from "./send-anyway-dialog";
+import type { Waiting } from "./waiting-approvals";
 import { applyStateEvent, hasState, labelOf, type ThreadState } from "./thread-state";
 import styles from "./state-panel.module.css";
 
@@ -72,7 +73,8 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
     [send],
   );
   // A request waiting in this thread would be superseded by a new message: ask first.
-  const sendAnyway = useSendAnyway({ threadId, decide });
+  const live = useMemo(() => liveWaiting(turns, threadId), [turns, threadId]);
+  const sendAnyway = useSendAnyway({ threadId, live, decide });
   const { confirm } = sendAnyway;
   const guardedSend = useCallback((input: SendInput) => confirm(() => onSend(input)), [confirm, onSend]);
   const actions = useMemo(() => ({ send: guardedSend, decide, busy }), [guardedSend, decide, busy]);
@@ -123,6 +125,17 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
         {panelOpen && hasState(state) ? <StatePanel state={state} onClose={() => setPanelOpen(false)} /> : null}
       </div>
     </MessageActionsContext>
+  );
+}
+
+/** The requests the page's own runs left waiting (the inbox reads them only later). */
+function liveWaiting(turns: LiveTurn[], threadId: string): Waiting[] {
+  return turns.flatMap((turn) =>
+    turn.items.flatMap((item) =>
+      item.kind === "tool" && item.approval?.info.status === "pending" && Date.parse(item.approval.info.expiresAt) > Date.now()
+        ? [{ id: item.approval.info.id, threadId, question: questionOf(item.approval.uiSchema) ?? "" }]
+        : [],
+    ),
   );
 }
 

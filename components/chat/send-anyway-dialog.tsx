@@ -13,8 +13,9 @@ import { useForgetWaiting, useWaitingApprovals, type Waiting } from "./waiting-a
  * `confirm(proceed)` runs `proceed` at once when nothing waits in the thread, else after the user
  * chose "Send anyway"; `dialog` is the question to render.
  */
-export function useSendAnyway(opts: { threadId: string; decide: (post: () => Promise<string | null>) => Promise<boolean> }) {
-  const waiting = useWaitingApprovals(opts.threadId);
+export function useSendAnyway(opts: { threadId: string; live: readonly Waiting[]; decide: (post: () => Promise<string | null>) => Promise<boolean> }) {
+  const waiting = useWaitingApprovals(opts.threadId, opts.live);
+  const forget = useForgetWaiting();
   const [held, setHeld] = useState<{ proceed: () => void } | null>(null);
   const confirm = useCallback(
     (proceed: () => void) => {
@@ -31,6 +32,8 @@ export function useSendAnyway(opts: { threadId: string; decide: (post: () => Pro
         decide={opts.decide}
         onSend={() => {
           setHeld(null);
+          // Sending supersedes them: they wait no more.
+          for (const item of waiting) forget(item.id);
           held.proceed();
         }}
         onClose={() => setHeld(null)}
