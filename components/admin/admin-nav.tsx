@@ -8,6 +8,7 @@ const LINKS = [
   { href: "/admin", label: "overview", exact: true },
   { href: "/admin/runs", label: "runs", exact: false },
   { href: "/admin/threads", label: "threads", exact: false },
+  { href: "/admin/approvals", label: "approvals", exact: false },
   { href: "/admin/runners", label: "runners", exact: false },
   { href: "/admin/mcp", label: "mcp", exact: false },
   { href: "/admin/webhooks", label: "webhooks", exact: false },

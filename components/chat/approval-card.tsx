@@ -6,6 +6,7 @@ import { UiSchemaView } from "@/components/ui-schema/ui-schema-view";
 import { useDictionary, useRequestErrorText } from "@/components/i18n/use-dictionary";
 import { RequestError } from "@/components/i18n/request-error";
 import { useMessageActions } from "./message-actions";
+import { useForgetWaiting } from "./waiting-approvals";
 import styles from "./approval-card.module.css";
 
 // A write the agent asked approval for (docs/approvals.md): its card (the same UiSchema every
@@ -25,7 +26,7 @@ export type ApprovalInfo = {
 type Mode = "idle" | "editing" | "denying";
 
 /** The card's question (its title node), which names the choices for a screen reader too. */
-function questionOf(uiSchema: unknown): string | null {
+export function questionOf(uiSchema: unknown): string | null {
   const children = (uiSchema as { root?: { children?: { type?: string; role?: string; content?: unknown }[] } } | null)?.root?.children ?? [];
   const title = children.find((n) => n.type === "text" && n.role === "title");
   return typeof title?.content === "string" ? title.content : null;
@@ -52,6 +53,7 @@ export function ApprovalCard({ approval, uiSchema }: { approval: ApprovalInfo; u
   const errorText = useRequestErrorText();
   const router = useRouter();
   const chat = useMessageActions();
+  const forget = useForgetWaiting();
   const ids = useId();
   const [mode, setMode] = useState<Mode>("idle");
   const [draft, setDraft] = useState(() => JSON.stringify(approval.input ?? {}, null, 2));
@@ -67,6 +69,7 @@ export function ApprovalCard({ approval, uiSchema }: { approval: ApprovalInfo; u
     setError(null);
     const post = async () => {
       const answer = await sendDecision(approval.id, body, t.notRecorded);
+      forget(approval.id);
       setDecided(body.approve ? "approved" : "denied");
       setMode("idle");
       return answer.task?.runId ?? null;

@@ -6,6 +6,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/components/trpc-provider";
 import { useDictionary, useI18n, useRequestErrorText } from "@/components/i18n/use-dictionary";
 import { sendDecision } from "./approval-card";
+import { useForgetWaiting } from "./waiting-approvals";
 
 // The requests waiting for the user across their threads (docs/approvals.md, "The inbox"): a
 // count in the sidebar that opens the list, each request as its question with the chat it waits
@@ -44,8 +45,13 @@ function InboxRow({ item, onNavigate }: { item: Item; onNavigate: () => void }) 
   const errorText = useRequestErrorText();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const forget = useForgetWaiting();
   const decide = useMutation({
-    mutationFn: (approve: boolean) => sendDecision(item.id, { approve }, t.notRecorded),
+    mutationFn: async (approve: boolean) => {
+      const answer = await sendDecision(item.id, { approve }, t.notRecorded);
+      forget(item.id);
+      return answer;
+    },
     onSettled: () => void queryClient.invalidateQueries({ queryKey: trpc.approvalPolicy.inbox.pathKey() }),
   });
   return (

@@ -4,7 +4,7 @@ import { useCallback, useLayoutEffect, useMemo, useRef, useState, useTransition 
 import { useQueryClient } from "@tanstack/react-query";
 import { loadOlderHistory } from "@/app/(chat)/chat/actions";
 import { useTRPC } from "@/components/trpc-provider";
-import { ApprovalCard } from "./approval-card";
+import { ApprovalCard, questionOf } from "./approval-card";
 import { useI18n } from "@/components/i18n/use-dictionary";
 import { localDay } from "@/components/i18n/format";
 import { Composer } from "./composer";
@@ -14,6 +14,11 @@ import { AssistantMessage, DayHeader, Reasoning, StoppedNote, ToolCall, UserMess
 import { RegenerateIcon } from "./icons";
 import { defaultTitle } from "@/server/lib/default-title";
 import { useChatRuns, type SendInput } from "./use-chat-runs";
+import { StatePanel, StatePanelToggle } from "./state-panel";
+import { useSendAnyway } from "./send-anyway-dialog";
+import type { Waiting } from "./waiting-approvals";
+import { applyStateEvent, hasState, labelOf, type ThreadState } from "./thread-state";
+import styles from "./state-panel.module.css";
 
 // How close to the bottom (px) still counts as "reading the newest message".
 const STICKY_PX = 80;
@@ -29,11 +34,14 @@ type Props = {
   /** The newest question in the history shown, which Regenerate asks again. */
   lastQuestion: SendInput | null;
   activeRunId: string | null;
+  /** The shared state the thread keeps (docs/ag-ui.md, "Shared state"), null when none. */
+  initialState?: ThreadState | null;
   /** The newest day of history, rendered on the server. */
   children: React.ReactNode;
 };
 
-export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessageAt, lastQuestion, activeRunId, children }: Props) {
+// Long: the chat's page: its runs, scrolling, the state panel and the end actions meet here.
+export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessageAt, lastQuestion, activeRunId, initialState = null, children }: Props) {
   const { t, locale, timeZone, chosenTimeZone } = useI18n();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -43,7 +51,10 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
     refreshThreads();
     void queryClient.invalidateQueries({ queryKey: trpc.approvalPolicy.inbox.pathKey() });
   }, [refreshThreads, queryClient, trpc]);
-  const { turns, busy, send, stop, retry, decide } = useChatRuns({ threadId, timeZone: chosenTimeZone, locale, activeRunId, onRunStarted: refreshThreads, onRunEnded });
+  const [state, setState] = useState<ThreadState | null>(initialState);
+  const [panelOpen, setPanelOpen] = useState(false);
+  const onEvent = useCallback((event: Parameters<typeof applyStateEvent>[1]) => setState((s) => applyStateEvent(s, event)), []);
+  const { turns, busy, send, stop, retry, decide } = useChatRuns({ threadId, timeZone: chosenTimeZone, locale, activeRunId, onRunStarted: refreshThreads, onRunEnded, onEvent });
   const scroller = useRef<HTMLDivElement>(null);
   const sticky = useRef(true);
   const [today] = useState(() => localDay(new Date(), timeZone));
@@ -61,7 +72,12 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
     },
     [send],
   );
-  const actions = useMemo(() => ({ send: onSend, decide, busy }), [onSend, decide, busy]);
+  // A request waiting in this thread would be superseded by a new message: ask first.
+  const live = useMemo(() => liveWaiting(turns, threadId), [turns, threadId]);
+  const sendAnyway = useSendAnyway({ threadId, live, decide });
+  const { confirm } = sendAnyway;
+  const guardedSend = useCallback((input: SendInput) => confirm(() => onSend(input)), [confirm, onSend]);
+  const actions = useMemo(() => ({ send: guardedSend, decide, busy }), [guardedSend, decide, busy]);
 
   // Regenerate asks the newest question again as a new run; the earlier answer stays above.
   const lastTurn = turns.at(-1);
@@ -70,40 +86,56 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
 
   return (
     <MessageActionsContext value={actions}>
-      <div className="chat-view" data-testid="chat-view" data-thread-id={threadId}>
-        <div
-          className="chat-scroll"
-          ref={scroller}
-          onScroll={(e) => {
-            const el = e.currentTarget;
-            sticky.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICKY_PX;
-          }}
-        >
-          <div className="chat-column">
-            <h1 className="chat-title" data-testid="chat-title">
-              {title ?? provisionalTitle(turns[0]?.user?.text) ?? t.chat.newChat}
-            </h1>
-            {day ? <OlderHistory key={threadId} threadId={threadId} before={day} hasMore={hasMore} scroller={scroller} /> : null}
-            {children}
-            {!hasHistory && turns.length === 0 ? <EmptyState onPick={(text) => onSend({ text, images: [] })} /> : null}
-            {turns.length > 0 && (!lastMessageAt || localDay(lastMessageAt, timeZone) !== today) ? <DayHeader day={today} /> : null}
-            <div className="chat-live" role="log" aria-label={t.chat.currentConversation} aria-busy={busy} data-testid="live-log">
-              {turns.map((turn) => (
-                <LiveTurnView key={turn.key} turn={turn} onRetry={busy ? null : retry} />
-              ))}
-            </div>
-            {canRegenerate && question ? (
-              <div className="chat-end-actions">
-                <button type="button" className="btn chat-regenerate" data-testid="regenerate" onClick={() => onSend({ text: question.text, images: question.images })}>
-                  <RegenerateIcon size={14} /> {t.chat.regenerate}
-                </button>
+      <div className={styles.row}>
+        <div className="chat-view" data-testid="chat-view" data-thread-id={threadId}>
+          {hasState(state) ? <StatePanelToggle state={state} open={panelOpen} onToggle={() => setPanelOpen((o) => !o)} /> : null}
+          <div
+            className="chat-scroll"
+            ref={scroller}
+            onScroll={(e) => {
+              const el = e.currentTarget;
+              sticky.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICKY_PX;
+            }}
+          >
+            <div className="chat-column">
+              <h1 className="chat-title" data-testid="chat-title">
+                {title ?? provisionalTitle(turns[0]?.user?.text) ?? t.chat.newChat}
+              </h1>
+              {day ? <OlderHistory key={threadId} threadId={threadId} before={day} hasMore={hasMore} scroller={scroller} /> : null}
+              {children}
+              {!hasHistory && turns.length === 0 ? <EmptyState onPick={(text) => guardedSend({ text, images: [] })} /> : null}
+              {turns.length > 0 && (!lastMessageAt || localDay(lastMessageAt, timeZone) !== today) ? <DayHeader day={today} /> : null}
+              <div className="chat-live" role="log" aria-label={t.chat.currentConversation} aria-busy={busy} data-testid="live-log">
+                {turns.map((turn) => (
+                  <LiveTurnView key={turn.key} turn={turn} onRetry={busy ? null : retry} />
+                ))}
               </div>
-            ) : null}
+              {canRegenerate && question ? (
+                <div className="chat-end-actions">
+                  <button type="button" className="btn chat-regenerate" data-testid="regenerate" onClick={() => guardedSend({ text: question.text, images: question.images })}>
+                    <RegenerateIcon size={14} /> {t.chat.regenerate}
+                  </button>
+                </div>
+              ) : null}
+            </div>
           </div>
+          <Composer threadId={threadId} busy={busy} stopping={open?.stopping ?? false} onSend={onSend} onStop={() => void stop()} confirmSend={confirm} />
+          {sendAnyway.dialog}
         </div>
-        <Composer threadId={threadId} busy={busy} stopping={open?.stopping ?? false} onSend={onSend} onStop={() => void stop()} />
+        {panelOpen && hasState(state) ? <StatePanel state={state} onClose={() => setPanelOpen(false)} /> : null}
       </div>
     </MessageActionsContext>
+  );
+}
+
+/** The requests the page's own runs left waiting (the inbox reads them only later). */
+function liveWaiting(turns: LiveTurn[], threadId: string): Waiting[] {
+  return turns.flatMap((turn) =>
+    turn.items.flatMap((item) =>
+      item.kind === "tool" && item.approval?.info.status === "pending" && Date.parse(item.approval.info.expiresAt) > Date.now()
+        ? [{ id: item.approval.info.id, threadId, question: questionOf(item.approval.uiSchema) ?? "" }]
+        : [],
+    ),
   );
 }
 
@@ -146,7 +178,7 @@ function LiveTurnView({ turn, onRetry }: { turn: LiveTurn; onRetry: ((turn: Live
         ) : (
           <ToolCall
             key={`c:${item.id}`}
-            name={item.name}
+            name={item.target ? t.chat.toolOn(labelOf(item.target.method), item.target.module) : item.name}
             status={item.status}
             uiSchema={item.result?.uiSchema ?? null}
             content={item.result?.content ?? null}

@@ -26,12 +26,15 @@ export function Composer({
   stopping,
   onSend,
   onStop,
+  confirmSend,
 }: {
   threadId: string;
   busy: boolean;
   stopping: boolean;
   onSend: (input: SendInput) => void;
   onStop: () => void;
+  /** Runs `proceed` when sending may go ahead (maybe after asking); the text stays in the box until then. */
+  confirmSend?: (proceed: () => void) => void;
 }) {
   const { t, locale } = useI18n();
   const [text, setText] = useState("");
@@ -49,9 +52,13 @@ export function Composer({
 
   const submit = () => {
     if (!canSend) return;
-    onSend({ text: text.trim(), images: attachments.take() });
-    setText("");
-    textarea.current?.focus();
+    const proceed = () => {
+      onSend({ text: text.trim(), images: attachments.take() });
+      setText("");
+      textarea.current?.focus();
+    };
+    if (confirmSend) confirmSend(proceed);
+    else proceed();
   };
 
   return (

@@ -75,6 +75,19 @@ describe("live turn", () => {
     expect(done.items).toEqual([{ kind: "tool", id: "c1", name: "project_cli", status: "done", result: { content: '{"ok":true}', uiSchema: card } }]);
   });
 
+  it("reads what a project_cli call runs from its arguments once they are complete", () => {
+    const turn = play([
+      started,
+      { type: EventType.TOOL_CALL_START, toolCallId: "c1", toolCallName: "project_cli" } as BaseEvent,
+      { type: EventType.TOOL_CALL_ARGS, toolCallId: "c1", delta: '{"module":"tracker","met' } as BaseEvent,
+      { type: EventType.TOOL_CALL_ARGS, toolCallId: "c1", delta: 'hod":"search_tickets","input":{}}' } as BaseEvent,
+    ]);
+    expect(turn.items[0]).toMatchObject({ status: "running" });
+    expect(turn.items[0]).not.toHaveProperty("target");
+    const ended = play([{ type: EventType.TOOL_CALL_END, toolCallId: "c1" } as BaseEvent], turn);
+    expect(ended.items).toEqual([{ kind: "tool", id: "c1", name: "project_cli", status: "running", result: null, target: { module: "tracker", method: "search_tickets" } }]);
+  });
+
   it("keeps text and tool calls in arrival order", () => {
     const turn = play([
       started,

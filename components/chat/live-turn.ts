@@ -19,6 +19,10 @@ export type LiveItem =
       name: string;
       status: "running" | "done" | "stopped";
       result: { content: string; uiSchema: unknown } | null;
+      /** The call's arguments while they stream (dropped at TOOL_CALL_END). */
+      args?: string;
+      /** What a project_cli call runs, read from its arguments: a module (an MCP server's name) and a method. */
+      target?: { module: string; method: string };
       /** The run ended waiting for the user's approval of this call (components/chat/approval-card.tsx). */
       approval?: { info: ApprovalInfo; uiSchema: unknown };
     };
@@ -120,6 +124,10 @@ export function applyRunEvent(turn: LiveTurn, raw: BaseEvent): LiveTurn {
     case EventType.TOOL_CALL_START:
       if (hasItem(turn.items, event.toolCallId, "tool")) return turn;
       return { ...turn, items: [...turn.items, { kind: "tool", id: event.toolCallId, name: event.toolCallName, status: "running", result: null }] };
+    case EventType.TOOL_CALL_ARGS:
+      return { ...turn, items: updateItem(turn.items, event.toolCallId, "tool", (item) => (item.kind === "tool" ? { ...item, args: (item.args ?? "") + event.delta } : item)) };
+    case EventType.TOOL_CALL_END:
+      return { ...turn, items: updateItem(turn.items, event.toolCallId, "tool", withTarget) };
     case EventType.TOOL_CALL_RESULT: {
       const result = {
         content: typeof event.content === "string" ? event.content : JSON.stringify(event.content),
@@ -145,6 +153,19 @@ export function applyRunEvent(turn: LiveTurn, raw: BaseEvent): LiveTurn {
       return event.name === "message.edited" ? withEditedText(turn, event.value) : turn;
     default:
       return turn;
+  }
+}
+
+/** A project_cli call's module and method, from its complete arguments; the streamed text goes. */
+function withTarget(item: LiveItem): LiveItem {
+  if (item.kind !== "tool") return item;
+  const { args, ...rest } = item;
+  if (item.name !== "project_cli" || !args) return rest;
+  try {
+    const { module, method } = JSON.parse(args) as { module?: unknown; method?: unknown };
+    return typeof module === "string" && typeof method === "string" && module && method ? { ...rest, target: { module, method } } : rest;
+  } catch {
+    return rest;
   }
 }
 

@@ -42,7 +42,16 @@ export type SendInput = { text: string; images: LiveImage[] };
  * run is open at a time, as the server allows one per thread.
  */
 // Long: one hook: sending, following, stopping and resuming a run share its state.
-export function useChatRuns(opts: { threadId: string; timeZone: string | null; locale: string; activeRunId: string | null; onRunStarted: () => void; onRunEnded: () => void }) {
+export function useChatRuns(opts: {
+  threadId: string;
+  timeZone: string | null;
+  locale: string;
+  activeRunId: string | null;
+  onRunStarted: () => void;
+  onRunEnded: () => void;
+  /** Every event of the runs followed here, in order (the thread's state is built from them). */
+  onEvent?: (event: BaseEvent) => void;
+}) {
   const { threadId } = opts;
   const [turns, dispatch] = useReducer(reducer, []);
   const [deciding, setDeciding] = useState(0);
@@ -56,6 +65,7 @@ export function useChatRuns(opts: { threadId: string; timeZone: string | null; l
 
   const handleEvent = useCallback((p: Pending, event: BaseEvent) => {
     dispatch({ type: "event", key: p.key, event });
+    callbacks.current.onEvent?.(event);
     if (event.type === "RUN_STARTED") {
       p.started = true;
       callbacks.current.onRunStarted();

@@ -2,7 +2,7 @@
 
 export const consoleEn = {
   title: "Admin console",
-  nav: { label: "Admin console", overview: "Overview", runs: "Runs", threads: "Threads", runners: "Runners", mcp: "MCP servers", webhooks: "Webhooks", schedules: "Schedules", knowledge: "Knowledge", usage: "Usage" },
+  nav: { label: "Admin console", overview: "Overview", runs: "Runs", threads: "Threads", runners: "Runners", mcp: "MCP servers", webhooks: "Webhooks", schedules: "Schedules", knowledge: "Knowledge", usage: "Usage", approvals: "Waiting" },
   forbiddenTitle: "403: admins only",
   forbiddenText: (email: string) => `Your account (${email}) is not an administrator. Ask an admin to grant you access.`,
   topBar: { main: "Main", chat: "Chat", admin: "Admin", signOut: "Sign out" },
@@ -35,6 +35,19 @@ export const consoleEn = {
     column: "Attempts",
   },
   loading: "Loading…",
+  // Requests waiting for their owners, across users (components/admin/waiting-approvals.tsx).
+  waiting: {
+    intro: "Requests the assistant is waiting for someone to approve, across users. Only the person asked can approve or deny: this list is read-only.",
+    caption: "Requests waiting for approval, newest first",
+    who: "Who",
+    question: "Request",
+    thread: "Chat",
+    since: "Waiting since",
+    expires: "Expires",
+    run: "Run",
+    openRun: "Open run",
+    none: "Nothing is waiting for approval.",
+  },
   health: { title: "Health", checking: "Checking…", database: "Database", reachable: "reachable", unreachable: "unreachable" },
   dashboard: {
     title: "Activity",

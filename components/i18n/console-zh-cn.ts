@@ -4,7 +4,7 @@ import type { Dictionary } from "./dictionaries";
 
 export const consoleZhCN: Dictionary["console"] = {
   title: "管理控制台",
-  nav: { label: "管理控制台", overview: "概览", runs: "运行", threads: "会话", runners: "运行器", mcp: "MCP 服务器", webhooks: "Webhooks", schedules: "定时任务", knowledge: "知识库", usage: "用量" },
+  nav: { label: "管理控制台", overview: "概览", runs: "运行", threads: "会话", runners: "运行器", mcp: "MCP 服务器", webhooks: "Webhooks", schedules: "定时任务", knowledge: "知识库", usage: "用量", approvals: "等待审批" },
   forbiddenTitle: "403：仅限管理员",
   attempts: {
     title: "执行记录",
@@ -35,6 +35,18 @@ export const consoleZhCN: Dictionary["console"] = {
   actions: "操作",
   never: "从未",
   status: { queued: "排队中", running: "运行中", completed: "已完成", failed: "失败", cancelled: "已取消" },
+  waiting: {
+    intro: "助手正在等待批准的请求（所有用户）。只有被询问的本人可以批准或拒绝：此列表只读。",
+    caption: "等待批准的请求，最新的在前",
+    who: "用户",
+    question: "请求",
+    thread: "会话",
+    since: "等待开始于",
+    expires: "过期时间",
+    run: "运行",
+    openRun: "打开运行",
+    none: "没有等待批准的请求。",
+  },
   loading: "加载中…",
   health: { title: "健康状况", checking: "正在检查…", database: "数据库", reachable: "可连接", unreachable: "无法连接" },
   dashboard: {

@@ -71,6 +71,7 @@ export const en = {
     editLabel: "Edit your message",
     sendEdited: "Send",
     editNote: "Sends your edited message as a new question; the earlier answer stays above.",
+    toolOn: (tool: string, server: string) => `${tool} · on ${server}`,
     toolRunning: "running…",
     toolDone: "done",
     toolStopped: "stopped",
@@ -105,6 +106,31 @@ export const en = {
     demoModel: "Offline demo model",
     model: "Model",
     modelTitle: "Model for your next message",
+  },
+  // The thread's plan and shared state beside the chat (components/chat/state-panel.tsx).
+  statePanel: {
+    title: "Plan and state",
+    show: "Show the plan and state",
+    hide: "Hide the plan and state",
+    close: "Close",
+    plan: "Plan",
+    state: "State",
+    otherState: "Other state",
+    progress: (done: number, total: number) => `${done} of ${total} done`,
+    status: { pending: "to do", in_progress: "in progress", done: "done" },
+    noSteps: "No steps yet.",
+    untitledStep: (n: number) => `Step ${n}`,
+    none: "none",
+    yes: "Yes",
+    no: "No",
+  },
+  // Sending while a request waits (components/chat/send-anyway-dialog.tsx).
+  sendAnyway: {
+    title: "A request is waiting",
+    text: "If you send your message now, this request is not done (it counts as not approved). Decide it first, and your message stays in the box.",
+    more: (n: number) => (n === 1 ? "And 1 more request in this chat." : `And ${n} more requests in this chat.`),
+    decideLabel: "Decide the request",
+    send: "Send anyway",
   },
   // Images and files attached in the composer (components/chat/use-attachments.ts).
   uploads: {

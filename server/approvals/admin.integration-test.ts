@@ -44,4 +44,21 @@ describe("approvals in the admin console", () => {
       }),
     ]);
   });
+
+  it("lists every user's waiting requests for an admin, read-only, and refuses anyone else", async () => {
+    const key = `wait_${Date.now()}`;
+    const { body, interrupt } = await interruptedRun(owner.apiKey, rememberTurn(key, "grey"));
+    const listed = await console_.adminRuns.waitingApprovals({ locale: "en" });
+    const item = listed.find((i) => i.id === interrupt.id);
+    expect(item).toEqual(
+      expect.objectContaining({ threadId: body.threadId, ownerEmail: owner.email, question: expect.stringContaining("grey"), runId: expect.any(String), createdAt: expect.any(String) }),
+    );
+    expect(item!.question).not.toContain("memory.update");
+    // The run link opens the run's page.
+    expect((await console_.adminRuns.get({ id: item!.runId })).run.runId).toBe(body.runId);
+    await expect(callerAs(owner).adminRuns.waitingApprovals({})).rejects.toThrow();
+
+    expect((await decide(owner.apiKey, interrupt.id, { approve: false })).status).toBe(202);
+    expect((await console_.adminRuns.waitingApprovals({})).map((i) => i.id)).not.toContain(interrupt.id);
+  });
 });

@@ -146,14 +146,14 @@ export async function findApprovalsClaimedBy({ runId }: { runId: string }): Prom
   return rows;
 }
 
-/** A waiting approval with the title of its thread, for the inbox. */
-export type PendingApprovalRow = ApprovalRow & { threadTitle: string };
+/** A waiting approval with the title of its thread and its owner's email, for the inboxes. */
+export type PendingApprovalRow = ApprovalRow & { threadTitle: string; ownerEmail: string };
 
 /** The approvals a user (or everyone, for an admin) has waiting, newest first. */
 export async function listPendingApprovals({ userId, limit }: { userId: string | null; limit: number }): Promise<PendingApprovalRow[]> {
   const { rows } = await getPool().query<PendingApprovalRow>(
-    `select ${columns("a.")}, t.title as "threadTitle"
-     from approvals a join threads t on t.id = a.thread_id
+    `select ${columns("a.")}, t.title as "threadTitle", o.email as "ownerEmail"
+     from approvals a join threads t on t.id = a.thread_id join users o on o.id = a.user_id
      where a.status = 'pending' and a.expires_at > now() and ($1::uuid is null or a.user_id = $1)
      order by a.created_at desc limit $2`,
     [userId, limit],

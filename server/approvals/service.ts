@@ -216,3 +216,21 @@ export async function approvalInbox({ userId, locale }: { userId: string; locale
     expiresAt: row.expiresAt.toISOString(),
   }));
 }
+
+/** A waiting request as the console lists it: whose, in which thread and run, asked how, since when. */
+export type AdminInboxItem = InboxItem & { runId: string; ownerEmail: string };
+
+/** Every user's requests waiting for a decision, newest first (the console reads; the owner decides). */
+export async function adminApprovalInbox({ locale }: { locale?: string }): Promise<AdminInboxItem[]> {
+  const rows = await listPendingApprovals({ userId: null, limit: INBOX_LIMIT });
+  return rows.map((row) => ({
+    id: row.id,
+    threadId: row.threadId,
+    threadTitle: row.threadTitle,
+    question: approvalQuestion(row, locale),
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+    runId: row.runId,
+    ownerEmail: row.ownerEmail,
+  }));
+}

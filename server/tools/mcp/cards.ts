@@ -23,11 +23,16 @@ const mcpResultHintSchema = z
   })
   .describe("An MCP tool's result");
 
-type Words = { images: (n: number) => string; resources: (uris: string) => string; empty: string };
+type Words = { images: (n: number) => string; resources: (uris: string) => string; empty: string; title: (tool: string, server: string) => string };
 
 const words: Translations<Words> = {
-  en: { images: (n) => (n === 1 ? "1 image" : `${n} images`), resources: (uris) => `Resources: ${uris}`, empty: "The tool returned nothing to show." },
-  zh: { images: (n) => `${n} 张图片`, resources: (uris) => `资源：${uris}`, empty: "该工具没有返回可显示的内容。" },
+  en: {
+    images: (n) => (n === 1 ? "1 image" : `${n} images`),
+    resources: (uris) => `Resources: ${uris}`,
+    empty: "The tool returned nothing to show.",
+    title: (tool, server) => `${tool} · on ${server}`,
+  },
+  zh: { images: (n) => `${n} 张图片`, resources: (uris) => `资源：${uris}`, empty: "该工具没有返回可显示的内容。", title: (tool, server) => `${tool} · 来自 ${server}` },
 };
 
 export type McpResultHints = z.output<typeof mcpResultHintSchema>;
@@ -36,7 +41,8 @@ export const mcpResultCard = card(words, {
   schema: mcpResultHintSchema,
   status: () => "info",
   build: (hints, w): UiNodeInput[] => {
-    const nodes: UiNodeInput[] = [title(clip(`${hints.server} · ${hints.tool}`, SHORT))];
+    // The tool as words and the server it runs on: "Search tickets · on tracker".
+    const nodes: UiNodeInput[] = [title(clip(w.title(humanizeKey(hints.tool), hints.server), SHORT))];
     for (const text of hints.texts) nodes.push(body(text));
     if (hints.fields.length > 0) nodes.push({ type: "key_value", items: hints.fields.map((f) => ({ label: clip(humanizeKey(f.label), SHORT), value: f.value })) });
     if (hints.images > 0) nodes.push(caption(w.images(hints.images)));

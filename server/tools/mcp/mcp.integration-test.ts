@@ -139,7 +139,7 @@ describe("MCP servers as project_cli modules", () => {
     const continued = (await collectSse(await decide(user.apiKey, interrupt.id, { approve: true }, { stream: true }))).map((f) => JSON.parse(f.data) as Event);
     const answered = continued.find((e) => e.type === "TOOL_CALL_RESULT")!;
     expect(answered.content).toContain("Deleted ticket T-9");
-    expect(JSON.stringify((answered.metadata as { ui_schema: unknown }).ui_schema)).toContain("tickets · delete_ticket");
+    expect(JSON.stringify((answered.metadata as { ui_schema: unknown }).ui_schema)).toContain("Delete ticket · on tickets");
 
     // Under `always` every write asks, and a read still does not.
     await data(await trpcPost("approvalPolicy.set", { policy: "always" }, userCookie));

@@ -44,5 +44,6 @@ describe("MCP results", () => {
     expect(text).toContain("1 image");
     expect(text).toContain("tickets://T-1");
     expect(text).not.toContain('{\\"');
+    expect(text).toContain('"content":"Create ticket · on tickets"');
   });
 });

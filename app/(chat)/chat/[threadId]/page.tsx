@@ -7,6 +7,7 @@ import { ChatView } from "@/components/chat/chat-view";
 import { HistoryDay } from "@/components/chat/history-day";
 import { stoppedAnswersIn } from "@/server/runs/service/stopped-answers";
 import { requestLocale } from "@/components/i18n/request-locale";
+import { keptState } from "@/server/thread-state/service";
 
 export const dynamic = "force-dynamic";
 
@@ -19,7 +20,11 @@ export default async function ThreadPage({ params }: { params: Promise<{ threadI
     if (err instanceof AppError && err.code === "NOT_FOUND") notFound();
     throw err;
   });
-  const stopped = await stoppedAnswersIn({ userId: principal.userId, snapshot: view.history });
+  const [stopped, state] = await Promise.all([
+    stoppedAnswersIn({ userId: principal.userId, snapshot: view.history }),
+    // A thread whose id is not taken yet keeps nothing.
+    view.thread ? keptState({ userId: principal.userId, threadId }) : null,
+  ]);
   const messages = view.history.messages;
   const lastUser = messages.findLast((m) => m.role === "user");
   const lastQuestion = lastUser ? { text: lastUser.content, images: lastUser.attachments.map((a) => ({ url: a.url, mimeType: a.mime_type, name: a.path.split("/").at(-1) ?? "" })) } : null;
@@ -34,6 +39,7 @@ export default async function ThreadPage({ params }: { params: Promise<{ threadI
       lastMessageAt={messages.at(-1)?.timestamp ?? null}
       lastQuestion={lastQuestion}
       activeRunId={view.activeRun?.runId ?? null}
+      initialState={state}
     >
       <HistoryDay snapshot={view.history} stopped={stopped} />
     </ChatView>
