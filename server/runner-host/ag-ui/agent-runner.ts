@@ -60,7 +60,7 @@ async function errorDetail(res: Response): Promise<string> {
 }
 
 /** POSTs the run; the agent's streaming answer, or why there is none. */
-async function openStream(spec: AgUiAgentSpec, body: string, options: AgUiAgentOptions, signal: AbortSignal): Promise<Response> {
+async function openStream(spec: AgUiAgentSpec, body: string, options: AgUiAgentOptions, { signal, request }: { signal: AbortSignal; request: AbortSignal }): Promise<Response> {
   const url = spec.endpoint.baseUrl;
   if (!(await mayConnectTo(new URL(url).hostname, env.RUNNER_ALLOWED_HOSTS))) {
     throw new RunnerFailure("agent.unreachable", `The agent at ${url} is not on a public address (its host is not in RUNNER_ALLOWED_HOSTS)`);
@@ -73,7 +73,7 @@ async function openStream(spec: AgUiAgentSpec, body: string, options: AgUiAgentO
       headers: { ...unsealAgentHeaders(spec.endpoint.secretSealed), "content-type": "application/json", accept: "text/event-stream" },
       body,
       redirect: "error",
-      signal: AbortSignal.any([signal, connect]),
+      signal: AbortSignal.any([request, connect]),
     });
   } catch {
     if (signal.aborted) throw signal.reason;
@@ -139,20 +139,25 @@ export function createAgUiRunner(spec: AgUiAgentSpec): Runner {
     async run(input: RunnerInput): Promise<RunnerResult> {
       const options = agentOptionsOf(spec.endpoint);
       // Aborting it cuts the agent's request: cancel, deadline, a stall, or the end of the relay.
+      // Always as an AbortError, the one reason @ag-ui/client's reader takes as a plain stop.
       const request = new AbortController();
-      const stop = () => request.abort(input.signal.reason);
-      input.signal.addEventListener("abort", stop, { once: true });
+      const cut = () => request.abort(new DOMException("The relay stopped reading the agent", "AbortError"));
+      const relay = new AgUiRelay(input.emit);
+      input.signal.addEventListener("abort", cut, { once: true });
+      if (input.signal.aborted) cut();
       try {
-        const res = await openStream(spec, JSON.stringify(await agentInput(spec, input)), options, AbortSignal.any([input.signal, request.signal]));
+        const res = await openStream(spec, JSON.stringify(await agentInput(spec, input)), options, { signal: input.signal, request: request.signal });
         const events$ = transformChunks()(transformHttpEventStream(runHttpRequest(() => Promise.resolve(res))));
-        const result = await relayEvents(events$, new AgUiRelay(input.emit), options.stall_seconds, input.signal);
-        return { model: spec.manifest.id, result: { agent: spec.manifest.id, ...(result !== undefined ? { result } : {}) } };
+        const result = await relayEvents(events$, relay, options.stall_seconds, input.signal);
+        return { usage: relay.usage, model: spec.manifest.id, result: { agent: spec.manifest.id, ...(result !== undefined ? { result } : {}) } };
       } catch (err) {
+        // A failed run still records what the agent said it used.
+        if (relay.usage) input.reportUsage?.(relay.usage, spec.manifest.id);
         if (err instanceof RunnerFailure) logger.warn({ runId: input.run.id, agent: spec.manifest.id, code: err.code, reason: err.message }, "AG-UI agent run failed");
         throw err;
       } finally {
-        input.signal.removeEventListener("abort", stop);
-        request.abort("done");
+        input.signal.removeEventListener("abort", cut);
+        cut();
       }
     },
   };

@@ -1,7 +1,7 @@
 import "server-only";
 import { EventType } from "@ag-ui/core";
 import { InvalidEventError, parseAgUiEvent, unknownEventFields, type AgUiEvent } from "../../protocols/ag-ui/events";
-import { RunnerFailure, type EmitExtras } from "../../kernel/runs";
+import { RunnerFailure, type EmitExtras, type TokenUsage } from "../../kernel/runs";
 
 // What Dispatch does with each event an AG-UI agent streams, before the engine's sequence guard
 // sees it: the engine owns the run's lifecycle (RUN_STARTED, and the terminal event it writes
@@ -10,6 +10,22 @@ import { RunnerFailure, type EmitExtras } from "../../kernel/runs";
 // result into the thread, so the next run's history holds the call.
 
 export type RelayEnd = { kind: "finished"; result: unknown } | { kind: "failed"; failure: RunnerFailure };
+
+type AgentUsage = Partial<Record<keyof TokenUsage, number>>;
+const USAGE_FIELDS = ["inputTokens", "outputTokens", "totalTokens", "cachedInputTokens", "reasoningTokens"] as const;
+
+/** The run's usage as the agent reported it on its terminal event (one entry per model), summed; a count nobody reported stays absent. */
+export function summedUsage(entries: readonly AgentUsage[] | undefined): TokenUsage | undefined {
+  if (!entries?.length) return undefined;
+  const total: TokenUsage = {};
+  for (const entry of entries) {
+    for (const field of USAGE_FIELDS) {
+      const n = entry[field];
+      if (typeof n === "number" && Number.isFinite(n) && n >= 0) total[field] = (total[field] ?? 0) + n;
+    }
+  }
+  return Object.keys(total).length > 0 ? total : undefined;
+}
 
 type ToolCallSeen = { name: string; args: string; parentMessageId?: string };
 
@@ -35,6 +51,8 @@ export class AgUiRelay {
   private readonly toolCalls = new Map<string, ToolCallSeen>();
   /** Set once the agent's run ended (RUN_FINISHED or RUN_ERROR) or its stream broke a rule. */
   end: RelayEnd | null = null;
+  /** What the agent's terminal event says the run used. */
+  usage: TokenUsage | undefined;
 
   constructor(private readonly emit: (event: AgUiEvent, extras?: EmitExtras) => void) {}
 
@@ -66,9 +84,11 @@ export class AgUiRelay {
           this.fail("agent.interrupt_unsupported", "The agent ended its run with an interrupt; Dispatch does not relay an agent's interrupts yet");
           return;
         }
+        this.usage = summedUsage(event.usage);
         this.end = { kind: "finished", result: event.result };
         return;
       case EventType.RUN_ERROR:
+        this.usage = summedUsage(event.usage);
         this.fail("agent.run_error", `The agent reported an error${event.code ? ` (${event.code})` : ""}: ${event.message}`);
         return;
       case EventType.TOOL_CALL_START:
