@@ -7,9 +7,11 @@ import { randomUUID } from "node:crypto";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { bindRunner, registerAgent } from "@/server/runner-host/service";
-import { bearer, createTestUser } from "@/test/helpers";
+import { StreamObjectSchema } from "@/server/protocols/agent-api/response";
+import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { getJson, paced, postRun, runInput, waitForRunEnd } from "@/test/runs";
 import { collectSse } from "@/test/sse";
+import { waitFor } from "@/test/wait";
 import { agUiUrl } from "@/test/clients/dispatch";
 import { startMastraAgent, WEATHER_TOOL, type MastraAgentServer } from "./mastra/agent";
 
@@ -85,6 +87,34 @@ describe("a Mastra agent (@ag-ui/mastra) behind Dispatch", () => {
     await lastValueFrom(from(frames as BaseEvent[]).pipe(verifyEvents(), toArray()));
   });
 
+  it("answers through the Agent API (POST /api/v1/agent/process) with valid stream objects", async () => {
+    const user = await userBoundTo(runnerId);
+    const body = { input: [{ type: "message", role: "user", content: [{ type: "text", text: `[[call:${WEATHER_TOOL} {"city":"Oslo"}]] via the agent api` }] }] };
+    const res = await fetch(`${baseUrl()}/api/v1/agent/process`, { method: "POST", headers: { ...bearer(user.apiKey), "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect(res.status).toBe(200);
+    const objects = (await collectSse(res)).map((f) => JSON.parse(f.data) as Record<string, unknown>);
+    for (const o of objects) expect(StreamObjectSchema.safeParse(o).success, JSON.stringify(o)).toBe(true);
+    const end = objects.at(-1) as { status: string; output: { type: string }[] };
+    expect(end.status).toBe("completed");
+    expect(JSON.stringify(end.output.filter((m) => m.type === "message"))).toContain("sunny in Oslo");
+  });
+
+  it("passes the client's own tools to the agent and its answer back in the next run", async () => {
+    const user = await userBoundTo(runnerId);
+    const agent = new HttpAgent({ url: agUiUrl(), headers: bearer(user.apiKey), threadId: randomUUID() });
+    const tools = [{ name: "pick_city", description: "Ask the user to pick a city", parameters: { type: "object", properties: { hint: { type: "string" } } } }];
+    agent.addMessage({ id: randomUUID(), role: "user", content: '[[call:pick_city {"hint":"north"}]] pick one' });
+    await agent.runAgent({ tools });
+    const call = agent.messages.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []) : [])).find((c) => c.function.name === "pick_city");
+    expect(JSON.parse(call!.function.arguments)).toEqual({ hint: "north" });
+    expect(mastra.requests.at(-1)!.tools.map((t) => t.name)).toEqual(["pick_city"]);
+    agent.addMessage({ id: randomUUID(), role: "tool", toolCallId: call!.id, content: "Bergen" });
+    const answered = await agent.runAgent({ tools });
+    expect(answered.newMessages.at(-1)).toMatchObject({ role: "assistant", content: "Tool said: Bergen" });
+    // The agent got the call and the client's answer from the thread Dispatch keeps.
+    expect(mastra.requests.at(-1)!.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+  });
+
   it("stops a run mid-answer: the agent's request is cut and the run ends cancelled", async () => {
     const user = await userBoundTo(runnerId);
     const agent = new HttpAgent({ url: agUiUrl(), headers: bearer(user.apiKey), threadId: randomUUID() });
@@ -94,6 +124,7 @@ describe("a Mastra agent (@ag-ui/mastra) behind Dispatch", () => {
     });
     expect(turn.answer.startsWith(`You said: ${word}`)).toBe(true);
     expect((await waitForRunEnd(user.apiKey, runIdOf(turn.events))).status).toBe("cancelled");
+    await waitFor(() => mastra.cut.includes(runIdOf(turn.events)));
     expect((await send(agent, "right after stop")).answer).toBe("You said: right after stop");
   });
 });

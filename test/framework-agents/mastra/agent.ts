@@ -13,7 +13,8 @@ import { Agent } from "@mastra/core/agent";
 import { createTool } from "@mastra/core/tools";
 import { z } from "zod";
 
-export type MastraAgentServer = { url: string; fail: string; stall: string; requests: RunAgentInput[]; close(): Promise<void> };
+/** `requests`: every RunAgentInput received; `cut`: the runIds whose request the caller closed before the run's end. */
+export type MastraAgentServer = { url: string; fail: string; stall: string; requests: RunAgentInput[]; cut: string[]; close(): Promise<void> };
 
 export const WEATHER_TOOL = "get_weather";
 
@@ -46,7 +47,7 @@ function readBody(req: http.IncomingMessage): Promise<string> {
 }
 
 /** Streams the Mastra agent's AG-UI events for one RunAgentInput; a client that goes away stops it. */
-function serveRun(agent: Agent, input: RunAgentInput, req: http.IncomingMessage, res: http.ServerResponse): void {
+function serveRun(agent: Agent, input: RunAgentInput, req: http.IncomingMessage, res: http.ServerResponse, cut: string[]): void {
   const encoder = new EventEncoder({ accept: req.headers.accept });
   res.writeHead(200, { "content-type": encoder.getContentType(), "cache-control": "no-cache" });
   const adapter = new MastraAgent({ agent, resourceId: "dispatch-test", threadId: input.threadId });
@@ -58,12 +59,16 @@ function serveRun(agent: Agent, input: RunAgentInput, req: http.IncomingMessage,
     },
     complete: () => res.end(),
   });
-  res.on("close", () => subscription.unsubscribe());
+  res.on("close", () => {
+    if (!res.writableEnded) cut.push(input.runId);
+    subscription.unsubscribe();
+  });
 }
 
 export async function startMastraAgent(llm: { baseUrl: string; apiKey: string; model: string }): Promise<MastraAgentServer> {
   const agent = mastraAgent(llm);
   const requests: RunAgentInput[] = [];
+  const cut: string[] = [];
   const open = new Set<http.ServerResponse>();
   const server = http.createServer((req, res) => {
     open.add(res);
@@ -78,7 +83,7 @@ export async function startMastraAgent(llm: { baseUrl: string; apiKey: string; m
         res.write(`data: ${JSON.stringify({ type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId })}\n\n`);
         return;
       }
-      serveRun(agent, input, req, res);
+      serveRun(agent, input, req, res, cut);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -88,6 +93,7 @@ export async function startMastraAgent(llm: { baseUrl: string; apiKey: string; m
     fail: `${base}/fail`,
     stall: `${base}/stall`,
     requests,
+    cut,
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of open) res.destroy();
