@@ -129,6 +129,32 @@ describe("a Mastra agent (@ag-ui/mastra) behind Dispatch", () => {
   });
 });
 
+describe("a Mastra run outlives its client", () => {
+  it("rejoins a running answer after a reload: the thread, then the run's events from its start", async () => {
+    const user = await userBoundTo(runnerId);
+    const threadId = randomUUID();
+    const before = new HttpAgent({ url: agUiUrl(), headers: bearer(user.apiKey), threadId });
+    await send(before, "earlier turn");
+    const word = `rejoin${randomUUID().slice(0, 8)}`;
+    // The page goes away mid-answer (its request is cut, as a reload cuts it)...
+    const cut = await send(before, paced(120, `${word} ${"one two three four five six seven eight nine ten ".repeat(3)}`), {
+      onTextMessageContentEvent: ({ textMessageBuffer }) => void (textMessageBuffer.includes(word) && before.abortRun()),
+    });
+    // ...and the reloaded page, holding nothing, posts to the thread at once and follows the run.
+    const after = new HttpAgent({ url: agUiUrl(), headers: bearer(user.apiKey), threadId });
+    const events: BaseEvent[] = [];
+    await after.runAgent({}, { onEvent: ({ event }) => void events.push(event) });
+    await lastValueFrom(from(events).pipe(verifyEvents(), toArray()));
+    expect(events.slice(0, 2).map((e) => e.type)).toEqual(["RUN_STARTED", "MESSAGES_SNAPSHOT"]);
+    expect(events.at(-1)?.type).toBe("RUN_FINISHED");
+    expect(after.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(after.messages.at(-1)?.content).toBe(`You said: ${word} ${"one two three four five six seven eight nine ten ".repeat(3).trim()}`);
+    expect((await waitForRunEnd(user.apiKey, runIdOf(cut.events))).status).toBe("completed");
+    // The agent ran the turn once: the rejoin followed Dispatch's log, it did not ask the agent again.
+    expect(mastra.requests.filter((r) => r.threadId === threadId)).toHaveLength(2);
+  });
+});
+
 describe("an AG-UI agent that breaks", () => {
   async function brokenAgent(url: string, stallSeconds?: number) {
     const { runnerId: id } = await registerAgent({ url, name: `broken-${randomUUID().slice(0, 8)}`, stallSeconds });
