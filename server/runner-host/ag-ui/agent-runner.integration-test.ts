@@ -88,6 +88,25 @@ describe("an AG-UI agent's state", () => {
   });
 });
 
+describe("an AG-UI agent's shorthand", () => {
+  it("takes TEXT_MESSAGE_CHUNK events as the message they stand for", async () => {
+    const user = await userWithAgent(({ threadId, runId }) => ({
+      frames: [
+        { type: "RUN_STARTED", threadId, runId },
+        { type: "TEXT_MESSAGE_CHUNK", messageId: `c-${runId}`, role: "assistant", delta: "in " },
+        { type: "TEXT_MESSAGE_CHUNK", messageId: `c-${runId}`, delta: "chunks" },
+        { type: "RUN_FINISHED", threadId, runId },
+      ],
+    }));
+    const threadId = randomUUID();
+    const { events, agent } = await run(user.apiKey, threadId, "hello");
+    expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED"]);
+    expect(agent.messages.at(-1)).toMatchObject({ role: "assistant", content: "in chunks" });
+    const history = (await (await getJson(user.apiKey, `/api/v1/agent/history?threadId=${threadId}`)).json()) as { messages: { role: string; content: string }[] };
+    expect(history.messages.map((m) => [m.role, m.content])).toEqual([["user", "hello"], ["assistant", "in chunks"]]);
+  });
+});
+
 describe("a broken AG-UI stream ends the run with a clear RUN_ERROR", () => {
   const cases: [string, Script, string, RegExp][] = [
     ["a malformed event", ({ threadId, runId }) => ({ frames: [{ type: "RUN_STARTED", threadId, runId }, { type: "TEXT_MESSAGE_START" }] }), "agent.malformed_event", /not valid AG-UI/],
