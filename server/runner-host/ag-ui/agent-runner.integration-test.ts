@@ -5,7 +5,9 @@ import type { AddressInfo } from "node:net";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
-import { getJson, waitForRunEnd } from "@/test/runs";
+import { pngBytes } from "@/test/images";
+import { getJson, postRun, runInput, waitForRunEnd } from "@/test/runs";
+import { collectSse } from "@/test/sse";
 import { bindRunner, registerAgent } from "../service";
 
 // AG-UI agents scripted frame by frame (a framework's agent is in test/framework-agents), behind the
@@ -104,6 +106,28 @@ describe("an AG-UI agent's shorthand", () => {
     expect(agent.messages.at(-1)).toMatchObject({ role: "assistant", content: "in chunks" });
     const history = (await (await getJson(user.apiKey, `/api/v1/agent/history?threadId=${threadId}`)).json()) as { messages: { role: string; content: string }[] };
     expect(history.messages.map((m) => [m.role, m.content])).toEqual([["user", "hello"], ["assistant", "in chunks"]]);
+  });
+});
+
+describe("an AG-UI agent's input", () => {
+  it("has the user's image as an image part with a fresh signed URL", async () => {
+    let sent: { role: string; content?: unknown }[] = [];
+    const user = await userWithAgent((input) => {
+      sent = (input as unknown as { messages: typeof sent }).messages;
+      return { frames: [{ type: "RUN_STARTED", threadId: input.threadId, runId: input.runId }, ...answer(`a-${input.runId}`), { type: "RUN_FINISHED", threadId: input.threadId, runId: input.runId }] };
+    });
+    const image = pngBytes(42);
+    const form = new FormData();
+    form.set("file", new Blob([Buffer.from(image)], { type: "image/png" }), "photo.png");
+    const uploaded = (await (await fetch(`${baseUrl()}/api/v1/agent/attachments`, { method: "POST", headers: bearer(user.apiKey), body: form })).json()) as { url: string };
+    const body = runInput({ messages: [{ id: "u1", role: "user", content: [{ type: "text", text: "what is this?" }, { type: "binary", mimeType: "image/png", url: uploaded.url }] }] });
+    await collectSse(await postRun(user.apiKey, body, { stream: true }));
+    expect((await waitForRunEnd(user.apiKey, body.runId)).status).toBe("completed");
+    const parts = sent[0]!.content as { type: string; text?: string; source?: { type: string; value: string; mimeType: string } }[];
+    expect(parts).toMatchObject([{ type: "text", text: "what is this?" }, { type: "image", source: { type: "url", mimeType: "image/png" } }]);
+    const fetched = await fetch(parts[1]!.source!.value);
+    expect(fetched.status).toBe(200);
+    expect(Buffer.from(await fetched.arrayBuffer())).toEqual(Buffer.from(image));
   });
 });
 

@@ -2,6 +2,7 @@ import "server-only";
 import type { Message as AgUiMessage } from "@ag-ui/core";
 import { findSnapshotMessages, type SnapshotRow } from "../repository/conversation";
 import { compileToolUiSchema } from "../../tools/project-cli/tool";
+import { attachmentLinks } from "../../attachments/service";
 
 // A thread as AG-UI messages: what a client that reloads gets (MESSAGES_SNAPSHOT), and the
 // history an AG-UI agent is sent with each run (server/runner-host/ag-ui/agent-runner.ts).
@@ -18,12 +19,13 @@ function toolCallOf(row: SnapshotRow): { id: string; type: "function"; function:
   return { id, type: "function", function: { name, arguments: JSON.stringify(meta.tool_call_args ?? output.tool_call_args ?? {}) } };
 }
 
-/** The thread's newest messages as AG-UI messages: tool results after the call that asked for them, with their cards. */
-export async function threadSnapshot(threadId: string, untilRun: string | null): Promise<AgUiMessage[]> {
-  const rows = await findSnapshotMessages({ threadId, untilRun, limit: SNAPSHOT_MESSAGE_LIMIT });
+type UserContent = Extract<AgUiMessage, { role: "user" }>["content"];
+
+/** AG-UI messages of snapshot rows: tool results after the call that asked for them, with their cards. */
+function messagesOf(rows: SnapshotRow[], userContent: ReadonlyMap<string, UserContent> = new Map()): AgUiMessage[] {
   const messages: AgUiMessage[] = [];
   for (const row of rows) {
-    if (row.role === "user") messages.push({ id: row.messageId, role: "user", content: row.content });
+    if (row.role === "user") messages.push({ id: row.messageId, role: "user", content: userContent.get(row.messageId) ?? row.content });
     else if (row.role === "assistant") messages.push({ id: row.messageId, role: "assistant", content: row.content });
     else if (row.role === "reasoning") messages.push({ id: row.messageId, role: "reasoning", content: row.content });
     else {
@@ -39,4 +41,27 @@ export async function threadSnapshot(threadId: string, untilRun: string | null):
     }
   }
   return messages;
+}
+
+/** The thread's newest messages as AG-UI messages (a MESSAGES_SNAPSHOT's). */
+export async function threadSnapshot(threadId: string, untilRun: string | null): Promise<AgUiMessage[]> {
+  return messagesOf(await findSnapshotMessages({ threadId, untilRun, limit: SNAPSHOT_MESSAGE_LIMIT }));
+}
+
+/** A user message's text and its attachments as AG-UI input parts, each with a fresh signed URL. */
+async function withAttachments(row: SnapshotRow, requestOrigin: string | null | undefined): Promise<UserContent | null> {
+  const links = await attachmentLinks({ metadata: row.metadata, requestOrigin });
+  if (links.length === 0) return null;
+  return [
+    { type: "text", text: row.content },
+    ...links.map((l) => ({ type: l.mime_type.startsWith("image/") ? ("image" as const) : ("document" as const), source: { type: "url" as const, value: l.url, mimeType: l.mime_type } })),
+  ];
+}
+
+/** The thread as an AG-UI agent is sent it with a run: as a snapshot, each user message with its attachments. */
+export async function agentHistory(threadId: string, requestOrigin?: string | null): Promise<AgUiMessage[]> {
+  const rows = await findSnapshotMessages({ threadId, untilRun: null, limit: SNAPSHOT_MESSAGE_LIMIT });
+  const attached = rows.filter((r) => r.role === "user" && r.metadata.user_message_attachments !== undefined);
+  const contents = await Promise.all(attached.map(async (r) => [r.messageId, await withAttachments(r, requestOrigin)] as const));
+  return messagesOf(rows, new Map(contents.filter((c): c is readonly [string, UserContent] => c[1] !== null)));
 }
