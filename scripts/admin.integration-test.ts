@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { randomUUID } from "node:crypto";
@@ -224,6 +226,46 @@ describe("npm run admin", () => {
       expect(unknownRunner.stderr).toContain("not found");
     } finally {
       await runner.close();
+    }
+  });
+
+  it("registers an AG-UI agent with sealed headers, prints its runner id, and binds it for a user", { timeout: 180_000 }, async () => {
+    // The smallest AG-UI agent: it answers every run with the authorization header it was sent.
+    const seen: string[] = [];
+    const agent = http.createServer((req, res) => {
+      seen.push(String(req.headers.authorization));
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        const { threadId, runId } = JSON.parse(body) as { threadId: string; runId: string };
+        const frames = [
+          { type: "RUN_STARTED", threadId, runId },
+          { type: "TEXT_MESSAGE_START", messageId: "a1", role: "assistant" },
+          { type: "TEXT_MESSAGE_CONTENT", messageId: "a1", delta: "agent here" },
+          { type: "TEXT_MESSAGE_END", messageId: "a1" },
+          { type: "RUN_FINISHED", threadId, runId },
+        ];
+        res.writeHead(200, { "content-type": "text/event-stream" }).end(frames.map((f) => `data: ${JSON.stringify(f)}\n\n`).join(""));
+      });
+    });
+    await new Promise<void>((resolve) => agent.listen(0, "127.0.0.1", resolve));
+    try {
+      const name = `cli-agent-${Date.now()}`;
+      const url = `http://127.0.0.1:${(agent.address() as AddressInfo).port}/agent`;
+      const registered = await admin("agent:register", "--name", name, "--url", url, "--header", "Authorization: Bearer cli-agent-token", "--stall", "30");
+      expect(registered.status, registered.stderr).toBe(0);
+      expect(registered.stderr).toContain("events at most 30 s apart");
+      expect(registered.stdout.trim().split("\n").at(-1)).toBe(`plugin:ag-ui/${name}/agent`);
+      const user = await createTestUser();
+      expect((await admin("binding:create", "--runner", `plugin:ag-ui/${name}/agent`, "--email", user.email)).status).toBe(0);
+      const answered = await postRun(user.apiKey, runInput({}, "hi agent"), { stream: true });
+      expect(await answered.text()).toContain('"delta":"agent here"');
+      expect(seen).toEqual(["Bearer cli-agent-token"]);
+      const badHeader = await admin("agent:register", "--name", name, "--url", url, "--header", "no colon here");
+      expect(badHeader.status).toBe(1);
+      expect(badHeader.stderr).toContain('--header must look like "Name: value"');
+    } finally {
+      await new Promise((resolve) => agent.close(resolve));
     }
   });
 

@@ -25,6 +25,11 @@ Commands:
   apikey:revoke --id ID
   runner:register --url URL --secret S      discovers the endpoint's runners, prints their ids one per line
   runner:refresh  --id ENDPOINT_ID          discovers again (after the runner changed)
+  agent:register --name N --url URL [--header "Name: value"]... [--timeout S] [--stall S]
+                registers an agent that serves AG-UI at URL (docs/agents.md) as the runner
+                plugin:ag-ui/N/agent, printed as the last line; --timeout: seconds it may take
+                to answer (30), --stall: seconds it may go without an event (120); the headers
+                are sealed and never shown again
   runner:list
   binding:create  --runner ID [--email E | --thread THREAD_ID] [--config JSON] [--policy JSON]
                   binds the runner for that user's (or thread's) runs, everyone's without either;
@@ -70,6 +75,7 @@ const FLAG_OPTIONS = {
   "oauth-issuer": { type: "string" },
   header: { type: "string", multiple: true },
   timeout: { type: "string" },
+  stall: { type: "string" },
   binding: { type: "string" },
   tools: { type: "string" },
   events: { type: "string" },
@@ -106,7 +112,7 @@ async function main(): Promise<void> {
   const selfApprove = values["self-approve"];
   if (command === "apikey:update" && selfApprove === undefined) fail(`apikey:update needs --self-approve or --no-self-approve\n\n${usage}`);
   // Validate the command before opening the database, so a typo answers at once.
-  const commands = ["user:create", "user:reset-password", "user:deactivate", "user:reactivate", "user:approval-policy", "apikey:create", "apikey:update", "apikey:list", "apikey:revoke", "runner:register", "runner:refresh", "runner:list", "binding:create", "binding:delete", ...MCP_COMMANDS, ...WEBHOOK_COMMANDS];
+  const commands = ["user:create", "user:reset-password", "user:deactivate", "user:reactivate", "user:approval-policy", "apikey:create", "apikey:update", "apikey:list", "apikey:revoke", "runner:register", "runner:refresh", "agent:register", "runner:list", "binding:create", "binding:delete", ...MCP_COMMANDS, ...WEBHOOK_COMMANDS];
   if (!commands.includes(command)) fail(`Unknown command: ${command}\n\n${usage}`);
 
   const db = await prepareDatabase();
@@ -127,6 +133,8 @@ async function main(): Promise<void> {
         await mcpCommand(command, values);
       } else if (command.startsWith("webhook:")) {
         await webhookCommand(command, values);
+      } else if (command === "agent:register") {
+        await agentCommand(values);
       } else if (command.startsWith("runner:") || command.startsWith("binding:")) {
         await runnerCommand(command, { need, json, email: values.email, thread: values.thread });
       } else {
@@ -230,6 +238,27 @@ async function runnerCommand(command: string, { need, json, email, thread }: Fla
     await runners.removeRunnerBinding({ id: need("id") });
     console.log(`Deleted binding ${need("id")}`);
   }
+}
+
+/** agent:register: an AG-UI agent as a runner, through the service the console uses. */
+async function agentCommand(flags: { name?: string; url?: string; header?: string[]; timeout?: string; stall?: string }): Promise<void> {
+  const runners = await import("../server/runner-host/service");
+  const headers: Record<string, string> = {};
+  for (const h of flags.header ?? []) {
+    const at = h.indexOf(":");
+    if (at <= 0) fail(`--header must look like "Name: value", got "${h}"`);
+    headers[h.slice(0, at).trim()] = h.slice(at + 1).trim();
+  }
+  const seconds = (v: string | undefined, flag: string) => (v === undefined ? undefined : Number.isInteger(Number(v)) ? Number(v) : fail(`--${flag} must be a whole number of seconds`));
+  const a = await runners.registerAgent({
+    name: flags.name ?? fail("agent:register needs --name"),
+    url: flags.url ?? fail("agent:register needs --url"),
+    headers,
+    connectSeconds: seconds(flags.timeout, "timeout"),
+    stallSeconds: seconds(flags.stall, "stall"),
+  });
+  console.error(`Agent ${a.url} (endpoint ${a.endpointId}): answers within ${a.options.connect_seconds} s, events at most ${a.options.stall_seconds} s apart`);
+  console.log(a.runnerId);
 }
 
 const WEBHOOK_COMMANDS = ["webhook:create", "webhook:list", "webhook:enable"];

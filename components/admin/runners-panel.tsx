@@ -64,6 +64,64 @@ function RegisterForm({ onDone }: { onDone: () => void }) {
   );
 }
 
+function RegisterAgentForm({ onDone }: { onDone: () => void }) {
+  const errorText = useRequestErrorText();
+  const trpc = useTRPC();
+  const t = useDictionary().console.runners;
+  const [name, setName] = useState("");
+  const [url, setUrl] = useState("");
+  const [authorization, setAuthorization] = useState("");
+  const register = useMutation(
+    trpc.runners.registerAgent.mutationOptions({
+      onSuccess: () => {
+        setName("");
+        setUrl("");
+        setAuthorization("");
+        onDone();
+      },
+    }),
+  );
+  return (
+    <form
+      className="row"
+      data-testid="agent-register-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        register.mutate({ name, url, headers: authorization ? { authorization } : {} });
+      }}
+    >
+      <p className="muted" style={{ flexBasis: "100%" }}>
+        {t.agentsHelp}
+      </p>
+      <label className="sr-only" htmlFor="agent-name">
+        {t.agentName}
+      </label>
+      <input id="agent-name" className="input" style={{ maxWidth: 160 }} placeholder="weather" value={name} onChange={(e) => setName(e.target.value)} required />
+      <label className="sr-only" htmlFor="agent-url">
+        {t.agentUrl}
+      </label>
+      <input id="agent-url" className="input" style={{ maxWidth: 320 }} placeholder="http://127.0.0.1:4111/agent" value={url} onChange={(e) => setUrl(e.target.value)} required />
+      <label className="sr-only" htmlFor="agent-authorization">
+        {t.agentAuthorization}
+      </label>
+      <input id="agent-authorization" className="input" style={{ maxWidth: 240 }} type="password" placeholder={t.agentAuthorization} value={authorization} onChange={(e) => setAuthorization(e.target.value)} autoComplete="off" />
+      <button className="btn btn-primary" type="submit" disabled={register.isPending}>
+        {register.isPending ? t.registering : t.registerAgent}
+      </button>
+      {register.error && (
+        <p role="alert" className="error-text" style={{ flexBasis: "100%" }}>
+          {errorText(register.error)}
+        </p>
+      )}
+      {register.data && (
+        <p role="status" className="muted" style={{ flexBasis: "100%" }}>
+          {t.registeredAgent(register.data.runnerId)}
+        </p>
+      )}
+    </form>
+  );
+}
+
 function EndpointRow({ endpoint, runners, onChange }: { endpoint: Overview["endpoints"][number]; runners: Overview["runners"]; onChange: () => void }) {
   const dates = useConsoleDates();
   const c = useDictionary().console;
@@ -78,10 +136,13 @@ function EndpointRow({ endpoint, runners, onChange }: { endpoint: Overview["endp
         <span className={healthClass(endpoint.status)} data-testid="runner-endpoint-status">
           {endpoint.status}
         </span>
+        {endpoint.kind === "ag-ui" && <span className="pill">{t.agUi}</span>}
         <span className="muted">{t.checked(endpoint.refreshedAt ? dates.dateTime(endpoint.refreshedAt) : c.never)}</span>
-        <button className="btn" type="button" onClick={() => refresh.mutate({ endpointId: endpoint.id })} disabled={refresh.isPending}>
-          {refresh.isPending ? t.checking : t.refresh}
-        </button>
+        {endpoint.kind === "runner" && (
+          <button className="btn" type="button" onClick={() => refresh.mutate({ endpointId: endpoint.id })} disabled={refresh.isPending}>
+            {refresh.isPending ? t.checking : t.refresh}
+          </button>
+        )}
         <button
           className="btn"
           type="button"
@@ -141,6 +202,7 @@ export function RunnersPanel() {
       </h2>
       <p className="muted">{t.endpointsHelp}</p>
       <RegisterForm onDone={invalidate} />
+      <RegisterAgentForm onDone={invalidate} />
       {overview.error && (
         <p role="alert" className="error-text">
           {errorText(overview.error)}

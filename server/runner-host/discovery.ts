@@ -148,6 +148,7 @@ export async function registerRunnerEndpoint(opts: { url: string; secret: string
       throw err;
     },
   );
+  if (!endpoint) throw new AppError("CONFLICT", `${baseUrl} is registered as an AG-UI agent; remove it first`);
   return discover(endpoint, fetched);
 }
 
@@ -155,6 +156,7 @@ export async function registerRunnerEndpoint(opts: { url: string; secret: string
 export async function refreshRunnerEndpoint({ id }: { id: string }): Promise<DiscoveryOutcome> {
   const endpoint = await findEndpoint({ id });
   if (!endpoint) throw new AppError("NOT_FOUND", `Runner endpoint ${id} not found`);
+  if (endpoint.kind === "ag-ui") throw new AppError("BAD_REQUEST", "An AG-UI agent has no runners list to discover; register it again to change it");
   const fetched = await fetchManifests(endpoint.baseUrl, unsealRunnerSecret(endpoint.secretSealed)).catch((err: unknown) => {
     if (err instanceof DiscoveryError) return err;
     throw err;

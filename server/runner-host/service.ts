@@ -7,6 +7,7 @@ import { changeBinding, createBinding, maskedConfig } from "./bindings";
 import { refreshRunnerEndpoint, registerRunnerEndpoint, type DiscoveryOutcome } from "./discovery";
 import { dropBindingSnapshot } from "./binding-snapshot";
 import { deleteBinding, deleteEndpoint, listBindings, listEndpoints, listRunners } from "./repository/runners";
+import { agentOptionsOf, registerAgUiAgent, type AgUiAgentInput } from "./ag-ui/register";
 
 // Runner administration for the console and the admin CLI: endpoints and their discovered
 // runners, bindings, and a run's result log. Secrets never leave this layer.
@@ -26,6 +27,12 @@ export async function registerRunner(opts: { url: string; secret: string }) {
   return discoveryView(await registerRunnerEndpoint(opts));
 }
 
+/** Registers (or updates) an agent that serves AG-UI as a runner (docs/agents.md); its headers are sealed and never shown again. */
+export async function registerAgent(opts: AgUiAgentInput) {
+  const { endpoint, runnerId } = await registerAgUiAgent(opts);
+  return { endpointId: endpoint.id, url: endpoint.baseUrl, runnerId, options: agentOptionsOf(endpoint) };
+}
+
 export async function refreshRunner({ endpointId }: { endpointId: string }) {
   return discoveryView(await refreshRunnerEndpoint({ id: endpointId }));
 }
@@ -43,6 +50,7 @@ export async function runnersOverview() {
   return {
     endpoints: endpoints.map((e) => ({
       id: e.id,
+      kind: e.kind,
       baseUrl: e.baseUrl,
       status: e.status,
       lastError: e.lastError,

@@ -31,7 +31,7 @@ export type TestEndpoint = { id: string; secret: string; runnerId: string };
 /** An endpoint with one runner, as discovery would have left it. */
 export async function createEndpoint(): Promise<TestEndpoint> {
   const secret = `rs_${randomBytes(24).toString("base64url")}`;
-  const endpoint = await upsertEndpoint({ baseUrl: `http://runner-${randomUUID()}.test`, secretSealed: sealRunnerSecret(secret), secretHash: hashRunnerSecret(secret) });
+  const endpoint = (await upsertEndpoint({ baseUrl: `http://runner-${randomUUID()}.test`, secretSealed: sealRunnerSecret(secret), secretHash: hashRunnerSecret(secret) }))!;
   const runnerId = `plugin:test/${endpoint.id.slice(0, 8)}/default`;
   await getPool().query(`insert into agent_runners (id, endpoint_id, name, manifest, updated_at) values ($1, $2, 'default', '{}', now())`, [runnerId, endpoint.id]);
   return { id: endpoint.id, secret, runnerId };

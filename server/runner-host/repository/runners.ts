@@ -7,7 +7,11 @@ import type { Db } from "../../kernel/sql";
 import type { BindingPolicy, RunAuthorization } from "../policy";
 
 /** An endpoint without its secret's hash; `warnings` are the manifests its last discovery skipped. */
-export type EndpointRow = Omit<RunnerEndpointModel, "secretHash" | "warnings"> & { warnings: { runner_id: string | null; reason: string }[] };
+export type EndpointRow = Omit<RunnerEndpointModel, "secretHash" | "warnings" | "kind" | "options"> & {
+  warnings: { runner_id: string | null; reason: string }[];
+  kind: "runner" | "ag-ui";
+  options: Record<string, unknown>;
+};
 
 export type RunnerRow = Omit<AgentRunnerModel, "manifest"> & { manifest: AgentRunnerManifest };
 
@@ -21,21 +25,66 @@ export type BindingRow = Omit<AgentBindingModel, "scope" | "config" | "policy" |
 };
 
 const ENDPOINT_COLUMNS = `id, base_url as "baseUrl", secret_sealed as "secretSealed", status, last_error as "lastError", warnings,
-  refreshed_at as "refreshedAt", created_at as "createdAt"`;
+  refreshed_at as "refreshedAt", created_at as "createdAt", kind, options`;
 const RUNNER_COLUMNS = `id, endpoint_id as "endpointId", name, manifest, available, created_at as "createdAt", updated_at as "updatedAt"`;
 const bindingColumns = (t = "agent_bindings") =>
   `${t}.id, ${t}.runner_id as "runnerId", ${t}.scope, ${t}.user_id as "userId", ${t}.thread_id as "threadId", ${t}.event_types as "eventTypes",
   ${t}.config, ${t}.policy, ${t}.enabled, ${t}.auto_approve as "autoApprove", ${t}.multitask_strategy as "multitaskStrategy", ${t}.created_at as "createdAt", ${t}.updated_at as "updatedAt"`;
 const BINDING_COLUMNS = bindingColumns();
 
-export async function upsertEndpoint(data: { baseUrl: string; secretSealed: string; secretHash: string }): Promise<EndpointRow> {
+/** Null when the URL is an AG-UI agent's (an endpoint of the other kind is never re-keyed as a runner). */
+export async function upsertEndpoint(data: { baseUrl: string; secretSealed: string; secretHash: string }): Promise<EndpointRow | null> {
   const { rows } = await getPool().query<EndpointRow>(
     `insert into runner_endpoints (id, base_url, secret_sealed, secret_hash) values (gen_random_uuid(), $1, $2, $3)
      on conflict (base_url) do update set secret_sealed = excluded.secret_sealed, secret_hash = excluded.secret_hash
+       where runner_endpoints.kind = 'runner'
      returning ${ENDPOINT_COLUMNS}`,
     [data.baseUrl, data.secretSealed, data.secretHash],
   );
-  return rows[0]!;
+  return rows[0] ?? null;
+}
+
+/**
+ * Registers (or updates) an AG-UI agent and its one runner in one transaction. `secretHash` is a
+ * value no runner secret hashes to, so the agent's endpoint never authenticates on the host API.
+ * Refuses (null) a URL that a runner endpoint holds, or a runner id another endpoint serves.
+ */
+export function upsertAgUiEndpoint(data: {
+  baseUrl: string;
+  headersSealed: string;
+  secretHash: string;
+  options: Record<string, unknown>;
+  manifest: AgentRunnerManifest;
+}): Promise<EndpointRow | null> {
+  return withTransaction(async (db) => {
+    const { rows } = await db.query<EndpointRow>(
+      `insert into runner_endpoints (id, base_url, secret_sealed, secret_hash, kind, options, status, refreshed_at)
+       values (gen_random_uuid(), $1, $2, $3, 'ag-ui', $4, 'ok', now())
+       on conflict (base_url) do update set secret_sealed = excluded.secret_sealed, options = excluded.options, refreshed_at = now()
+         where runner_endpoints.kind = 'ag-ui'
+       returning ${ENDPOINT_COLUMNS}`,
+      [data.baseUrl, data.headersSealed, data.secretHash, JSON.stringify(data.options)],
+    );
+    const endpoint = rows[0];
+    if (!endpoint) return null;
+    const m = data.manifest;
+    const { rowCount } = await db.query(
+      `insert into agent_runners (id, endpoint_id, name, manifest, available, updated_at) values ($1, $2, $3, $4, true, now())
+       on conflict (id) do update set name = excluded.name, manifest = excluded.manifest, available = true, updated_at = now()
+         where agent_runners.endpoint_id = excluded.endpoint_id`,
+      [m.id, endpoint.id, m.name, JSON.stringify(m)],
+    );
+    if (rowCount === 0) throw new RunnerIdTaken(m.id);
+    await db.query(`update agent_runners set available = false, updated_at = now() where endpoint_id = $1 and id <> $2`, [endpoint.id, m.id]);
+    return endpoint;
+  });
+}
+
+/** The runner id is served by another endpoint (or built in): the transaction is rolled back. */
+export class RunnerIdTaken extends Error {
+  constructor(readonly runnerId: string) {
+    super(`Runner id ${runnerId} is taken`);
+  }
 }
 
 export async function findEndpoint({ id }: { id: string }): Promise<EndpointRow | null> {

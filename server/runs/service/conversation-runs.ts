@@ -5,7 +5,8 @@ import { env } from "../../env";
 import { AppError } from "../../kernel/errors";
 import { logger } from "../../logger";
 import type { RunAgentInput, ToolMessage } from "../../protocols/ag-ui/run-input";
-import { findSnapshotMessages, findThreadConversationState, type SnapshotRow } from "../repository/conversation";
+import { findThreadConversationState } from "../repository/conversation";
+import { threadSnapshot } from "./thread-snapshot";
 import { findRunByClientId, findRunById, type RunRow } from "../repository/runs";
 import { sameThread } from "../accept";
 import { cancelRun } from "../cancel";
@@ -13,7 +14,6 @@ import { followRunStream, forgetAbandoned } from "../followers";
 import { requesterLeft, takeDeparture } from "../departures";
 import { followRunBatches } from "../subscribe";
 import { TERMINAL_EVENT_TYPES, TERMINAL_STATUSES, type EventRecord } from "../../kernel/runs";
-import { compileToolUiSchema } from "../../tools/project-cli/tool";
 import { applyResumeEntries } from "../../approvals/service";
 import { openCallAnswers } from "./client-tool-answers";
 import { reconcileConversation } from "./conversation-reconcile";
@@ -26,8 +26,6 @@ import { nonEmptyState } from "../../thread-state/service";
 // (conversation-reconcile.ts); what is new becomes an ordinary run of the same engine, event
 // log and history as POST /api/v1/agent/runs.
 
-/** How many of the thread's newest messages a MESSAGES_SNAPSHOT carries. */
-export const SNAPSHOT_MESSAGE_LIMIT = 200;
 // How long a new message waits for the abandoned run it supersedes to end.
 const SUPERSEDE_WAIT_MS = 10_000;
 
@@ -177,38 +175,6 @@ export async function* followConversationRun(opts: { run: RunRow; after: number;
   } finally {
     release(!clientLeft);
   }
-}
-
-function toolCallOf(row: SnapshotRow): { id: string; type: "function"; function: { name: string; arguments: string } } | null {
-  const meta = row.metadata;
-  const output = (meta.tool_agent_output ?? {}) as Record<string, unknown>;
-  const id = (meta.tool_call_id ?? output.tool_call_id) as unknown;
-  const name = (meta.tool_name ?? output.tool_name) as unknown;
-  if (typeof id !== "string" || typeof name !== "string") return null;
-  return { id, type: "function", function: { name, arguments: JSON.stringify(meta.tool_call_args ?? output.tool_call_args ?? {}) } };
-}
-
-/** The thread's newest messages as AG-UI messages: tool results after the call that asked for them, with their cards. */
-export async function threadSnapshot(threadId: string, untilRun: string | null): Promise<AgUiMessage[]> {
-  const rows = await findSnapshotMessages({ threadId, untilRun, limit: SNAPSHOT_MESSAGE_LIMIT });
-  const messages: AgUiMessage[] = [];
-  for (const row of rows) {
-    if (row.role === "user") messages.push({ id: row.messageId, role: "user", content: row.content });
-    else if (row.role === "assistant") messages.push({ id: row.messageId, role: "assistant", content: row.content });
-    else if (row.role === "reasoning") messages.push({ id: row.messageId, role: "reasoning", content: row.content });
-    else {
-      const call = toolCallOf(row);
-      if (!call) continue;
-      // Under the assistant message the call was streamed in, as the client assembled it live.
-      const parentId = typeof row.metadata.parent_message_id === "string" ? row.metadata.parent_message_id : call.id;
-      const last = messages.at(-1);
-      if (last?.role === "assistant" && last.id === parentId) last.toolCalls = [...(last.toolCalls ?? []), call];
-      else messages.push({ id: parentId, role: "assistant", toolCalls: [call] });
-      const uiSchema = compileToolUiSchema(row.metadata.tool_agent_output);
-      messages.push({ id: row.messageId, role: "tool", content: row.content, toolCallId: call.id, ...(uiSchema ? { metadata: { ui_schema: uiSchema } } : {}) });
-    }
-  }
-  return messages;
 }
 
 /** A MESSAGES_SNAPSHOT event as a record without a sequence number (it is not in the run's log). */

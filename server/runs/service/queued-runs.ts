@@ -38,7 +38,7 @@ export async function startQueuedRun(id: string): Promise<Promise<void> | null> 
   try {
     const plan = local ? null : await planRun({ userId: run.userId, input, protocol: run.protocol, fresh: true });
     const via = started.apiKeyHash ? "api_key" : "session";
-    runner = plan ? runnerFor(plan, null, { run, via, attachments: attachmentRefs(started.attachments) }) : local!;
+    runner = plan ? runnerFor(plan, null, { run, via, attachments: attachmentRefs(started.attachments), wireThreadId: input.threadName }) : local!;
   } catch (err) {
     // Its runner is gone (unregistered while it waited): the run ends failed now, and the thread's turn passes on.
     const outcome = err instanceof AppError

@@ -13,6 +13,8 @@ import { executeRun } from "../execute";
 import { defaultRunner } from "../runners/registry";
 import { shareRunAttachments } from "../../runner-host/artifact-store";
 import { createHttpRunner } from "../../runner-host/http-runner";
+import { createAgUiRunner } from "../../runner-host/ag-ui/agent-runner";
+import { agentHistory } from "./thread-snapshot";
 import { dropBindingSnapshot } from "../../runner-host/binding-snapshot";
 import { planRun, type RunPlan } from "../../runner-host/plan";
 import { startRecoverySweeper } from "../recovery";
@@ -150,7 +152,7 @@ export async function startRun(opts: StartRunOptions): Promise<{ run: RunRow; cr
   // A run queued behind the thread's run in progress starts later, wherever a worker takes its job (server/queue).
   if (accepted.created && accepted.position === undefined) {
     const r = accepted.run;
-    const runner = runnerFor(plan, local, { run: r, via: opts.via ?? "api_key", attachments });
+    const runner = runnerFor(plan, local, { run: r, via: opts.via ?? "api_key", attachments, wireThreadId: opts.input.threadName, requestOrigin: opts.requestOrigin });
     const execution = executeRun(
       runHandle(r, { status: r.status, apiKeyHash: opts.apiKeyHash ?? opts.claimedKey?.hash ?? null, traceParent: r.traceParent, traceState: r.traceState }),
       opts.input,
@@ -181,9 +183,17 @@ export async function startSeedRun(opts: Parameters<typeof startRun>[0]): Return
 export function runnerFor(
   plan: RunPlan,
   local: Runner | null,
-  opts: { run: Pick<RunRow, "id" | "userId" | "threadId">; via: "session" | "api_key"; attachments: { bucket: string; path: string }[] },
+  opts: { run: Pick<RunRow, "id" | "userId" | "threadId">; via: "session" | "api_key"; attachments: { bucket: string; path: string }[]; wireThreadId?: string; requestOrigin?: string | null },
 ): Runner {
   const r = opts.run;
+  if (plan.endpoint?.kind === "ag-ui") {
+    return createAgUiRunner({
+      endpoint: plan.endpoint,
+      manifest: plan.manifest,
+      threadId: opts.wireThreadId ?? r.threadId,
+      history: () => agentHistory(r.threadId, opts.requestOrigin),
+    });
+  }
   return plan.endpoint
     ? createHttpRunner({
         endpoint: plan.endpoint,

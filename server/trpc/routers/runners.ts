@@ -5,6 +5,7 @@ import { MULTITASK_STRATEGIES } from "../../protocols/ag-ui/multitask";
 import {
   bindRunner,
   refreshRunner,
+  registerAgent,
   registerRunner,
   removeRunnerBinding,
   removeRunnerEndpoint,
@@ -20,6 +21,18 @@ export const runnersRouter = createTRPCRouter({
   register: adminProcedure
     .input(z.object({ url: z.string().trim().min(1).max(2000), secret: z.string().min(1).max(500) }))
     .mutation(({ input }) => registerRunner(input)),
+  registerAgent: adminProcedure
+    .input(
+      z.object({
+        url: z.string().trim().min(1).max(2000),
+        name: z.string().trim().min(1).max(64),
+        label: z.string().trim().min(1).max(200).optional(),
+        headers: z.record(z.string(), z.string().max(8192)).optional(),
+        connectSeconds: z.int().min(1).max(600).optional(),
+        stallSeconds: z.int().min(1).max(3600).optional(),
+      }),
+    )
+    .mutation(({ input }) => registerAgent(input)),
   refresh: adminProcedure.input(z.object({ endpointId: z.uuid() })).mutation(({ input }) => refreshRunner(input)),
   removeEndpoint: adminProcedure.input(z.object({ endpointId: z.uuid() })).mutation(({ input }) => removeRunnerEndpoint(input)),
   bind: adminProcedure
