@@ -361,7 +361,7 @@ describe("tools", () => {
     const skills = (parameters: unknown) => ok<Skills>("tools/call", { tool_name: "project_cli", parameters });
     await getPool().query(`update agent_bindings set hidden_skills = '{memory}' where id = $1`, [bindingId]);
     try {
-      expect((await skills({ module: "skills", method: "list", input: {} })).output.result.data.skills?.map((s) => s.name)).toEqual(["calendar", "contacts"]);
+      expect((await skills({ module: "skills", method: "list", input: {} })).output.result.data.skills?.map((s) => s.name)).toEqual(["calendar", "contacts", "schedules"]);
       expect((await skills({ module: "skills", method: "read", input: { skill: "calendar", action: "create" } })).output.result.data.actions?.map((a) => a.action)).toEqual(["calendar.create"]);
     } finally {
       await getPool().query(`update agent_bindings set hidden_skills = '{}' where id = $1`, [bindingId]);
