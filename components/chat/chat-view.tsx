@@ -2,6 +2,7 @@
 
 import { useCallback, useLayoutEffect, useMemo, useRef, useState, useTransition } from "react";
 import { useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
 import { loadOlderHistory } from "@/app/(chat)/chat/actions";
 import { useTRPC } from "@/components/trpc-provider";
 import { ApprovalCard } from "./approval-card";
@@ -26,8 +27,8 @@ type Props = {
   hasHistory: boolean;
   /** When the newest message of the history shown was written, to know whether "Today" needs a header. */
   lastMessageAt: string | null;
-  /** The newest question in the history shown, which Regenerate asks again. */
-  lastQuestion: SendInput | null;
+  /** The newest question in the history shown (its id: the stored message), which Regenerate answers again. */
+  lastQuestion: (SendInput & { id: string }) | null;
   activeRunId: string | null;
   /** The newest day of history, rendered on the server. */
   children: React.ReactNode;
@@ -43,7 +44,10 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
     refreshThreads();
     void queryClient.invalidateQueries({ queryKey: trpc.approvalPolicy.inbox.pathKey() });
   }, [refreshThreads, queryClient, trpc]);
-  const { turns, busy, send, stop, retry, decide } = useChatRuns({ threadId, timeZone: chosenTimeZone, locale, activeRunId, onRunStarted: refreshThreads, onRunEnded });
+  const router = useRouter();
+  // The thread's current branch changed: the page renders it again (the page's key remounts this view).
+  const onBranched = useCallback(() => router.refresh(), [router]);
+  const { turns, busy, send, stop, retry, decide } = useChatRuns({ threadId, timeZone: chosenTimeZone, locale, activeRunId, onRunStarted: refreshThreads, onRunEnded, onBranched });
   const scroller = useRef<HTMLDivElement>(null);
   const sticky = useRef(true);
   const [today] = useState(() => localDay(new Date(), timeZone));
@@ -63,7 +67,8 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
   );
   const actions = useMemo(() => ({ send: onSend, decide, busy }), [onSend, decide, busy]);
 
-  // Regenerate asks the newest question again as a new run; the earlier answer stays above.
+  // Regenerate answers the newest question again as a new run: the new answer replaces the old one
+  // on the thread's current branch, the old one stays reachable (docs/branches.md).
   const lastTurn = turns.at(-1);
   const question = turns.findLast((turn) => turn.user)?.user ?? lastQuestion;
   const canRegenerate = !busy && question && (lastTurn ? lastTurn.status === "completed" || lastTurn.status === "cancelled" : hasHistory);
@@ -94,7 +99,7 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
             </div>
             {canRegenerate && question ? (
               <div className="chat-end-actions">
-                <button type="button" className="btn chat-regenerate" data-testid="regenerate" onClick={() => onSend({ text: question.text, images: question.images })}>
+                <button type="button" className="btn chat-regenerate" data-testid="regenerate" onClick={() => onSend({ text: question.text, images: question.images, branch: { regenerate: question.id } })}>
                   <RegenerateIcon size={14} /> {t.chat.regenerate}
                 </button>
               </div>
@@ -135,7 +140,7 @@ function LiveTurnView({ turn, onRetry }: { turn: LiveTurn; onRetry: ((turn: Live
   const error = turn.error ? (turn.error.stop ? t.errors.stopFailed(t.errors[turn.error.kind]) : t.errors[turn.error.kind]) : null;
   return (
     <div className="chat-turn" data-testid="live-turn" data-status={turn.status} data-run-id={turn.runId}>
-      {turn.user ? <UserMessage text={turn.user.text} images={turn.user.images} /> : null}
+      {turn.user ? <UserMessage messageId={turn.user.id} text={turn.user.text} images={turn.user.images} /> : null}
       {turn.items.map((item, i) =>
         item.kind === "text" ? (
           <AssistantMessage key={`t:${item.id}`} text={item.text} streaming={item.streaming} />

@@ -7,6 +7,7 @@ import { ApprovalCard } from "./approval-card";
 import { useI18n } from "@/components/i18n/use-dictionary";
 import { localDay } from "@/components/i18n/format";
 import { AssistantMessage, DayHeader, Reasoning, StoppedNote, ToolCall, UserMessage, type ImageRef } from "./message-parts";
+import { BranchSwitcher } from "./branch-switcher";
 
 // One page of a thread as /api/v1/agent/history serves it (a UTC day), with a header for
 // each of the viewer's own days in it: near midnight one UTC day spans two local ones.
@@ -44,7 +45,7 @@ function userImages(message: Extract<HistoryMessage, { role: "user" }>): ImageRe
 }
 
 function HistoryEntry({ message, intermediate }: { message: HistoryMessage; intermediate: boolean }) {
-  if (message.role === "user") return <UserMessage text={message.content} images={userImages(message)} />;
+  if (message.role === "user") return <UserMessage messageId={message.id} text={message.content} images={userImages(message)} />;
   if (message.role === "reasoning") return <Reasoning text={message.content} durationMs={message.durationMs} />;
   if (message.role === "tool" && message.approval) return <ApprovalCard approval={message.approval} uiSchema={message.uiSchema} />;
   if (message.role === "tool") return <ToolCall name={null} status="done" uiSchema={message.uiSchema} content={message.content} intermediate={intermediate} />;
@@ -70,6 +71,7 @@ export function HistoryDay({ snapshot, stopped }: { snapshot: HistorySnapshot; s
   const { t, timeZone } = useI18n();
   if (!snapshot.day || snapshot.messages.length === 0) return null;
   let previous = "";
+  const branches = new Map((snapshot.branches ?? []).map((point) => [point.messageId, point]));
   return (
     <section className="chat-day" aria-label={t.chat.messagesFrom(snapshot.day)} data-testid="history-day" data-day={snapshot.day}>
       {snapshot.messages.map((message, i) => {
@@ -81,6 +83,7 @@ export function HistoryDay({ snapshot, stopped }: { snapshot: HistorySnapshot; s
             {header}
             <HistoryEntry message={message} intermediate={message.role === "tool" && anotherToolFollows(snapshot.messages, i)} />
             {message.role !== "user" && stopped.includes(message.id) ? <StoppedNote /> : null}
+            {snapshot.threadId && branches.has(message.id) ? <BranchSwitcher threadId={snapshot.threadId} point={branches.get(message.id)!} /> : null}
           </Fragment>
         );
       })}
