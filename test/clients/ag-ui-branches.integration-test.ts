@@ -98,7 +98,7 @@ describe("edit and branch on POST /api/v1/ag-ui", () => {
     const events = await run(agent);
     expect(events.at(-1)?.type).toBe("RUN_FINISHED");
     // The model saw the thread up to the fork, then the edit.
-    expect(answerOf(events).split("\n")).toEqual(["user: first question", "assistant: You said: first question", "user: edited question"]);
+    expect(answerOf(events).split("\n")).toEqual(["user: first question", "assistant: You said: first question", "user: [[show:messages]] edited question"]);
 
     const edited = await history(alice, threadId);
     expect(texts(edited)).toEqual([
@@ -125,7 +125,11 @@ describe("edit and branch on POST /api/v1/ag-ui", () => {
     expect(snapshot.map((e) => e.type)).toEqual(["RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]);
     expect(reloaded.messages.map(contentOf).slice(0, 3)).toEqual(["first question", "You said: first question", "[[show:messages]] second question"]);
     const next = await send(reloaded, "[[show:messages]] and then");
-    expect(answerOf(next).split("\n").filter((line) => line.startsWith("user: "))).toEqual(["user: first question", "user: second question", "user: and then"]);
+    expect(answerOf(next).split("\n").filter((line) => line.startsWith("user: "))).toEqual([
+      "user: first question",
+      "user: [[show:messages]] second question",
+      "user: [[show:messages]] and then",
+    ]);
   });
 
   it("refuses a switch to a message of another thread, and to a thread that is not a UUID of mine", async () => {

@@ -305,6 +305,8 @@ export function userMessageParts(input: RunAgentInput): UserMessageParts {
     if (answer) return { messageId: answer.id, text: "", images: [], fromUser: false };
     // A run that continues from an interrupt may bring nothing but the answers to it.
     if (input.resume?.length) return { messageId: `resume_${input.runId}`, text: "", images: [], fromUser: false };
+    // A regenerated answer (docs/branches.md) brings nothing: the model answers the thread's question again.
+    if (input.messages.length === 0) return { messageId: `regenerate_${input.runId}`, text: "", images: [], fromUser: false };
     throw new Error("RunAgentInput has no user message; parse it with parseRunAgentInput first");
   }
   const images: UserImageRef[] = [];
