@@ -141,3 +141,53 @@ describe("edit and branch on POST /api/v1/ag-ui", () => {
     expect((await switchBranch(alice, threadId, "nope")).status).toBe(400);
   });
 });
+
+describe("branches on the seed door and while a run is going", () => {
+  const seedRun = (user: User, body: object) =>
+    fetch(`${baseUrl()}/api/v1/agent/runs`, { method: "POST", headers: { ...bearer(user.apiKey), "content-type": "application/json", accept: "text/event-stream" }, body: JSON.stringify(body) }).then(
+      async (res) => ({ status: res.status, text: await res.text() }),
+    );
+
+  it("regenerates and replaces with forwardedProps.branch, as the web chat does", async () => {
+    const threadId = randomUUID();
+    const ask = (text: string, branch?: object) =>
+      seedRun(alice, { threadId, runId: randomUUID(), messages: [{ id: randomUUID(), role: "user", content: text }], forwardedProps: branch ? { branch } : {} });
+    expect((await ask("[[show:messages]] question")).status).toBe(200);
+    const question = (await history(alice, threadId)).messages[0]!;
+
+    // Regenerate: the request's own message (which the seed door's table requires) is not added.
+    expect((await ask("ignored", { regenerate: question.id })).status).toBe(200);
+    const regenerated = await history(alice, threadId);
+    expect(texts(regenerated)).toEqual(["user: [[show:messages]] question", "assistant: user: [[show:messages]] question"]);
+    expect(regenerated.branches?.[0]).toMatchObject({ index: 1, count: 2 });
+
+    // Replace: the new question is a sibling of the old one.
+    expect((await ask("another question", { replace: question.id })).status).toBe(200);
+    const replaced = await history(alice, threadId);
+    expect(texts(replaced)).toEqual(["user: another question", "assistant: You said: another question"]);
+    expect(replaced.branches?.[0]).toMatchObject({ messageId: replaced.messages[0]!.id, index: 1, count: 2 });
+
+    const bad = await seedRun(alice, { threadId, runId: randomUUID(), messages: [{ id: randomUUID(), role: "user", content: "x" }], forwardedProps: { branch: { fork: "x" } } });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain("forwardedProps.branch");
+  });
+
+  it("refuses to switch a thread's branch while a run is going (409)", async () => {
+    const threadId = randomUUID();
+    const agent = agentOn(alice, threadId);
+    await send(agent, "first");
+    agent.setMessages([agent.messages[0]!]);
+    await run(agent);
+    const { branches } = await history(alice, threadId);
+    const slow = agentOn(alice, threadId);
+    slow.setMessages([...agent.messages]);
+    slow.addMessage({ id: randomUUID(), role: "user", content: "[[delay:100]] one two three four five six" });
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const going = slow.runAgent({}, { onTextMessageContentEvent: () => started() });
+    await running;
+    expect((await switchBranch(alice, threadId, branches![0]!.siblingIds[0]!)).status).toBe(409);
+    await going;
+    expect((await switchBranch(alice, threadId, branches![0]!.siblingIds[0]!)).status).toBe(200);
+  });
+});
