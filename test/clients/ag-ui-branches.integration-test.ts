@@ -133,6 +133,22 @@ describe("edit and branch on POST /api/v1/ag-ui", () => {
     ]);
   });
 
+  it("forks where a client that holds only part of the branch sends a new message", async () => {
+    const threadId = randomUUID();
+    const agent = agentOn(alice, threadId);
+    await send(agent, "first question");
+    const held = [...agent.messages];
+    await send(agent, "second question");
+    // Another copy of the conversation, made before the second question, goes on from there.
+    const other = agentOn(alice, threadId);
+    other.setMessages(held);
+    const events = await send(other, "[[show:messages]] instead");
+    expect(answerOf(events).split("\n")).toEqual(["user: first question", "assistant: You said: first question", "user: [[show:messages]] instead"]);
+    const page = await history(alice, threadId);
+    expect(texts(page).slice(0, 3)).toEqual(["user: first question", "assistant: You said: first question", "user: [[show:messages]] instead"]);
+    expect(page.branches?.[0]).toMatchObject({ messageId: other.messages[2]!.id, index: 1, count: 2 });
+  });
+
   it("refuses a switch to a message of another thread, and to a thread that is not a UUID of mine", async () => {
     const threadId = randomUUID();
     await send(agentOn(alice, threadId), "hello");
