@@ -58,14 +58,17 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
   }, [turns]);
 
   const open = turns.find((turn) => turn.status === "sending" || turn.status === "running");
+  const [forkedAt, setForkedAt] = useState<string | null>(null);
   const onSend = useCallback(
     (input: SendInput) => {
       sticky.current = true;
+      if (input.branch) setForkedAt("replace" in input.branch ? input.branch.replace : input.branch.regenerate);
       send(input);
     },
     [send],
   );
-  const actions = useMemo(() => ({ send: onSend, decide, busy }), [onSend, decide, busy]);
+  const actions = useMemo(() => ({ send: onSend, decide, busy, forkedAt }), [onSend, decide, busy, forkedAt]);
+  const shownTurns = withoutOldBranch(turns, forkedAt);
 
   // Regenerate answers the newest question again as a new run: the new answer replaces the old one
   // on the thread's current branch, the old one stays reachable (docs/branches.md).
@@ -93,7 +96,7 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
             {!hasHistory && turns.length === 0 ? <EmptyState onPick={(text) => onSend({ text, images: [] })} /> : null}
             {turns.length > 0 && (!lastMessageAt || localDay(lastMessageAt, timeZone) !== today) ? <DayHeader day={today} /> : null}
             <div className="chat-live" role="log" aria-label={t.chat.currentConversation} aria-busy={busy} data-testid="live-log">
-              {turns.map((turn) => (
+              {shownTurns.map((turn) => (
                 <LiveTurnView key={turn.key} turn={turn} onRetry={busy ? null : retry} />
               ))}
             </div>
@@ -110,6 +113,12 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
       </div>
     </MessageActionsContext>
   );
+}
+
+/** The live turns without those of the old branch: from the one that asked the question forked at, up to the new turn. */
+function withoutOldBranch(turns: LiveTurn[], forkedAt: string | null): LiveTurn[] {
+  const oldFrom = forkedAt ? turns.findIndex((turn, i) => i < turns.length - 1 && turn.user?.id === forkedAt) : -1;
+  return oldFrom >= 0 ? [...turns.slice(0, oldFrom), ...turns.slice(-1)] : turns;
 }
 
 /** Until the page reloads, a new chat is called what the server will call it (server/lib/default-title.ts). */
