@@ -123,18 +123,25 @@ test("answers render Markdown: a table and a highlighted code block, copied with
   await page.screenshot({ path: `${SHOTS}/chat-markdown.png`, fullPage: true });
 });
 
-test("regenerate asks the last question again, and an edited question starts a new answer while the old one stays", async ({ page }) => {
+test("regenerate answers the last question again and an edited question starts a new branch; the old ones stay a click away", async ({ page }) => {
   await page.setViewportSize(PHONE);
   const chat = await signIn(page);
   await chat.send("What's on my calendar tomorrow?");
   await chat.waitForIdle();
   await page.getByTestId("regenerate").click();
   await chat.waitForIdle();
-  await expect(chat.userMessages()).toHaveText(["What's on my calendar tomorrow?", "What's on my calendar tomorrow?"]);
-  await expect(chat.liveTurns()).toHaveCount(2);
-  await expect(chat.liveTurns().last()).toHaveAttribute("data-status", "completed");
+  // The new answer replaces the old one on the thread's current branch: one question, and the
+  // answer's switcher says it is the second version (docs/branches.md).
+  const answerVersions = page.getByTestId("branch-switcher");
+  await expect(answerVersions.getByTestId("branch-position")).toHaveText("2/2");
+  await expect(chat.userMessages()).toHaveText(["What's on my calendar tomorrow?"]);
+  await expect(answerVersions.getByLabel("Version 2 of 2")).toBeVisible();
+  await answerVersions.getByRole("button", { name: "Previous version" }).click();
+  await expect(page.getByTestId("branch-position")).toHaveText("1/2");
+  await expect(page.getByRole("button", { name: "Next version" })).toBeEnabled();
+  await expectNoSeriousAxeFindings(page);
 
-  // After a reload Regenerate is offered from the history alone.
+  // After a reload Regenerate is offered from the history alone, and Edit forks at the question.
   await page.reload();
   await chat.ready();
   await chat.userMessages().first().getByTestId("edit").click();
@@ -143,9 +150,16 @@ test("regenerate asks the last question again, and an edited question starts a n
   await edit.fill("Find Ana's email");
   await page.getByTestId("edit-send").click();
   await chat.waitForIdle();
-  await expect(chat.userMessages()).toHaveText(["What's on my calendar tomorrow?", "What's on my calendar tomorrow?", "Find Ana's email"]);
+  await expect(chat.userMessages()).toHaveText(["Find Ana's email"]);
   await expect(chat.lastAssistant()).toContainText("Ana Souza");
+  const questionVersions = page.getByTestId("branch-switcher").first();
+  await expect(questionVersions.getByTestId("branch-position")).toHaveText("2/2");
   await expect(page.getByTestId("regenerate")).toBeVisible();
+
+  // The first question and its answers are still there.
+  await questionVersions.getByRole("button", { name: "Previous version" }).click();
+  await expect(chat.userMessages()).toHaveText(["What's on my calendar tomorrow?"]);
+  await expect(page.getByTestId("branch-switcher")).toHaveCount(2);
   await expectNoSideways(page);
 });
 

@@ -2,6 +2,7 @@
 
 import { useCallback, useLayoutEffect, useMemo, useRef, useState, useTransition } from "react";
 import { useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
 import { loadOlderHistory } from "@/app/(chat)/chat/actions";
 import { useTRPC } from "@/components/trpc-provider";
 import { ApprovalCard, questionOf } from "./approval-card";
@@ -31,8 +32,8 @@ type Props = {
   hasHistory: boolean;
   /** When the newest message of the history shown was written, to know whether "Today" needs a header. */
   lastMessageAt: string | null;
-  /** The newest question in the history shown, which Regenerate asks again. */
-  lastQuestion: SendInput | null;
+  /** The newest question in the history shown (its id: the stored message), which Regenerate answers again. */
+  lastQuestion: (SendInput & { id: string }) | null;
   activeRunId: string | null;
   /** The shared state the thread keeps (docs/ag-ui.md, "Shared state"), null when none. */
   initialState?: ThreadState | null;
@@ -54,7 +55,10 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
   const [state, setState] = useState<ThreadState | null>(initialState);
   const [panelOpen, setPanelOpen] = useState(false);
   const onEvent = useCallback((event: Parameters<typeof applyStateEvent>[1]) => setState((s) => applyStateEvent(s, event)), []);
-  const { turns, busy, send, stop, retry, decide } = useChatRuns({ threadId, timeZone: chosenTimeZone, locale, activeRunId, onRunStarted: refreshThreads, onRunEnded, onEvent });
+  const router = useRouter();
+  // The thread's current branch changed: the page renders it again (the page's key remounts this view).
+  const onBranched = useCallback(() => router.refresh(), [router]);
+  const { turns, busy, send, stop, retry, decide } = useChatRuns({ threadId, timeZone: chosenTimeZone, locale, activeRunId, onRunStarted: refreshThreads, onRunEnded, onEvent, onBranched });
   const scroller = useRef<HTMLDivElement>(null);
   const sticky = useRef(true);
   const [today] = useState(() => localDay(new Date(), timeZone));
@@ -65,9 +69,11 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
   }, [turns]);
 
   const open = turns.find((turn) => turn.status === "sending" || turn.status === "running");
+  const [forkedAt, setForkedAt] = useState<string | null>(null);
   const onSend = useCallback(
     (input: SendInput) => {
       sticky.current = true;
+      if (input.branch) setForkedAt("replace" in input.branch ? input.branch.replace : input.branch.regenerate);
       send(input);
     },
     [send],
@@ -77,9 +83,11 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
   const sendAnyway = useSendAnyway({ threadId, live, decide });
   const { confirm } = sendAnyway;
   const guardedSend = useCallback((input: SendInput) => confirm(() => onSend(input)), [confirm, onSend]);
-  const actions = useMemo(() => ({ send: guardedSend, decide, busy }), [guardedSend, decide, busy]);
+  const actions = useMemo(() => ({ send: guardedSend, decide, busy, forkedAt }), [guardedSend, decide, busy, forkedAt]);
+  const shownTurns = withoutOldBranch(turns, forkedAt);
 
-  // Regenerate asks the newest question again as a new run; the earlier answer stays above.
+  // Regenerate answers the newest question again as a new run: the new answer replaces the old one
+  // on the thread's current branch, the old one stays reachable (docs/branches.md).
   const lastTurn = turns.at(-1);
   const question = turns.findLast((turn) => turn.user)?.user ?? lastQuestion;
   const canRegenerate = !busy && question && (lastTurn ? lastTurn.status === "completed" || lastTurn.status === "cancelled" : hasHistory);
@@ -106,13 +114,13 @@ export function ChatView({ threadId, title, day, hasMore, hasHistory, lastMessag
               {!hasHistory && turns.length === 0 ? <EmptyState onPick={(text) => guardedSend({ text, images: [] })} /> : null}
               {turns.length > 0 && (!lastMessageAt || localDay(lastMessageAt, timeZone) !== today) ? <DayHeader day={today} /> : null}
               <div className="chat-live" role="log" aria-label={t.chat.currentConversation} aria-busy={busy} data-testid="live-log">
-                {turns.map((turn) => (
+                {shownTurns.map((turn) => (
                   <LiveTurnView key={turn.key} turn={turn} onRetry={busy ? null : retry} />
                 ))}
               </div>
               {canRegenerate && question ? (
                 <div className="chat-end-actions">
-                  <button type="button" className="btn chat-regenerate" data-testid="regenerate" onClick={() => guardedSend({ text: question.text, images: question.images })}>
+                  <button type="button" className="btn chat-regenerate" data-testid="regenerate" onClick={() => guardedSend({ text: question.text, images: question.images, branch: { regenerate: question.id } })}>
                     <RegenerateIcon size={14} /> {t.chat.regenerate}
                   </button>
                 </div>
@@ -137,6 +145,12 @@ function liveWaiting(turns: LiveTurn[], threadId: string): Waiting[] {
         : [],
     ),
   );
+}
+
+/** The live turns without those of the old branch: from the one that asked the question forked at, up to the new turn. */
+function withoutOldBranch(turns: LiveTurn[], forkedAt: string | null): LiveTurn[] {
+  const oldFrom = forkedAt ? turns.findIndex((turn, i) => i < turns.length - 1 && turn.user?.id === forkedAt) : -1;
+  return oldFrom >= 0 ? [...turns.slice(0, oldFrom), ...turns.slice(-1)] : turns;
 }
 
 /** Until the page reloads, a new chat is called what the server will call it (server/lib/default-title.ts). */
@@ -167,7 +181,7 @@ function LiveTurnView({ turn, onRetry }: { turn: LiveTurn; onRetry: ((turn: Live
   const error = turn.error ? (turn.error.stop ? t.errors.stopFailed(t.errors[turn.error.kind]) : t.errors[turn.error.kind]) : null;
   return (
     <div className="chat-turn" data-testid="live-turn" data-status={turn.status} data-run-id={turn.runId}>
-      {turn.user ? <UserMessage text={turn.user.text} images={turn.user.images} /> : null}
+      {turn.user ? <UserMessage messageId={turn.user.id} text={turn.user.text} images={turn.user.images} /> : null}
       {turn.items.map((item, i) =>
         item.kind === "text" ? (
           <AssistantMessage key={`t:${item.id}`} text={item.text} streaming={item.streaming} />

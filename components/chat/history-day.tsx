@@ -7,6 +7,8 @@ import { ApprovalCard } from "./approval-card";
 import { useI18n } from "@/components/i18n/use-dictionary";
 import { localDay } from "@/components/i18n/format";
 import { AssistantMessage, DayHeader, Reasoning, StoppedNote, ToolCall, UserMessage, type ImageRef } from "./message-parts";
+import { BranchSwitcher } from "./branch-switcher";
+import { useMessageActions } from "./message-actions";
 
 // One page of a thread as /api/v1/agent/history serves it (a UTC day), with a header for
 // each of the viewer's own days in it: near midnight one UTC day spans two local ones.
@@ -44,7 +46,7 @@ function userImages(message: Extract<HistoryMessage, { role: "user" }>): ImageRe
 }
 
 function HistoryEntry({ message, intermediate }: { message: HistoryMessage; intermediate: boolean }) {
-  if (message.role === "user") return <UserMessage text={message.content} images={userImages(message)} />;
+  if (message.role === "user") return <UserMessage messageId={message.id} text={message.content} images={userImages(message)} />;
   if (message.role === "reasoning") return <Reasoning text={message.content} durationMs={message.durationMs} />;
   if (message.role === "tool" && message.approval) return <ApprovalCard approval={message.approval} uiSchema={message.uiSchema} />;
   if (message.role === "tool") return <ToolCall name={null} status="done" uiSchema={message.uiSchema} content={message.content} intermediate={intermediate} />;
@@ -68,19 +70,26 @@ function anotherToolFollows(messages: readonly HistoryMessage[], i: number): boo
 
 export function HistoryDay({ snapshot, stopped }: { snapshot: HistorySnapshot; stopped: readonly string[] }) {
   const { t, timeZone } = useI18n();
+  const forkedAt = useMessageActions()?.forkedAt ?? null;
   if (!snapshot.day || snapshot.messages.length === 0) return null;
+  // While a branching question's run goes, the old branch from the message it forks at is left out
+  // (the new turn shows the question again); the page then shows the thread's new current branch.
+  const cut = forkedAt ? snapshot.messages.findIndex((m) => m.id === forkedAt) : -1;
+  const messages = cut >= 0 ? snapshot.messages.slice(0, cut) : snapshot.messages;
   let previous = "";
+  const branches = new Map((snapshot.branches ?? []).map((point) => [point.messageId, point]));
   return (
     <section className="chat-day" aria-label={t.chat.messagesFrom(snapshot.day)} data-testid="history-day" data-day={snapshot.day}>
-      {snapshot.messages.map((message, i) => {
+      {messages.map((message, i) => {
         const day = localDay(message.timestamp, timeZone);
         const header = day !== previous ? <DayHeader day={day} id={i === 0 ? `day-${snapshot.day}` : undefined} /> : null;
         previous = day;
         return (
           <Fragment key={message.seq}>
             {header}
-            <HistoryEntry message={message} intermediate={message.role === "tool" && anotherToolFollows(snapshot.messages, i)} />
+            <HistoryEntry message={message} intermediate={message.role === "tool" && anotherToolFollows(messages, i)} />
             {message.role !== "user" && stopped.includes(message.id) ? <StoppedNote /> : null}
+            {snapshot.threadId && branches.has(message.id) ? <BranchSwitcher threadId={snapshot.threadId} point={branches.get(message.id)!} /> : null}
           </Fragment>
         );
       })}

@@ -13,6 +13,11 @@ export type MessageActions = {
   /** Posts a decision; the chat is busy from the click until the continuation is followed. */
   decide: (post: () => Promise<string | null>) => Promise<boolean>;
   busy: boolean;
+  /**
+   * The stored message a branching question (an edit, a regenerate) forks at, while its run goes:
+   * the view leaves out that message and what followed it, the old branch (docs/branches.md).
+   */
+  forkedAt: string | null;
 };
 
 export const MessageActionsContext = createContext<MessageActions | null>(null);

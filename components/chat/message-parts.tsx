@@ -47,7 +47,8 @@ function MessageAttachments({ attachments }: { attachments: ImageRef[] }) {
   );
 }
 
-export function UserMessage({ text, images }: { text: string; images: ImageRef[] }) {
+/** `messageId`: the thread's id of the message, which an edit replaces (docs/branches.md); none for a message not stored yet. */
+export function UserMessage({ messageId, text, images }: { messageId?: string; text: string; images: ImageRef[] }) {
   const { t } = useI18n();
   const actions = useMessageActions();
   const [editing, setEditing] = useState(false);
@@ -66,7 +67,11 @@ export function UserMessage({ text, images }: { text: string; images: ImageRef[]
             e.preventDefault();
             if (!draft.trim() || actions.busy) return;
             setEditing(false);
-            actions.send({ text: draft.trim(), images: images.map((i) => ({ url: i.url, mimeType: i.mimeType ?? "image/*", name: i.name ?? "", size: i.size })) });
+            actions.send({
+              text: draft.trim(),
+              images: images.map((i) => ({ url: i.url, mimeType: i.mimeType ?? "image/*", name: i.name ?? "", size: i.size })),
+              ...(messageId ? { branch: { replace: messageId } } : {}),
+            });
           }}
         >
           <label className="sr-only" htmlFor={editId}>

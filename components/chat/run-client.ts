@@ -22,6 +22,9 @@ const TERMINAL = new Set(["RUN_FINISHED", "RUN_ERROR"]);
 
 export type RunOutcome = { ended: boolean; started: boolean };
 
+/** How a question branches the thread (forwardedProps.branch, docs/branches.md). */
+export type BranchRequest = { replace: string } | { regenerate: string };
+
 /** Event handler for one run; returns when the stream ends. */
 type OnEvent = (event: BaseEvent) => void;
 
@@ -56,6 +59,8 @@ export async function startRun(opts: {
   threadId: string;
   runId: string;
   message: UserMessage;
+  /** An edit of a stored question, or a new answer to one. */
+  branch?: BranchRequest;
   abortController: AbortController;
   /** The zone chosen in settings; the browser's own when none. */
   timeZone: string | null;
@@ -69,7 +74,12 @@ export async function startRun(opts: {
   // The agent reads "tomorrow" and "at 10" in the user's own time zone.
   // The model picker's choice, when the server offers several models.
   const model = selectedModel();
-  const forwardedProps = { timeZone: opts.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone, locale: opts.locale, ...(model ? { model } : {}) };
+  const forwardedProps = {
+    timeZone: opts.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+    locale: opts.locale,
+    ...(model ? { model } : {}),
+    ...(opts.branch ? { branch: opts.branch } : {}),
+  };
   await agent.runAgent({ runId: opts.runId, abortController: opts.abortController, forwardedProps }, trackingSubscriber(opts.onEvent, seen));
   return seen;
 }

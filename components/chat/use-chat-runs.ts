@@ -4,7 +4,7 @@ import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { randomUUID, type BaseEvent } from "@ag-ui/client";
 import { applyRunEvent, failTurn, isTurnOpen, newTurn, resetTurn, type LiveImage, type LiveTurn } from "./live-turn";
 import type { ChatError } from "./chat-errors";
-import { cancelRun, describeError, followRun, isAbortError, startRun, userMessage, type RunOutcome } from "./run-client";
+import { cancelRun, describeError, followRun, isAbortError, startRun, userMessage, type BranchRequest, type RunOutcome } from "./run-client";
 
 type Action =
   | { type: "add"; turn: LiveTurn }
@@ -33,9 +33,10 @@ function reducer(turns: LiveTurn[], action: Action): LiveTurn[] {
   });
 }
 
-type Pending = { key: string; runId: string; started: boolean; stopRequested: boolean; abort: AbortController };
+type Pending = { key: string; runId: string; started: boolean; stopRequested: boolean; abort: AbortController; branched?: boolean };
 
-export type SendInput = { text: string; images: LiveImage[] };
+/** `branch`: the question is an edit of a stored one, or asks a stored one again (docs/branches.md). */
+export type SendInput = { text: string; images: LiveImage[]; branch?: BranchRequest };
 
 /**
  * The runs started (or rejoined) on this page: send, stop, retry and reconnect. Only one
@@ -51,6 +52,8 @@ export function useChatRuns(opts: {
   onRunEnded: () => void;
   /** Every event of the runs followed here, in order (the thread's state is built from them). */
   onEvent?: (event: BaseEvent) => void;
+  /** A run that branched the thread (an edit, a regenerate) ended: the page shows the thread's new current branch. */
+  onBranched: () => void;
 }) {
   const { threadId } = opts;
   const [turns, dispatch] = useReducer(reducer, []);
@@ -81,6 +84,7 @@ export function useChatRuns(opts: {
       dispatch({ type: "fail", key: p.key, error: { kind: "closed" } });
     }
     callbacks.current.onRunEnded();
+    if (p.branched && outcome?.started) callbacks.current.onBranched();
   }, []);
 
   const follow = useCallback(
@@ -100,12 +104,21 @@ export function useChatRuns(opts: {
 
   const execute = useCallback(
     async (key: string, runId: string, input: SendInput, messageId: string) => {
-      const p: Pending = { key, runId, started: false, stopRequested: false, abort: new AbortController() };
+      const p: Pending = { key, runId, started: false, stopRequested: false, abort: new AbortController(), branched: input.branch !== undefined };
       pending.current = p;
       let outcome: RunOutcome | null = null;
       let error: unknown = null;
       try {
-        outcome = await startRun({ threadId, runId, message: userMessage(messageId, input.text, input.images), abortController: p.abort, timeZone: callbacks.current.timeZone, locale: callbacks.current.locale, onEvent: (e) => handleEvent(p, e) });
+        outcome = await startRun({
+          threadId,
+          runId,
+          message: userMessage(messageId, input.text, input.images),
+          branch: input.branch,
+          abortController: p.abort,
+          timeZone: callbacks.current.timeZone,
+          locale: callbacks.current.locale,
+          onEvent: (e) => handleEvent(p, e),
+        });
       } catch (err) {
         error = err;
       }
@@ -125,7 +138,8 @@ export function useChatRuns(opts: {
       if (pending.current) return;
       const key = randomUUID();
       const runId = `run_${randomUUID()}`;
-      const messageId = `msg_${randomUUID()}`;
+      // A regenerated answer's question is the stored one: an edit or a regenerate of it names that one.
+      const messageId = input.branch && "regenerate" in input.branch ? input.branch.regenerate : `msg_${randomUUID()}`;
       retryInputs.current.set(key, input);
       dispatch({ type: "add", turn: newTurn({ key, runId, user: { id: messageId, text: input.text, images: input.images } }) });
       void execute(key, runId, input, messageId);

@@ -82,6 +82,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/threads/{threadId}/branch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Switch a thread's branch
+         * @description A thread is a tree of messages with a current branch (a regenerated answer or an edited message starts a new one; the old one stays). Makes the branch through `siblingId` (from history's `branches[].siblingIds`) current, down to its newest message: history, the model and AG-UI snapshots follow it. 409 while the thread has a run in progress.
+         */
+        post: operations["switchThreadBranch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/threads/{threadId}/runs": {
         parameters: {
             query?: never;
@@ -1300,6 +1320,91 @@ export interface operations {
             };
             /** @description Not found, or not the caller's. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable; `Retry-After` says when to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    switchThreadBranch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The thread's id. */
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description A branch id from history's `branches[].siblingIds`: its branch (down to its newest message) becomes the thread's current branch.
+                     */
+                    siblingId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The branch is current. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The thread. */
+                        threadId: string;
+                        /** @description The protocol id of the message the current branch now goes through. */
+                        messageId: string;
+                        /** @description The protocol id of the current branch's newest message. */
+                        leafMessageId: string;
+                    };
+                };
+            };
+            /** @description The request is malformed; `error.details.field` names the wrong part. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key (`Authorization: Bearer`) or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not the caller's. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the thread's state (a run in progress). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -276,8 +276,8 @@ async function runAgent(deps: AgentRunnerDeps, { run, input, generation, signal,
   for (const c of carried) emitCarried(emit, c);
   const clientResults = clientToolResults(input, openClientToolCalls(context.toolEvents, serverToolNames));
   const repeated = resume ? await resumedExchanges(resume, context.progress ?? [], { emit, gate, runCall, serverToolNames, sharedState: shared?.value ?? null }) : [];
-  // A run that continues from an interrupt nobody answered yet has nothing to tell the model.
-  if (!resume && !user.fromUser && clientResults.length === 0 && carried.length === 0) return {};
+  // A run that continues from an interrupt nobody answered yet has nothing to tell the model (a regenerate asks again).
+  if (!resume && !user.fromUser && !user.regenerate && clientResults.length === 0 && carried.length === 0) return {};
 
   await loopUntilDone(
     {

@@ -5,7 +5,7 @@ import { env } from "../env";
 import { INSTANCE_ID } from "../lib/instance-id";
 import { runDeadline } from "./function-limits";
 import { ApiKeyRefusedError, AppError } from "../kernel/errors";
-import { acceptRunRow, type AcceptRunInput, findRunByClientId, type RunRow, type RunToolMessage } from "./repository/runs";
+import { acceptRunRow, type AcceptRunInput, findRunByClientId, type RunFork, type RunRow, type RunToolMessage } from "./repository/runs";
 import { findWaitingRuns } from "./repository/run-queue";
 import { budgetExceeded, DEFAULT_BUDGETS } from "../usage/budgets";
 import { runReservation } from "../usage/reservation";
@@ -102,6 +102,8 @@ export async function acceptRun(opts: {
   apiKeyHash?: string;
   /** The client's answers to the thread's open frontend tool calls, stored before the user message. */
   toolMessages?: RunToolMessage[];
+  /** Fork the thread before the run's messages are written (docs/branches.md). */
+  fork?: RunFork;
   /** The API key the caller came with (none: the browser session): recorded, and its budgets apply. */
   apiKeyId?: string | null;
   /** The sampling parameters, recorded for an executor that takes the run over. */
@@ -141,6 +143,7 @@ function acceptRowInput(opts: Parameters<typeof acceptRun>[0], opened: ReturnTyp
       ? { messageId: user.messageId, content: user.text, metadata: { run_id: input.runId, message_id: user.messageId, stage: "input", ...opts.userMessageMetadata } }
       : null,
     toolMessages: opts.toolMessages,
+    fork: opts.fork,
     entry: opts.entry ?? null,
     start: opts.start ?? false,
     prefetch: opts.prefetch,

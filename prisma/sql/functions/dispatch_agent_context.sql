@@ -1,4 +1,4 @@
--- What the built-in agent starts from: the thread's newest messages that belong to other runs
+-- What the built-in agent starts from: the thread's newest messages on its current branch that belong to other runs
 -- (oldest first; metadata only on tool messages, the only ones whose metadata the conversation
 -- reads, else {}), the user's newest memory facts, and the skills the run does not show (the
 -- user's hidden ones and its binding's: they decide what the agent is shown, never what it may
@@ -15,7 +15,7 @@ LANGUAGE sql STABLE AS $$
   SELECT json_build_object(
     'history', (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) FROM (
       SELECT role, content, CASE WHEN role = 'tool' THEN metadata ELSE '{}'::jsonb END AS metadata, run_id AS "runId", seq FROM messages
-      WHERE thread_id = p_thread_id AND (run_id IS NULL OR run_id <> p_run_id) AND role IN ('user', 'assistant', 'tool')
+      WHERE thread_id = p_thread_id AND on_branch AND (run_id IS NULL OR run_id <> p_run_id) AND role IN ('user', 'assistant', 'tool')
       ORDER BY seq DESC LIMIT p_history_limit) h),
     'memory', (SELECT coalesce(json_agg(f), '[]'::json) FROM (
       SELECT key, value FROM memory_facts WHERE user_id = p_user_id ORDER BY updated_at DESC, key LIMIT p_memory_limit) f),

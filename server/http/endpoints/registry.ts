@@ -27,6 +27,7 @@ import {
   rotateWebhookSecretEndpoint,
   updateWebhookEndpointEndpoint,
 } from "./webhooks";
+import { switchBranchEndpoint } from "./branches";
 import { deleteThreadEndpoint, forkThreadEndpoint, getThreadEndpoint, listThreadRunsEndpoint, listThreadsEndpoint, searchThreadsEndpoint, updateThreadEndpoint } from "./threads";
 
 // Every endpoint, once: the public ones the OpenAPI document describes (server/http/openapi), and
@@ -68,7 +69,7 @@ const LEGACY_DOCS = new Map<Endpoint, OperationDoc>([
 /** The public REST endpoints and their docs, in the document's order (the OpenAPI endpoints add themselves: endpoints/openapi.ts). */
 export function documentedEndpoints(): { endpoint: Endpoint; doc: OperationDoc }[] {
   const own = [
-    ...[listThreadsEndpoint, searchThreadsEndpoint, getThreadEndpoint, updateThreadEndpoint, deleteThreadEndpoint, forkThreadEndpoint, listThreadRunsEndpoint],
+    ...[listThreadsEndpoint, searchThreadsEndpoint, getThreadEndpoint, updateThreadEndpoint, deleteThreadEndpoint, forkThreadEndpoint, switchBranchEndpoint, listThreadRunsEndpoint],
     ...[createWebhookEndpointEndpoint, listWebhookEndpointsEndpoint, getWebhookEndpointEndpoint, updateWebhookEndpointEndpoint, deleteWebhookEndpointEndpoint],
     ...[rotateWebhookSecretEndpoint, listWebhookDeliveriesEndpoint, redeliverWebhookEndpoint],
     ...[createScheduleEndpoint, listSchedulesEndpoint, getScheduleEndpoint, updateScheduleEndpoint, deleteScheduleEndpoint],

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { uiSchemaDocumentSchema } from "../../ui-schema/schema";
+import { BranchPointSchema } from "../threads/branches";
 
 // GET /api/v1/agent/history: HistorySnapshotResponse of spec/agent-run-input.md, the one schema
 // of a history message. Two writers produce it: PostgreSQL renders a message when it is written
@@ -87,6 +88,11 @@ export const historySnapshotSchema = z.strictObject({
   hasMore: z.boolean(),
   /** The thread's AG-UI shared state as its last run left it (docs/ag-ui.md, "Shared state"); absent when it keeps none. */
   state: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * The day's messages of the current branch that have siblings (other branches start beside them:
+   * a regenerated answer, an edited message), docs/branches.md; absent when there are none.
+   */
+  branches: z.array(BranchPointSchema).optional(),
   messages: z.array(historyMessageSchema),
 });
 

@@ -290,7 +290,8 @@ export function parseRunAgentInput(rawBody: string, opts: { conversation?: boole
 /** An image or a document of the user message, by the signed URL of its upload. */
 export type UserImageRef = { url: string; mimeType: string; filename?: string };
 /** `fromUser` is false for a run that only answers frontend tool calls or interrupts: no text, the first answer's id. */
-export type UserMessageParts = { messageId: string; text: string; images: UserImageRef[]; fromUser: boolean };
+/** `regenerate`: the run brings nothing, it answers the thread's last question again (docs/branches.md). */
+export type UserMessageParts = { messageId: string; text: string; images: UserImageRef[]; fromUser: boolean; regenerate?: boolean };
 
 /**
  * The run's user message as the agent consumes it: its text (text parts concatenated,
@@ -305,6 +306,8 @@ export function userMessageParts(input: RunAgentInput): UserMessageParts {
     if (answer) return { messageId: answer.id, text: "", images: [], fromUser: false };
     // A run that continues from an interrupt may bring nothing but the answers to it.
     if (input.resume?.length) return { messageId: `resume_${input.runId}`, text: "", images: [], fromUser: false };
+    // A regenerated answer (docs/branches.md) brings nothing: the model answers the thread's question again.
+    if (input.messages.length === 0) return { messageId: `regenerate_${input.runId}`, text: "", images: [], fromUser: false, regenerate: true };
     throw new Error("RunAgentInput has no user message; parse it with parseRunAgentInput first");
   }
   const images: UserImageRef[] = [];

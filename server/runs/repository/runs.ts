@@ -49,6 +49,13 @@ export type RunUserMessage = { messageId: string; content: string; metadata: Rec
  * A message a run brings besides its user message: an answer to an open frontend tool call (a tool
  * message of the run), or, with `role`, an earlier turn seeding a new thread (no run of its own).
  */
+/**
+ * Where a run forks its thread (docs/branches.md): at the current branch's message with this
+ * protocol id (an edited message: it and what follows leave the branch), or after it with `keep`
+ * (a regenerated answer: what follows it leaves the branch).
+ */
+export type RunFork = { messageId: string; keep: boolean };
+
 export type RunToolMessage = { messageId: string; content: string; metadata: Record<string, unknown>; role?: "user" | "assistant" | "tool" };
 
 export type AcceptOutcome =
@@ -99,6 +106,8 @@ export type AcceptRunInput = {
   /** The run's new user message; null for a run that only brings tool answers. */
   message: RunUserMessage | null;
   toolMessages?: RunToolMessage[];
+  /** The thread forks before the run's messages are written. */
+  fork?: RunFork;
   entry: { id: string; eventType: string; source: string; sourceEventType: string | null; data: unknown; rawRef: unknown } | null;
   start: boolean;
   /** Also read the thread history and memory facts a runner starts from (see ContextPrefetch). */
@@ -135,7 +144,7 @@ type AcceptResultJson = { status: AcceptOutcome["status"]; run?: RunRow; busy_ru
  * dispatch_accept_run's one argument, a document naming every field (the function's file lists
  * them); an absent field is left out rather than null, which the function reads as "none".
  */
-function acceptDocument({ run, threadTitle, message, toolMessages, entry, start, prefetch, bindingCheck, apiKeyId, budgets, enqueue = false, executor, opening, reservedTokens }: AcceptRunInput): string {
+function acceptDocument({ run, threadTitle, message, toolMessages, fork, entry, start, prefetch, bindingCheck, apiKeyId, budgets, enqueue = false, executor, opening, reservedTokens }: AcceptRunInput): string {
   return JSON.stringify({
     user_id: run.userId,
     thread_id: run.threadId,
@@ -158,6 +167,7 @@ function acceptDocument({ run, threadTitle, message, toolMessages, entry, start,
     tool_messages: toolMessages?.length
       ? toolMessages.map((m) => ({ message_id: m.messageId, content: m.content, metadata: m.metadata, ...(m.role ? { role: m.role } : {}) }))
       : undefined,
+    fork: fork ? { message_id: fork.messageId, keep: fork.keep } : undefined,
     api_key_id: apiKeyId ?? undefined,
     limits: budgets,
     generation: run.generation && Object.keys(run.generation).length > 0 ? run.generation : undefined,

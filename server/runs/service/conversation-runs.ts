@@ -4,10 +4,10 @@ import type { ClaimedApiKey } from "../../auth/session";
 import { env } from "../../env";
 import { AppError } from "../../kernel/errors";
 import { logger } from "../../logger";
-import type { RunAgentInput, ToolMessage } from "../../protocols/ag-ui/run-input";
-import { findThreadConversationState } from "../repository/conversation";
+import type { RunAgentInput, ToolMessage, UserMessage } from "../../protocols/ag-ui/run-input";
+import { findBranchUserAfter, findThreadConversationState, type ThreadConversationState } from "../repository/conversation";
 import { threadSnapshot } from "./thread-snapshot";
-import { findRunByClientId, findRunById, type RunRow } from "../repository/runs";
+import { findRunByClientId, findRunById, type RunFork, type RunRow } from "../repository/runs";
 import { sameThread } from "../accept";
 import { cancelRun } from "../cancel";
 import { followRunStream, forgetAbandoned } from "../followers";
@@ -16,7 +16,7 @@ import { followRunBatches } from "../subscribe";
 import { TERMINAL_EVENT_TYPES, TERMINAL_STATUSES, type EventRecord } from "../../kernel/runs";
 import { applyResumeEntries } from "../../approvals/service";
 import { openCallAnswers } from "./client-tool-answers";
-import { reconcileConversation } from "./conversation-reconcile";
+import { knownById, reconcileConversation, type ReconciledConversation } from "./conversation-reconcile";
 import { startRun, type KeepAlive } from "./runs";
 import { threadNamed } from "../../threads/service/thread-names";
 import { nonEmptyState } from "../../thread-state/service";
@@ -62,8 +62,11 @@ export async function startConversationRun(opts: {
   const ids = input.messages.filter((m) => m.role === "user" || m.role === "tool").map((m) => m.id);
   const state = await findThreadConversationState({ threadId: input.threadId, messageIds: ids });
   if (state.ownerId !== null && state.ownerId !== userId) throw new AppError("NOT_FOUND", `Thread ${thread.name} not found`);
-  const { tail, instructions } = reconcileConversation(input.messages, new Map(state.known.map((m) => [m.messageId, m])));
+  const reconciled = reconcileConversation(input.messages, knownById(state.known));
+  const { instructions } = reconciled;
   const resume = input.resume ?? [];
+  const branching = await branchingOf(reconciled, state, input.threadId);
+  const tail = branching?.messages ?? reconciled.tail;
 
   if (resume.length > 0) {
     // AG-UI's answers to the interrupts (approvals) that ended the previous run: decided before
@@ -73,13 +76,13 @@ export async function startConversationRun(opts: {
     if (previous) return { kind: "run", run: sameThread(previous, input), created: false };
     await applyResumeEntries({ userId, threadId: input.threadId, resume });
   } else if (tail.length === 0) {
-    // Reading the thread needs a checked key (a run's accepting statement checks it itself).
+    // Nothing new but, maybe, a regenerate. Reading the thread needs a checked key (a run's accepting statement checks it itself).
     await opts.claimedKey?.verify();
     const previous = await findRunByClientId({ userId, runId: input.runId });
     if (previous) return { kind: "run", run: sameThread(previous, input), created: false };
     if (state.ownerId === null) throw new AppError("BAD_REQUEST", "messages has no user message: a new thread starts with one", { field: "messages" });
     if (state.activeRun) return { kind: "attach", run: state.activeRun, snapshot: await threadSnapshot(input.threadId, state.activeRun.id) };
-    return { kind: "snapshot", snapshot: await threadSnapshot(input.threadId, null), state: nonEmptyState(state.keptState) };
+    if (!branching) return { kind: "snapshot", snapshot: await threadSnapshot(input.threadId, null), state: nonEmptyState(state.keptState) };
   }
 
   const answers = tail.filter((m): m is ToolMessage => m.role === "tool");
@@ -101,6 +104,7 @@ export async function startConversationRun(opts: {
       claimedKey: opts.claimedKey,
       apiKeyHash: opts.apiKeyHash,
       toolMessages,
+      fork: branching?.fork,
       keepAlive: opts.keepAlive,
       // Read with the thread above (its owner checked there): no statement of its own.
       keptState: nonEmptyState(state.keptState),
@@ -112,6 +116,27 @@ export async function startConversationRun(opts: {
     if (!busy || !(await supersedeAbandonedRun(userId, busy))) throw err;
     return { kind: "run", ...(await start()) };
   }
+}
+
+/**
+ * How the client's conversation branches the thread (docs/branches.md), if it does: an edited
+ * user message forks at it (the edit is the run's user message); a conversation that ends with a
+ * user message the branch has answered regenerates that answer (the run brings no message); a new
+ * user message after a part of the branch the client holds (it lacks the branch's later user
+ * messages) forks at the first of those.
+ */
+async function branchingOf(reconciled: ReconciledConversation, state: ThreadConversationState, threadId: string): Promise<{ fork: RunFork; messages: (UserMessage | ToolMessage)[] } | null> {
+  const { edited, endsWithUser, tail, matchedSeq } = reconciled;
+  if (edited) return { fork: { messageId: edited.id, keep: false }, messages: [edited] };
+  if (endsWithUser?.onBranch && endsWithUser.role === "user" && state.tipSeq > endsWithUser.seq) {
+    return { fork: { messageId: endsWithUser.messageId, keep: true }, messages: [] };
+  }
+  const onlyUser = tail.length === 1 && tail[0]!.role === "user";
+  if (onlyUser && matchedSeq > 0 && state.lastUserSeq > matchedSeq) {
+    const at = await findBranchUserAfter({ threadId, seq: matchedSeq });
+    if (at) return { fork: { messageId: at, keep: false }, messages: tail };
+  }
+  return null;
 }
 
 /**

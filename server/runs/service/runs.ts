@@ -2,7 +2,7 @@ import "server-only";
 import type { ClaimedApiKey } from "../../auth/session";
 import { AppError } from "../../kernel/errors";
 import { logger } from "../../logger";
-import { findRunByClientId, type RunRow, type RunToolMessage } from "../repository/runs";
+import { findRunByClientId, type RunFork, type RunRow, type RunToolMessage } from "../repository/runs";
 import { userMessageParts, type RunAgentInput, type ToolMessage } from "../../protocols/ag-ui/run-input";
 import { resolveRunAttachments } from "../../attachments/service";
 import { openCallAnswers } from "./client-tool-answers";
@@ -21,6 +21,7 @@ import { startRecoverySweeper } from "../recovery";
 import type { GenerationParams, Runner } from "../../kernel/runs";
 import { findModel, listModels } from "../../models/catalog";
 import { queuePositions } from "../repository/run-queue";
+import { forwardedBranch } from "../../protocols/ag-ui/branch-props";
 import { forwardedMultitaskStrategy, type MultitaskStrategy } from "../../protocols/ag-ui/multitask";
 import { traceIdOf } from "../../telemetry/tracing";
 import { withKeptState } from "../../thread-state/service";
@@ -74,6 +75,7 @@ async function acceptPlanned(
       apiKeyHash: accepting.apiKeyHash,
       apiKeyId: opts.apiKeyId,
       toolMessages: opts.toolMessages,
+      fork: opts.fork,
       generation: accepting.generation,
       multitaskStrategy: accepting.multitaskStrategy ?? plan.binding?.multitaskStrategy ?? "reject",
     });
@@ -102,6 +104,8 @@ export type StartRunOptions = {
   apiKeyHash?: string;
   /** The client's answers to the thread's open frontend tool calls, as each door reads them from its request. */
   toolMessages?: RunToolMessage[];
+  /** Fork the thread before the run's messages are written: a regenerated answer, an edited message (docs/branches.md). */
+  fork?: RunFork;
   /** The API key the caller came with: recorded on the run, and its budgets apply. */
   apiKeyId?: string;
   /** Given the run's execution; without it (scripts, tests) the promise simply runs on. */
@@ -127,6 +131,8 @@ export async function startRun(opts: StartRunOptions): Promise<{ run: RunRow; cr
   const forwarded = forwardedMultitaskStrategy(opts.input.forwardedProps);
   if (!forwarded.ok) throw new AppError("BAD_REQUEST", forwarded.message, { field: "forwardedProps.multitaskStrategy" });
   const requestedStrategy = opts.multitaskStrategy ?? forwarded.strategy;
+  // A fork changes the branch the thread is on now: it cannot wait for a turn that comes later.
+  if (opts.fork && requestedStrategy === "enqueue") throw new AppError("CONFLICT", "A regenerated answer or an edited message cannot wait its turn: the thread has a run in progress");
   const images = userMessageParts(opts.input).images;
   // The accepting statement checks a claimed key; images are checked against the caller
   // before it, so the key is checked first then.
@@ -171,12 +177,25 @@ export async function startRun(opts: StartRunOptions): Promise<{ run: RunRow; cr
  * open frontend tool calls its messages may bring, which the thread keeps as the other doors do.
  */
 export async function startSeedRun(opts: Parameters<typeof startRun>[0]): ReturnType<typeof startRun> {
+  opts = withBranchRequest(opts);
   const answers = opts.input.messages.filter((m): m is ToolMessage => m.role === "tool");
   if (answers.length === 0) return startRun(opts);
   // Reading the thread needs a checked key (the accepting statement checks one itself).
   await opts.claimedKey?.verify();
   const toolMessages = await openCallAnswers(opts.input, answers, { strict: false });
   return startRun({ ...opts, toolMessages: toolMessages.length > 0 ? toolMessages : undefined });
+}
+
+/** The seed door's `forwardedProps.branch` (server/protocols/ag-ui/branch-props.ts) as the run's fork. */
+function withBranchRequest(opts: StartRunOptions): StartRunOptions {
+  const asked = forwardedBranch(opts.input.forwardedProps);
+  if (!asked.ok) throw new AppError("BAD_REQUEST", asked.message, { field: "forwardedProps.branch" });
+  const branch = asked.branch;
+  if (!branch) return opts;
+  if ("replace" in branch) return { ...opts, fork: { messageId: branch.replace, keep: false } };
+  // A regenerate answers the thread's message: the request's own user message is not added.
+  const input = { ...opts.input, messages: opts.input.messages.filter((m) => m.role !== "user") };
+  return { ...opts, input, fork: { messageId: branch.regenerate, keep: true } };
 }
 
 /** The runner that executes a run of this plan: the external one it names, else the in-process one. */

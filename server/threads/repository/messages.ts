@@ -34,6 +34,7 @@ export const HISTORY_PLACEHOLDER = "\u0001";
 type HistoryDayRow = {
   keyOk: boolean | null;
   thread: string | null;
+  branched: boolean | null;
   day: string | null;
   hasMore: boolean | null;
   state: Record<string, unknown> | null;
@@ -61,22 +62,22 @@ type HistoryDayRow = {
  * 900-message day instead of 900, which the server neither parses field by field nor serializes.
  */
 const HISTORY_DAY_SQL = `with k as (select $4::text is null or exists (select 1 from api_keys ak join users au on au.id = ak.user_id where ak.key_hash = $4 and ak.user_id = $1 and ak.revoked_at is null and au.disabled_at is null) as ok),
-   t as (select id from threads where $2::uuid is not null and (select ok from k) and id = $2::uuid and user_id = $1
+   t as (select id, branched from threads where $2::uuid is not null and (select ok from k) and id = $2::uuid and user_id = $1
          union all
-         (select id from threads where $2::uuid is null and (select ok from k) and user_id = $1 order by updated_at desc limit 1)),
+         (select id, branched from threads where $2::uuid is null and (select ok from k) and user_id = $1 order by updated_at desc limit 1)),
    -- The page header, computed once rather than per message row; always one row.
    page as materialized (
-     select k.ok as "keyOk", t.id as thread, n.start, to_char(n.start, 'YYYY-MM-DD') as day,
+     select k.ok as "keyOk", t.id as thread, t.branched, n.start, to_char(n.start, 'YYYY-MM-DD') as day,
        -- Older-exists as an ordered index probe; a bare exists() may be planned as a scan of messages.
-       (select o.created_at from messages o where o.thread_id = t.id and o.created_at < n.start order by o.created_at desc limit 1) is not null as "hasMore",
+       (select o.created_at from messages o where o.thread_id = t.id and o.on_branch and o.created_at < n.start order by o.created_at desc limit 1) is not null as "hasMore",
        (select s.state from thread_states s where s.thread_id = t.id) as state
      from k left join t on true left join lateral (select date_trunc('day', created_at) as start from messages
-                               where thread_id = t.id and created_at < coalesce($3::date, 'infinity'::date) order by created_at desc limit 1) n on true
+                               where thread_id = t.id and on_branch and created_at < coalesce($3::date, 'infinity'::date) order by created_at desc limit 1) n on true
    )
-   select "keyOk", thread, day, "hasMore", state, null::int as seq, null::text as json, null::json as rows
+   select "keyOk", thread, branched, day, "hasMore", state, null::int as seq, null::text as json, null::json as rows
    from page
    union all
-   select null, null, null, null, null, min(seq), string_agg(coalesce(rendered, chr(1)), ',' order by seq), json_agg(fields order by seq) filter (where rendered is null)
+   select null, null, null, null, null, null, min(seq), string_agg(coalesce(rendered, chr(1)), ',' order by seq), json_agg(fields order by seq) filter (where rendered is null)
    -- Only what the chunks need goes through their sort; the fields of a message are built only
    -- for the few the server renders.
    from (select m.seq, m.history_json as rendered, case when m.history_json is null then json_build_object('seq', m.seq, 'role', m.role,
@@ -88,12 +89,12 @@ const HISTORY_DAY_SQL = `with k as (select $4::text is null or exists (select 1 
          -- Lateral, so the day is always read as an index range of the page's thread, whatever
          -- the generic plan estimates (joined, it could be planned as a hash join over the table).
          from page cross join lateral (select * from messages where thread_id = page.thread and created_at >= page.start
-           and created_at < page.start + interval '1 day' and (role in ('user', 'assistant', 'tool') or ($5::boolean and role = 'reasoning')) offset 0) m) day
+           and created_at < page.start + interval '1 day' and on_branch and (role in ('user', 'assistant', 'tool') or ($5::boolean and role = 'reasoning')) offset 0) m) day
    group by seq / 64`;
 
 /**
  * One round trip for a history page: the user's thread (the given one, or their latest), the UTC
- * day of its newest message before `before` (or at all), that day's user, assistant and tool
+ * day of its current branch's (docs/branches.md) newest message before `before` (or at all), that day's user, assistant and tool
  * messages (and reasoning, when asked) in seq order (as chunks), and whether older messages exist. Each part is an index range
  * on (thread_id, created_at), so the cost follows the page, not the thread. `thread` is null when
  * the user has no such thread; a refused `keyHash` throws ApiKeyRefusedError.
@@ -117,6 +118,8 @@ export async function findHistoryDay({
   hasMore: boolean;
   /** The thread's AG-UI shared state (thread_states), null when it keeps none. */
   state: Record<string, unknown> | null;
+  /** Whether the thread ever forked (docs/branches.md): only such a thread has messages with siblings. */
+  branched: boolean;
 }> {
   // `before` goes as a date, not a timestamp: UTC midnight whatever this process's zone is.
   const { rows } = await getPool().query<HistoryDayRow>({
@@ -136,10 +139,10 @@ export async function findHistoryDay({
     }
   }
   if (keyHash !== null && header?.keyOk !== true) throw new ApiKeyRefusedError(keyHash);
-  if (!header?.thread) return { thread: null, day: null, chunks: [], hasMore: false, state: null };
+  if (!header?.thread) return { thread: null, day: null, chunks: [], hasMore: false, state: null, branched: false };
   // Chunks are runs of seq (seq / 64), so ordering them by their first seq orders the messages.
   chunks.sort((a, b) => a.seq - b.seq);
-  return { thread: header.thread, day: header.day, chunks, hasMore: header.hasMore!, state: header.state };
+  return { thread: header.thread, day: header.day, chunks, hasMore: header.hasMore!, state: header.state, branched: header.branched === true };
 }
 
 // created_at::text in PostgreSQL's ISO DateStyle (its default, which node-pg's own date parsing

@@ -20,12 +20,16 @@ export async function forkThread(opts: { id: string; userId: string; title?: str
     );
     const fork = rows[0];
     if (!fork) return null;
+    // Its branches too (docs/branches.md): each copy follows the copy of the message it followed.
     await tx.query(
-      `insert into messages (id, thread_id, seq, role, message_id, run_id, content, metadata, created_at)
-       select gen_random_uuid(), $2, seq, role, message_id, null, content, metadata, created_at
-       from messages where thread_id = $1`,
+      `with ids as (select id as old, gen_random_uuid() as new from messages where thread_id = $1)
+       insert into messages (id, thread_id, seq, role, message_id, run_id, content, metadata, created_at, parent_id, on_branch)
+       select ids.new, $2, m.seq, m.role, m.message_id, null, m.content, m.metadata, m.created_at, p.new, m.on_branch
+       from messages m join ids on ids.old = m.id left join ids p on p.old = m.parent_id
+       where m.thread_id = $1 order by m.seq`,
       [opts.id, fork.id],
     );
+    await tx.query(`update threads set branched = (select branched from threads where id = $1) where id = $2`, [opts.id, fork.id]);
     // The fork goes on from the shared state the thread keeps (docs/ag-ui.md, "Shared state").
     await tx.query(
       `insert into thread_states (thread_id, state, run_id, updated_at)

@@ -3,8 +3,8 @@ import { getPool } from "../../db";
 import type { MessageModel, ThreadModel } from "../../generated/prisma/models";
 import { likePattern } from "../../kernel/sql";
 
-// The Transcript (a thread's messages) as the runner host reads it: pages by seq, ranked
-// search, and where a run's messages sit in it.
+// The Transcript (a thread's messages) as the runner host reads it: pages by seq (of the thread's
+// current branch, docs/branches.md), ranked search, and where a run's messages sit in it.
 
 export type TranscriptRow = Pick<MessageModel, "id" | "threadId" | "seq" | "content" | "messageId" | "runId" | "createdAt"> & {
   role: "user" | "assistant" | "tool";
@@ -22,7 +22,7 @@ const UUID = /^[0-9a-f-]{36}$/i;
 export async function pageTranscript(q: { threadId: string; beforeSeq: number | null; afterSeq: number | null; backward: boolean; limit: number }): Promise<TranscriptRow[]> {
   const { rows } = await getPool().query<TranscriptRow>(
     `select ${COLUMNS} from messages
-     where thread_id = $1::uuid and ($2::int is null or seq < $2) and ($3::int is null or seq > $3)
+     where thread_id = $1::uuid and on_branch and ($2::int is null or seq < $2) and ($3::int is null or seq > $3)
      order by seq ${q.backward ? "desc" : "asc"} limit $4`,
     [UUID.test(q.threadId) ? q.threadId : "00000000-0000-0000-0000-000000000000", q.beforeSeq, q.afterSeq, q.limit],
   );
@@ -83,7 +83,7 @@ export async function findTranscriptPosition({ threadId, runId }: { threadId: st
 /** Up to `limit` messages before `beforeSeq`, newest first; the model's thinking is not part of a runner's tail or a summary. */
 export async function listMessagesBefore({ threadId, beforeSeq, limit }: { threadId: string; beforeSeq: number; limit: number }) {
   const { rows } = await getPool().query<Pick<TranscriptRow, "seq" | "role" | "content">>(
-    `select seq, role, content from messages where thread_id = $1 and seq < $2 and role <> 'reasoning' order by seq desc limit $3`,
+    `select seq, role, content from messages where thread_id = $1 and on_branch and seq < $2 and role <> 'reasoning' order by seq desc limit $3`,
     [threadId, beforeSeq, limit],
   );
   return rows;

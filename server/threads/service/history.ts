@@ -10,6 +10,7 @@ import { threadNamed } from "./thread-names";
 import type { ClaimedApiKey } from "../../auth/session";
 import { jsonText, type JsonText } from "../../lib/json-text";
 import { nonEmptyState } from "../../thread-state/service";
+import { branchPointsOfDay } from "../../branches/service";
 
 /**
  * A message the database leaves to the server: a tool result, whose card is compiled here, a
@@ -108,11 +109,11 @@ async function readHistoryDay(opts: HistoryDayOptions): Promise<{ header: Omit<H
     if (opts.threadId) throw new AppError("NOT_FOUND", `Thread ${opts.threadId} not found`);
     return { header: { scope: "history_day", threadId: null, day: null, hasMore: false }, texts: [] };
   }
-  const texts = await chunkTexts(found.chunks, opts);
+  const [texts, branches] = await Promise.all([chunkTexts(found.chunks, opts), branchPointsOfDay({ threadId: found.thread, branched: found.branched, day: found.day })]);
   const state = nonEmptyState(found.state);
   const header = { scope: "history_day", threadId: thread?.named ? thread.name : found.thread, day: found.day, hasMore: found.hasMore } as const;
-  // The spec's page as it was for a thread without state.
-  return { header: state ? { ...header, state } : header, texts };
+  // The spec's page as it was for a thread without state or branches.
+  return { header: { ...header, ...(state ? { state } : {}), ...(branches.length > 0 ? { branches } : {}) }, texts };
 }
 
 /** One day of a thread's history (UTC days), newest first by day, messages in seq order. */

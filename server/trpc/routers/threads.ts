@@ -3,6 +3,7 @@ import { z } from "zod";
 import { createTRPCRouter, protectedProcedure } from "../init";
 import { deleteThread, listThreads, renameThread } from "../../threads/service/threads";
 import { searchThreads } from "../../threads/service/thread-api";
+import { switchBranch } from "../../branches/service";
 
 // The signed-in user's own chats; every procedure is scoped to ctx.principal.userId.
 export const threadsRouter = createTRPCRouter({
@@ -21,6 +22,10 @@ export const threadsRouter = createTRPCRouter({
   rename: protectedProcedure
     .input(z.object({ id: z.string().uuid(), title: z.string().max(200) }))
     .mutation(({ ctx, input }) => renameThread({ userId: ctx.principal.userId, id: input.id, title: input.title })),
+  /** Makes the branch through a message's sibling the thread's current one (docs/branches.md): the chat's ‹ 2/3 › switcher. */
+  switchBranch: protectedProcedure
+    .input(z.object({ id: z.string().uuid(), siblingId: z.string().uuid() }))
+    .mutation(({ ctx, input }) => switchBranch({ userId: ctx.principal.userId, threadId: input.id, siblingId: input.siblingId })),
   delete: protectedProcedure
     .input(z.object({ id: z.string().uuid() }))
     .mutation(({ ctx, input }) => deleteThread({ userId: ctx.principal.userId, id: input.id })),

@@ -27,10 +27,12 @@ export default async function ThreadPage({ params }: { params: Promise<{ threadI
   ]);
   const messages = view.history.messages;
   const lastUser = messages.findLast((m) => m.role === "user");
-  const lastQuestion = lastUser ? { text: lastUser.content, images: lastUser.attachments.map((a) => ({ url: a.url, mimeType: a.mime_type, name: a.path.split("/").at(-1) ?? "" })) } : null;
+  const lastQuestion = lastUser ? { id: lastUser.id, text: lastUser.content, images: lastUser.attachments.map((a) => ({ url: a.url, mimeType: a.mime_type, name: a.path.split("/").at(-1) ?? "" })) } : null;
   return (
     <ChatView
-      key={threadId}
+      // A switched branch or a branching run re-renders the page (router.refresh): a new current
+      // branch ends with another message, and the view starts again from the history alone.
+      key={`${threadId}:${messages.at(-1)?.id ?? ""}`}
       threadId={threadId}
       title={view.thread?.title ?? null}
       day={view.history.day}
