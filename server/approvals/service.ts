@@ -207,14 +207,20 @@ export type InboxItem = { id: string; threadId: string; threadTitle: string; que
 /** The user's requests waiting for a decision, across their threads, newest first. */
 export async function approvalInbox({ userId, locale }: { userId: string; locale?: string }): Promise<InboxItem[]> {
   const rows = await listPendingApprovals({ userId, limit: INBOX_LIMIT });
-  return rows.map((row) => ({
+  return rows.map((row) => inboxItem(row, locale));
+}
+
+type PendingRow = Awaited<ReturnType<typeof listPendingApprovals>>[number];
+
+function inboxItem(row: PendingRow, locale: string | undefined): InboxItem {
+  return {
     id: row.id,
     threadId: row.threadId,
     threadTitle: row.threadTitle,
     question: approvalQuestion(row, locale),
     createdAt: row.createdAt.toISOString(),
     expiresAt: row.expiresAt.toISOString(),
-  }));
+  };
 }
 
 /** A waiting request as the console lists it: whose, in which thread and run, asked how, since when. */
@@ -223,14 +229,5 @@ export type AdminInboxItem = InboxItem & { runId: string; ownerEmail: string };
 /** Every user's requests waiting for a decision, newest first (the console reads; the owner decides). */
 export async function adminApprovalInbox({ locale }: { locale?: string }): Promise<AdminInboxItem[]> {
   const rows = await listPendingApprovals({ userId: null, limit: INBOX_LIMIT });
-  return rows.map((row) => ({
-    id: row.id,
-    threadId: row.threadId,
-    threadTitle: row.threadTitle,
-    question: approvalQuestion(row, locale),
-    createdAt: row.createdAt.toISOString(),
-    expiresAt: row.expiresAt.toISOString(),
-    runId: row.runId,
-    ownerEmail: row.ownerEmail,
-  }));
+  return rows.map((row) => ({ ...inboxItem(row, locale), runId: row.runId, ownerEmail: row.ownerEmail }));
 }
