@@ -29,7 +29,7 @@ test("an admin registers an external runner, binds it to a user, and the user's 
     await expect(runners.getByTestId("runner-item").filter({ hasText: "plugin:dispatch/builtin/agent" })).toBeVisible();
     await runners.getByLabel("Runner base URL").fill(runner.url);
     await runners.getByLabel("Runner secret").fill(secret);
-    await runners.getByRole("button", { name: "Register" }).click();
+    await runners.getByTestId("runner-register-form").getByRole("button", { name: "Register" }).click();
     const endpoint = runners.getByTestId("runner-endpoint").filter({ hasText: runner.url });
     await expect(endpoint.getByTestId("runner-endpoint-status")).toHaveText("ok");
     await expect(endpoint.getByTestId("runner-item").filter({ hasText: WORKER_RUNNER_ID })).toBeVisible();
