@@ -11,7 +11,9 @@ const TOKEN = "metrics-token-for-the-test-0123456789";
 let server: ExtraServer | undefined;
 beforeAll(async () => {
   baseUrl();
-  server = await startExtraServer({ METRICS_TOKEN: TOKEN });
+  // No queue worker: other files' queued work (scheduled runs, webhook deliveries) shares the test
+  // database's queue and would be counted here too; this instance counts only this file's run.
+  server = await startExtraServer({ METRICS_TOKEN: TOKEN, QUEUE_WORKER_CONCURRENCY: "0" });
 }, 90_000);
 afterAll(() => {
   server?.child.kill("SIGTERM");
