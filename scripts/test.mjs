@@ -15,6 +15,23 @@ function run(label, cmd, args, extraEnv = {}) {
 }
 
 const only = process.argv[2]; // "unit" | "e2e" | undefined (everything)
+// The nested npm projects of the real clients and agent frameworks the integration tests drive
+// (test/clients/README.md, test/framework-agents/README.md): installed from their lockfiles when
+// a fresh clone has not yet, so that `npm ci && npm test` is all a newcomer runs.
+const nested = [
+  { install: "test/clients/install.sh", projects: ["copilotkit-175", "copilotkit-175-agui1", "copilotkitnext-154", "mcp-inspector"] },
+  { install: "test/framework-agents/install.sh", projects: ["mastra"] },
+];
+if (only !== "e2e") {
+  for (const { install, projects } of nested) {
+    const dir = install.slice(0, install.lastIndexOf("/"));
+    if (projects.every((p) => existsSync(`${dir}/${p}/node_modules`))) continue;
+    if (run(`install ${dir}`, "bash", [install]) !== 0) {
+      console.error(`${install} failed`);
+      process.exit(1);
+    }
+  }
+}
 let failedSteps = 0;
 if (process.env.SKIP_BUILD !== "1") {
   if (run("build", "npm", ["run", "build"]) !== 0) {
