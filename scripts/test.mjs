@@ -2,7 +2,7 @@
 // production server), then runs vitest (unit + integration) and Playwright (e2e), and
 // ends with one summary line.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 
 const reports = ".data/test-reports";
 mkdirSync(reports, { recursive: true });
@@ -18,16 +18,14 @@ const only = process.argv[2]; // "unit" | "e2e" | undefined (everything)
 // The nested npm projects of the real clients and agent frameworks the integration tests drive
 // (test/clients/README.md, test/framework-agents/README.md): installed from their lockfiles when
 // a fresh clone has not yet, so that `npm ci && npm test` is all a newcomer runs.
-const nested = [
-  { install: "test/clients/install.sh", projects: ["copilotkit-175", "copilotkit-175-agui1", "copilotkitnext-154", "mcp-inspector"] },
-  { install: "test/framework-agents/install.sh", projects: ["mastra"] },
-];
+const nested = ["test/clients", "test/framework-agents"];
+// Each folder's projects: its subfolders with a package.json (what its install.sh runs `npm ci` in).
+const projectsIn = (dir) => readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && existsSync(`${dir}/${e.name}/package.json`)).map((e) => e.name);
 if (only !== "e2e") {
-  for (const { install, projects } of nested) {
-    const dir = install.slice(0, install.lastIndexOf("/"));
-    if (projects.every((p) => existsSync(`${dir}/${p}/node_modules`))) continue;
-    if (run(`install ${dir}`, "bash", [install]) !== 0) {
-      console.error(`${install} failed`);
+  for (const dir of nested) {
+    if (projectsIn(dir).every((p) => existsSync(`${dir}/${p}/node_modules`))) continue;
+    if (run(`install ${dir}`, "bash", [`${dir}/install.sh`]) !== 0) {
+      console.error(`${dir}/install.sh failed`);
       process.exit(1);
     }
   }
