@@ -1,7 +1,9 @@
 // The benchmark's markdown report: each Dispatch figure next to the limit measured in the same
 // run (the bare node:http server; for the Vercel path, a bare Next.js route handler), the memory
 // of each process group, and the issue's targets with a verdict (bench/targets.ts).
+import type { Footprint } from "./footprint";
 import type { HistoryFigures } from "./history";
+import { notifyTable, type NotifyFigures } from "./notify";
 import { HEARTBEAT_MS, LEASE_MS, type RecoveryFigures } from "./recovery";
 import type { RunsFigures } from "./runs-phase";
 import type { StreamLevel } from "./streams";
@@ -11,7 +13,8 @@ import type { Group } from "./tree";
 
 export type RunsKey = "c1" | "c10" | "c50" | "c50-follow-up" | "c50-ag-ui" | "c50-ag-ui-small-state" | "c50-ag-ui-state" | "c200-paced" | "vercel";
 /** `durable`: the durable limit (bare + PostgreSQL, persist before publish), measured on the C=50 new-thread case. */
-export type RunsRow = { key: RunsKey; label: string; dispatch: RunsFigures; limit: RunsFigures; durable?: RunsFigures };
+/** `footprint`: what Dispatch's runs of the case wrote to PostgreSQL (bench/footprint.ts). */
+export type RunsRow = { key: RunsKey; label: string; dispatch: RunsFigures; limit: RunsFigures; durable?: RunsFigures; footprint?: Footprint };
 export type StreamsRow = { kind: "in-flight" | "idle"; dispatch: StreamLevel[]; limit: StreamLevel[] };
 export type CliFigures = { median: number; p95: number; calls: number };
 export type Report = {
@@ -27,6 +30,8 @@ export type Report = {
   /** An MCP server's read tool as the agent calls it, and directly with the SDK (bench/mcp-tool-call.ts). */
   mcpTool: { direct: CliFigures; dispatch: CliFigures } | null;
   recovery: RecoveryFigures[];
+  /** LISTEN/NOTIFY on PostgreSQL alone (bench/notify.ts). */
+  notify: NotifyFigures[];
 };
 
 const ratio = (d: number, l: number) => (Number.isFinite(d) && Number.isFinite(l) && l > 0 ? ` (${(d / l).toFixed(2)}×)` : "");
@@ -113,6 +118,11 @@ export function renderReport(r: Report): string {
       "",
       ...runsTable(r.runs),
       "",
+      ...r.runs.flatMap((row) =>
+        row.footprint
+          ? [`What each Dispatch run of "${row.label}" wrote to PostgreSQL (${row.footprint.runs} runs, warm-up included): ${n(row.footprint.walKbPerRun, 1)} KB of WAL, ${n(row.footprint.batchRowsPerRun, 1)} event-log rows, ${n(row.footprint.messagesPerRun, 1)} messages.`, ""]
+          : [],
+      ),
     );
   }
   if (r.streams.length) {
@@ -156,6 +166,16 @@ export function renderReport(r: Report): string {
       `A fresh instance B streams each run; a follower on instance A (\`GET …/events\`) times what it receives after B is signalled. After kill -9 the run waits out its lease, ${LEASE_MS / 1000} s from B's last heartbeat (one every ${HEARTBEAT_MS / 1000} s), then for the next sweep on A (every ${HEARTBEAT_MS / 1000} s), the claim and the log's replay: recovery = what was left of the lease at the kill + pickup (the column "after the lease ran out"). B is killed within a second of its run's start, right after the heartbeat that start wrote, so nearly the whole lease is left; a crash later in a run leaves up to ${HEARTBEAT_MS / 1000} s less. On SIGTERM, B hands the run back and A takes it over at once. The run then answers again in full (200 tokens, ~4 s).`,
       "",
       ...recoveryTable(r.recovery),
+      "",
+    );
+  }
+  if (r.notify.length) {
+    lines.push(
+      "### LISTEN/NOTIFY on PostgreSQL alone",
+      "",
+      "Connections committing one small insert each (a 400-byte row, as an event batch), as fast as they can, with 0, 1 or 10 pg_notify calls in the same statement, while 0-4 other connections LISTEN. Latency: from just before the statement is sent to a listener's receipt. Dispatch sends one notification per run per group commit of its event writer, from one connection per instance at a time.",
+      "",
+      ...notifyTable(r.notify),
       "",
     );
   }

@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only runs,streams,history,vercel,cli,mcp,recovery] [-- --profile DIR]`
+// `npm run bench [-- --quick] [-- --only runs,streams,history,vercel,cli,mcp,recovery,notify] [-- --profile DIR]`
 // Measures the production build (NEXT_DIST_DIR, default .next) started as `npm start` starts it
 // (its own embedded PostgreSQL under a scratch DATA_DIR), with a local fake model, next to a
 // bare node:http server doing the same protocol work, and prints a markdown report. Loopback
@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { clusterPid, createBenchUser, externalDatabase, openDatabase, scratchDir } from "./database";
 import { measureHistory, seedHistory, type HistoryFigures } from "./history";
 import { measureMcpCalls } from "./mcp-call";
+import { measureNotify } from "./notify";
 import { percentile } from "./load";
 import { buildNextLimit } from "./next-limit";
 import { onCleanup, runScript, stopAll } from "./processes";
@@ -20,7 +21,7 @@ import { assertBuilt, dispatchEnv, distDir, npmStartDatabase, startBaseline, sta
 import { streamsPhase, type Started } from "./streams-phase";
 import type { Target } from "./runs-phase";
 
-const PHASES = ["runs", "streams", "history", "vercel", "cli", "mcp", "recovery"] as const;
+const PHASES = ["runs", "streams", "history", "vercel", "cli", "mcp", "recovery", "notify"] as const;
 type Phase = (typeof PHASES)[number];
 
 const { values } = parseArgs({
@@ -56,6 +57,10 @@ const plan = {
   resentMessages: 200,
   // Each trial waits out the lease of a run whose instance died, on a freshly started instance.
   recoveryTrials: quick ? 3 : 8,
+  // LISTEN/NOTIFY on its own: a few writers, then more connections than the server's pool holds.
+  notifyWriters: quick ? [8] : [4, 32],
+  notifyWarmupMs: quick ? 500 : 1_000,
+  notifyWindowMs: quick ? 2_000 : 5_000,
 };
 
 // Ports in 3300-3399 when free, so parallel work on this machine can keep clear of them.
@@ -103,7 +108,7 @@ async function main(): Promise<void> {
   const { databaseUrl, authSecret } = npmStartDatabase(stack);
   const e: DispatchEnv = { databaseUrl, authSecret, dataDir: stack.dataDir, modelUrl: stack.modelUrl, dbPid: null };
   const { userId, apiKey } = await createBenchUser(dispatchEnv(e));
-  const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, started, runs: [], streams: [], history: [], cli: null, mcp: null, mcpTool: null, recovery: [] };
+  const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, started, runs: [], streams: [], history: [], cli: null, mcp: null, mcpTool: null, recovery: [], notify: [] };
 
   // A phase that fails is reported and skipped; the others still run and print.
   const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T | null> => {
@@ -157,7 +162,7 @@ async function main(): Promise<void> {
           throw err;
         });
         try {
-          await runsPhase({ plan, dispatch: dispatchTarget(apiKey)(d.server), limit: limitTarget(limit), durable: limitTarget(durable), conversations, rows: report.runs, log });
+          await runsPhase({ plan, dispatch: dispatchTarget(apiKey)(d.server), limit: limitTarget(limit), durable: limitTarget(durable), database: d.databaseUrl, conversations, rows: report.runs, log });
         } finally {
           await durable.stop();
           await limit.stop();
@@ -249,6 +254,14 @@ async function main(): Promise<void> {
         } finally {
           await survivor.stop();
         }
+      }),
+    );
+  }
+
+  if (only.has("notify")) {
+    await phase("notify", () =>
+      withDatabase(async (db) => {
+        report.notify = await measureNotify({ url: db.databaseUrl, pgPid: db.dbPid, writerCounts: plan.notifyWriters, warmupMs: plan.notifyWarmupMs, windowMs: plan.notifyWindowMs, log });
       }),
     );
   }
