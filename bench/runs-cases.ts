@@ -3,6 +3,7 @@
 // follow-up turn and the AG-UI door's resent history are measured beside it. The headline case
 // is also measured on the durable limit (bench/durable-server.ts), between the two.
 import { BENCH_STATE, conversationBody, type Conversation } from "./conversation";
+import { measureFootprint } from "./footprint";
 import { startNextLimit } from "./next-limit";
 import type { RunsKey, RunsRow } from "./report";
 import { measureRuns, type Pace, type Target, type Threading } from "./runs-phase";
@@ -11,7 +12,8 @@ type Timing = { warmupMs: number; windowMs: number; pacedWarmupMs: number; paced
 
 type Case = { key: RunsRow["key"]; label: string; concurrency: number; pace: Pace; threading: Threading; warmupMs: number; windowMs: number };
 
-async function measureCase(c: Case, dispatch: Target, limit: Target, log: (line: string) => void, extra: { body?: (w: number) => string; durable?: Target } = {}): Promise<RunsRow> {
+/** `database`: Dispatch's, to tell what its runs wrote there (bench/footprint.ts). */
+async function measureCase(c: Case, dispatch: Target, limit: Target, log: (line: string) => void, extra: { body?: (w: number) => string; durable?: Target; database?: string } = {}): Promise<RunsRow> {
   const opts = { concurrency: c.concurrency, warmupMs: c.warmupMs, windowMs: c.windowMs, pace: c.pace, threading: c.threading, body: extra.body };
   log(`runs ${c.label}: limit`);
   const l = await measureRuns(limit, opts);
@@ -22,13 +24,14 @@ async function measureCase(c: Case, dispatch: Target, limit: Target, log: (line:
     if (durable.firstFailure) log(`a durable-limit run failed: ${durable.firstFailure}`);
   }
   log(`runs ${c.label}: Dispatch`);
-  const d = await measureRuns(dispatch, opts);
+  const measured = extra.database ? await measureFootprint(extra.database, () => measureRuns(dispatch, opts)) : { result: await measureRuns(dispatch, opts), footprint: undefined };
+  const d = measured.result;
   if (d.firstFailure) log(`a Dispatch run failed: ${d.firstFailure}`);
-  return { key: c.key, label: c.label, dispatch: d, limit: l, ...(durable ? { durable } : {}) };
+  return { key: c.key, label: c.label, dispatch: d, limit: l, ...(durable ? { durable } : {}), ...(measured.footprint ? { footprint: measured.footprint } : {}) };
 }
 
 /** Pushes each case's row into `rows` as soon as it is measured; the durable limit runs the C=50 new-thread case. */
-export async function runsPhase(p: { plan: Timing; dispatch: Target; limit: Target; durable: Target; conversations: Conversation[]; rows: RunsRow[]; log: (line: string) => void }): Promise<void> {
+export async function runsPhase(p: { plan: Timing; dispatch: Target; limit: Target; durable: Target; database: string; conversations: Conversation[]; rows: RunsRow[]; log: (line: string) => void }): Promise<void> {
   const { plan } = p;
   const fast = { pace: "fast" as const, warmupMs: plan.warmupMs, windowMs: plan.windowMs };
   const cases: Case[] = [
@@ -37,7 +40,7 @@ export async function runsPhase(p: { plan: Timing; dispatch: Target; limit: Targ
     { key: "c50", label: "C=50, new thread", concurrency: 50, threading: "new", ...fast },
     { key: "c50-follow-up", label: "C=50, follow-up turn", concurrency: 50, threading: "follow-up", ...fast },
   ];
-  for (const c of cases) p.rows.push(await measureCase(c, p.dispatch, p.limit, p.log, c.key === "c50" ? { durable: p.durable } : {}));
+  for (const c of cases) p.rows.push(await measureCase(c, p.dispatch, p.limit, p.log, c.key === "c50" ? { durable: p.durable, database: p.database } : {}));
   // POST /api/v1/ag-ui with a 200-message thread resent on every run; the limit reads the same body.
   const resent: Case = { key: "c50-ag-ui", label: `C=${p.conversations.length}, /api/v1/ag-ui, ${plan.resentMessages} messages resent`, concurrency: p.conversations.length, threading: "follow-up", ...fast };
   const body = (w: number) => conversationBody(p.conversations[w]!, "Write me two hundred words, please. [[bench:fast]]");

@@ -1,0 +1,34 @@
+// What each run leaves in PostgreSQL: WAL bytes (what a replica and a backup receive), event-log
+// rows and messages, over a measured stretch of runs. Inputs of the capacity model
+// (docs/scaling.md): a cluster's WAL bandwidth and row rates divide by these.
+import pg from "pg";
+
+export type Footprint = { runs: number; walKbPerRun: number; batchRowsPerRun: number; messagesPerRun: number };
+
+type Mark = { lsn: string; at: Date };
+
+async function query<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows[0]!;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Runs `fn`, and tells what the runs started meanwhile wrote. */
+export async function measureFootprint<T>(url: string, fn: () => Promise<T>): Promise<{ result: T; footprint: Footprint }> {
+  const before = await query<Mark>(url, "select pg_current_wal_lsn()::text as lsn, clock_timestamp() as at");
+  const result = await fn();
+  const after = await query<{ wal: string; runs: string; batches: string; messages: string }>(
+    url,
+    `select pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::text as wal,
+       (select count(*) from runs where created_at >= $2)::text as runs,
+       (select count(*) from run_event_batches where created_at >= $2)::text as batches,
+       (select count(*) from messages where created_at >= $2)::text as messages`,
+    [before.lsn, before.at],
+  );
+  const runs = Number(after.runs);
+  return { result, footprint: { runs, walKbPerRun: Number(after.wal) / 1024 / runs, batchRowsPerRun: Number(after.batches) / runs, messagesPerRun: Number(after.messages) / runs } };
+}
