@@ -1,15 +1,15 @@
 import "server-only";
 import { logger } from "../logger";
 import { metrics } from "../telemetry/metrics";
-import { findLastPersistedSeq, insertEventBatches, selectEventBatches, type EventBatchInsert } from "./repository/run-events";
+import { findLastPersistedSeq, insertEventBatches, notifyDurable, selectEventBatches, type EventBatchInsert } from "./repository/run-events";
 import { reachingDatabase } from "./database-reach";
 import type { EventRecord } from "../kernel/runs";
 
 // Group commit for run events: appends from every run on this instance queue up and one
 // INSERT writes them while the next batch gathers, as one row per run holding that run's
-// consecutive events (run_event_batches). The same statement notifies other instances
-// (pg_notify is delivered at commit), so their subscribers read what is durable. A failed
-// write keeps its rows, unchanged, and retries them: nothing is dropped or written twice.
+// consecutive events (run_event_batches). Once it has committed, other instances are notified
+// (notifyDurable, in a transaction of its own), so their subscribers read what is durable. A
+// failed write keeps its rows, unchanged, and retries them: nothing is dropped or written twice.
 // Only open runs take events: a run closed elsewhere has its events dropped and its executor told.
 
 type Pending = { runId: string; rec: EventRecord; at: number; attempt: number };
@@ -98,9 +98,10 @@ async function drain(): Promise<void> {
   unwritten = [];
   waiters = [];
   const writeStarted = performance.now();
-  inFlight = reachingDatabase(() => insertEventBatches(rows, sent)).then(
-    ({ closedRunIds }) => {
+  inFlight = reachingDatabase(() => insertEventBatches(rows)).then(
+    ({ closedRunIds, notices: written }) => {
       metrics.eventLogWrite.observe((performance.now() - writeStarted) / 1000);
+      announce(sent.concat(written));
       retryDelayMs = 0;
       const closed = new Set(closedRunIds);
       for (const runId of closed) {
@@ -134,6 +135,15 @@ async function drain(): Promise<void> {
   await inFlight;
   inFlight = null;
   if (queue.length > 0 || unwritten.length > 0 || notices.length > 0) schedule(waiters.length > 0);
+}
+
+/**
+ * Notifies other instances, beside the next write rather than before it: a failed notification
+ * is logged, and the followers it would have woken find the events at their next re-read.
+ */
+function announce(list: string[]): void {
+  if (list.length === 0) return;
+  notifyDurable(list).catch((err: unknown) => logger.warn({ err, runs: list.length }, "could not notify other instances of durable events; their followers re-read"));
 }
 
 /** Tells `listener` after each group commit which events of a run it made durable (rows in order, per run). */

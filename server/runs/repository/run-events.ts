@@ -30,11 +30,10 @@ function insertSql(rows: number): string {
     const p = i * COLUMNS;
     values.push(`($${p + 1}::uuid, $${p + 2}::int, $${p + 3}::int, $${p + 4}, $${p + 5}, $${p + 6}::timestamptz, $${p + 7}::int)`);
   }
-  const notices = `$${rows * COLUMNS + 1}::text[]`;
   // A run closed meanwhile (by recovery on another instance, after missed heartbeats) takes no
   // more events: its log ends with the terminal event that closed it. Nor does a run another
   // instance took over (its attempt moved on): the new executor writes after what it read. Such
-  // runs come back as `closed` rows, the others' commits as notifications.
+  // runs come back as `closed` rows, the others' new ends as `notice` rows (`<runs.id>:<last seq>`).
   return `with v (run_id, first_seq, last_seq, types, events, created_at, attempt) as (values ${values.join(", ")}),
 ins as (
   insert into run_event_batches (run_id, first_seq, last_seq, types, events, created_at)
@@ -43,9 +42,7 @@ ins as (
   on conflict (run_id, first_seq) do nothing
   returning run_id, last_seq
 )
-select null as closed, pg_notify('${RUN_EVENTS_CHANNEL}', run_id::text || ':' || max(last_seq))::text as notified from ins group by run_id
-union all
-select null, pg_notify('${RUN_EVENTS_CHANNEL}', n)::text from unnest(${notices}) as n
+select null as closed, run_id::text || ':' || max(last_seq) as notice from ins group by run_id
 union all
 select distinct v.run_id::text, null from v
 where not exists (select 1 from runs r where r.id = v.run_id and r.status in ('queued', 'running') and r.attempt = v.attempt)`;
@@ -55,24 +52,38 @@ where not exists (select 1 from runs r where r.id = v.run_id and r.status in ('q
 const NAMED_UP_TO = 16;
 
 /**
- * Writes the batches of open runs in one statement that also notifies other instances; a batch
- * whose (run, first seq) is already stored is skipped, so a retried write never duplicates.
- * `notices` (`<runs.id>:<last seq>`) are sent with it: events other statements made durable (a
- * run's closing events). Returns the runs whose batches were refused because the run is closed (or gone).
+ * Writes the batches of open runs in one statement; a batch whose (run, first seq) is already
+ * stored is skipped, so a retried write never duplicates. Returns the runs whose batches were
+ * refused because the run is closed (or gone), and `<runs.id>:<last seq>` of what it made durable,
+ * for notifyDurable.
  */
-export async function insertEventBatches(rows: EventBatchInsert[], notices: string[] = []): Promise<{ closedRunIds: string[] }> {
-  if (rows.length === 0) {
-    await getPool().query({ name: "dispatch-run-events-notices", text: `select pg_notify('${RUN_EVENTS_CHANNEL}', n) from unnest($1::text[]) as n`, values: [notices] });
-    return { closedRunIds: [] };
-  }
+export async function insertEventBatches(rows: EventBatchInsert[]): Promise<{ closedRunIds: string[]; notices: string[] }> {
+  if (rows.length === 0) return { closedRunIds: [], notices: [] };
   const values: unknown[] = [];
   for (const r of rows) values.push(r.runId, r.firstSeq, r.lastSeq, r.types.join(" "), r.events.join("\n"), new Date(r.at).toISOString(), r.attempt);
-  values.push(notices);
   const text = insertSql(rows.length);
-  const { rows: answer } = await getPool().query<{ closed: string | null }>(
+  const { rows: answer } = await getPool().query<{ closed: string | null; notice: string | null }>(
     rows.length <= NAMED_UP_TO ? { name: `dispatch-run-events-${rows.length}`, text, values } : { text, values },
   );
-  return { closedRunIds: answer.flatMap((a) => (a.closed === null ? [] : [a.closed])) };
+  return { closedRunIds: answer.flatMap((a) => (a.closed === null ? [] : [a.closed])), notices: answer.flatMap((a) => (a.notice === null ? [] : [a.notice])) };
+}
+
+/**
+ * Tells other instances that runs' logs are durable up to a sequence (`<runs.id>:<last seq>`), in
+ * a transaction of its own that does not wait for its WAL flush. PostgreSQL holds a database-wide
+ * lock from a notifying transaction's commit until its WAL is flushed, so notifying inside the
+ * events' own commit queued every instance's writes one flush after the other (bench/notify.ts:
+ * 0.2× the commits/s of the same writes without NOTIFY at 8 writers, 25 ms to hear one); apart,
+ * the lock is held for microseconds. A notification lost in a crash costs a follower one re-read
+ * (server/runs/subscribe.ts), never an event.
+ */
+export async function notifyDurable(notices: string[]): Promise<void> {
+  if (notices.length === 0) return;
+  await getPool().query({
+    name: "dispatch-run-events-notices",
+    text: `select set_config('synchronous_commit', 'off', true), pg_notify('${RUN_EVENTS_CHANNEL}', n) from unnest($1::text[]) as n`,
+    values: [notices],
+  });
 }
 
 /** The run's batches that hold events after `after`, up to `after + limit`, in order. */
