@@ -38,11 +38,17 @@ export const toolCallOf = (run: RunRecord) => {
   return { id, name: start.toolCallName as string, args };
 };
 
-/** The seed endpoint's binary block, or AG-UI 1.0's image part (what HttpAgent clients send). */
-function userContent(turn: Turn, imagePart: "binary" | "image") {
-  if (!turn.imageUrl) return turn.text;
-  const image = imagePart === "binary" ? { type: "binary", mimeType: "image/png", url: turn.imageUrl } : { type: "image", source: { type: "url", value: turn.imageUrl, mimeType: "image/png" } };
-  return [{ type: "text", text: turn.text }, image];
+/**
+ * The seed endpoint's binary block for an image, or AG-UI 1.0's image or document part (what
+ * HttpAgent clients send). The seed door's binary block is image-only (its spec's validation
+ * table): a document goes as AG-UI 1.0's document part there too.
+ */
+function userContent(turn: Turn, format: "binary" | "ag-ui-1") {
+  const a = turn.attachment;
+  if (!a) return turn.text;
+  const binary = format === "binary" && a.kind === "image";
+  const part = binary ? { type: "binary", mimeType: a.mimeType, url: a.url } : { type: a.kind, source: { type: "url", value: a.url, mimeType: a.mimeType } };
+  return [{ type: "text", text: turn.text }, part];
 }
 
 function poster(path: string, auth: Record<string, string>, body: unknown): Post {
@@ -97,7 +103,7 @@ export function webDoor(p: Participant, delivery: Cell["delivery"]): Door {
     threadId,
     reader,
     start: (turn) => {
-      const message = { id: `u-${randomUUID()}`, role: "user", content: userContent(turn, "image") } as Message;
+      const message = { id: `u-${randomUUID()}`, role: "user", content: userContent(turn, "ag-ui-1") } as Message;
       const runId = `run-${randomUUID()}`;
       const post: Post = (stream) => {
         if (!stream) return poster("/api/v1/agent/runs", p.auth, { ...runBody(threadId, [message], []), runId, protocolVersion: "1.0", forwardedProps })(false);
@@ -146,7 +152,7 @@ export function agUiDoor(p: Participant, delivery: Cell["delivery"]): Door {
     threadId,
     reader,
     start: (turn) => {
-      conversation.push({ id: `u-${randomUUID()}`, role: "user", content: userContent(turn, "image") } as Message);
+      conversation.push({ id: `u-${randomUUID()}`, role: "user", content: userContent(turn, "ag-ui-1") } as Message);
       return run(turn.tools);
     },
     approve: (previous) => run([], { resume: [{ interruptId: interruptOf(previous), status: "resolved", payload: { approved: true } }] }),

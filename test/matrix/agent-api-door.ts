@@ -23,6 +23,10 @@ export const finalResponse = (run: RunRecord) => {
   return last as ApiObject & { output: ApiMessage[]; status: string; session_id: string };
 };
 
+/** The Agent API's image or file content part for the turn's attachment. */
+const attachmentPart = ({ attachment: a }: Turn) =>
+  !a ? [] : a.kind === "image" ? [{ type: "image", image_url: a.url }] : [{ type: "file", file_url: a.url, mime_type: a.mimeType }];
+
 const dataOf = (run: RunRecord, type: string) => {
   const message = finalResponse(run).output.find((m) => m.type === type);
   if (!message) throw new Error(`the response has no ${type}: ${JSON.stringify(finalResponse(run))}`);
@@ -61,7 +65,7 @@ export function agentApiDoor(p: Participant, delivery: Cell["delivery"]): Door &
       return sessionId;
     },
     start: (turn) =>
-      run([{ type: "message", role: "user", content: [{ type: "text", text: turn.text }, ...(turn.imageUrl ? [{ type: "image", image_url: turn.imageUrl }] : [])] }], turn.tools),
+      run([{ type: "message", role: "user", content: [{ type: "text", text: turn.text }, ...attachmentPart(turn)] }], turn.tools),
     approve: (previous) => run([{ type: "mcp_approval_response", approval_request_id: dataOf(previous, "mcp_approval_request").id, approve: true }], []),
     answerTool: (previous, turn) =>
       run([{ type: "function_call_output", role: "tool", content: [{ type: "data", data: { call_id: dataOf(previous, "function_call").call_id, output: WEATHER_ANSWER } }] }], turn.tools),

@@ -32,14 +32,9 @@ export function cellOf(c: Combination): Cell {
 
 export const cellName = (c: Cell) => `${c.door} × ${c.executor} × ${c.input} × ${c.tools} × ${c.delivery}`;
 
-/**
- * Why a cell cannot run, or null. Each reason is a property of the product, not of the tests,
- * but one: the file cells, which the matrix does not drive yet (documents are tested door by door
- * in server/files/ and e2e/files.e2e.ts; the matrix's turns still send text and images only).
- */
+/** Why a cell cannot run, or null. Each reason is a property of the product, not of the tests. */
 export function whyNotApplicable(combination: Combination): string | null {
   const c = cellOf(combination);
-  if (c.input === "file") return "not driven by the matrix yet: documents are tested door by door (server/files/, e2e/files.e2e.ts)";
   if (c.door === "web" && c.tools === "frontend") return "the web chat declares no client tools";
   if (c.door === "agent-api" && c.delivery === "background") return "the Agent API has no 202: `stream: false` answers once the response has ended";
   return null;

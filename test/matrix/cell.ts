@@ -5,8 +5,9 @@ import { agUiDoor, seedDoor, webDoor, type Door } from "./ag-ui-doors";
 import { agentApiDoor } from "./agent-api-door";
 import type { AgUiEvent, RunRecord } from "./delivery";
 import { expectHistoryAsStreamed, expectNothingLeaked, expectStreamsValid, expectUsageRecorded } from "./invariants";
-import { participantFor, uploadImage, type Participant, type Runners } from "./participants";
+import { participantFor, uploadAttachment, type Participant, type Runners } from "./participants";
 import { turnFor, WEATHER_ANSWER, WEATHER_TOOL, type Turn } from "./turns";
+import { modelCalls } from "@/test/clients/dispatch";
 
 // One cell, start to end: its participant, its turn (and the run that continues it after an
 // approval or a client tool's answer), then every invariant.
@@ -46,7 +47,7 @@ async function expectToolUsed(cell: Cell, p: Participant, turn: Turn, [first, se
 
 export async function runCell(cell: Cell, runners: Runners, seed: number): Promise<void> {
   const p = await participantFor(cell, runners);
-  const turn = turnFor(cell, cell.input === "image" ? await uploadImage(p, seed) : null);
+  const turn = turnFor(cell, cell.input === "text" ? null : await uploadAttachment(p, cell.input, seed));
   const door = DOORS[cell.door](p, cell.delivery);
   const runs: RunRecord[] = [await door.start(turn)];
   if (cell.tools === "cli-write-approval") runs.push(await door.approve(runs[0]!));
@@ -54,6 +55,11 @@ export async function runCell(cell: Cell, runners: Runners, seed: number): Promi
 
   const logs = await expectStreamsValid(cell, door, runs);
   await expectToolUsed(cell, p, turn, logs);
+  // The built-in agent's model was given the document's text (an external runner gets its reference).
+  if (cell.executor === "builtin" && turn.attachment?.text) {
+    const [call] = await modelCalls(turn.word);
+    expect(JSON.stringify(call?.body.messages)).toContain(turn.attachment.text);
+  }
   const history = await expectHistoryAsStreamed(p, door, turn, logs, cell.tools === "frontend" ? WEATHER_ANSWER : null);
   await expectUsageRecorded(p, cell, runs);
   expectNothingLeaked(p, runs, history);

@@ -80,12 +80,12 @@ function toldByLogs(logs: AgUiEvent[][]): Expected[] {
   return told;
 }
 
-/** GET /history equals what the streams said: the user's text and image, the answers, the tool results. */
+/** GET /history equals what the streams said: the user's text and attachment, the answers, the tool results. */
 export async function expectHistoryAsStreamed(p: Participant, door: Door, turn: Turn, logs: AgUiEvent[][], clientAnswer: string | null): Promise<HistoryMessage[]> {
   const res = await getJson(p.apiKey, `/api/v1/agent/history?threadId=${encodeURIComponent(door.threadId)}`);
   const history = historySnapshotSchema.parse(await res.json());
   const users = history.messages.filter((m) => m.role === "user");
-  expect(users[0]).toMatchObject({ content: turn.text, attachments: turn.imageUrl ? [expect.objectContaining({ mime_type: "image/png" })] : [] });
+  expect(users[0]).toMatchObject({ content: turn.text, attachments: turn.attachment ? [expect.objectContaining({ mime_type: turn.attachment.mimeType })] : [] });
   const told = toldByLogs(logs);
   const kept = history.messages.filter((m) => m.role !== "user" && !(clientAnswer !== null && m.role === "tool" && m.content === clientAnswer));
   // A tool result that replaced an approval card keeps the card's message id: compare by content.

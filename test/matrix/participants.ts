@@ -9,6 +9,7 @@ import { defineRunner } from "@/sdk/runner/define-runner";
 import { baseUrl, bearer, createTestUser } from "@/test/helpers";
 import { signInOverHttp } from "@/test/http-session";
 import { pngBytes } from "@/test/images";
+import type { Attachment } from "./turns";
 import type { Cell } from "./axes";
 
 // Who takes part in a cell: a fresh user (so usage and history are the cell's alone), bound to the
@@ -59,13 +60,19 @@ export async function participantFor(cell: Cell, runners: Runners): Promise<Part
   return { userId: user.id, auth: { cookie }, apiKey: user.apiKey, secrets: [...secrets, session] };
 }
 
-/** An image uploaded as the web chat uploads a large one: presign, then PUT the bytes; its signed URL. */
-export async function uploadImage(p: Participant, seed: number): Promise<string> {
-  const bytes = pngBytes(seed);
+/** A small CSV document, different per seed. */
+const csvBytes = (seed: number) => new TextEncoder().encode(`city,forecast\nParis,sunny ${seed}\nLyon,rain ${seed}\n`);
+
+/**
+ * An image or a document uploaded as the web chat uploads a large file: presign, then PUT the
+ * bytes; what a message attaches.
+ */
+export async function uploadAttachment(p: Participant, input: "image" | "file", seed: number): Promise<Attachment> {
+  const [bytes, mimeType, kind] = input === "image" ? [pngBytes(seed), "image/png", "image" as const] : [csvBytes(seed), "text/csv", "document" as const];
   const res = await fetch(`${baseUrl()}/api/v1/agent/attachments/presign`, {
     method: "POST",
     headers: { ...p.auth, "content-type": "application/json" },
-    body: JSON.stringify({ mime_type: "image/png", size: bytes.byteLength }),
+    body: JSON.stringify({ mime_type: mimeType, size: bytes.byteLength, ...(kind === "document" ? { file_name: `forecast-${seed}.csv` } : {}) }),
   });
   if (res.status !== 201) throw new Error(`presign answered ${res.status}: ${await res.text()}`);
   const presigned = (await res.json()) as { url: string; upload: { url: string; headers: Record<string, string> } };
@@ -73,5 +80,5 @@ export async function uploadImage(p: Participant, seed: number): Promise<string>
   const headers = Object.fromEntries(Object.entries(presigned.upload.headers).filter(([name]) => name.toLowerCase() !== "content-length"));
   const put = await fetch(presigned.upload.url, { method: "PUT", headers, body: Buffer.from(bytes) });
   if (put.status !== 200) throw new Error(`the presigned PUT answered ${put.status}`);
-  return presigned.url;
+  return { url: presigned.url, mimeType, kind, text: kind === "document" ? `Lyon,rain ${seed}` : null };
 }

@@ -16,10 +16,13 @@ export const WEATHER_ANSWER = "Sunny, 21°C";
 /** The user message that carries the client's answer where a run needs one (the seed endpoint): the fake model then shows what it was given. */
 export const ANSWER_CARRIER = "[[show:messages]] thanks";
 
-/** `factKey`: the memory fact an approved write sets. */
-export type Turn = { text: string; tools: ClientTool[]; imageUrl: string | null; factKey: string };
+/** What the user attaches: an uploaded image or document, by its signed URL; `text`: a line of a document's, which its reader must be given. */
+export type Attachment = { url: string; mimeType: string; kind: "image" | "document"; text: string | null };
 
-export function turnFor(cell: Cell, imageUrl: string | null): Turn {
+/** `word`: in the turn's text, to find its model calls; `factKey`: the memory fact an approved write sets. */
+export type Turn = { text: string; word: string; tools: ClientTool[]; attachment: Attachment | null; factKey: string };
+
+export function turnFor(cell: Cell, attachment: Attachment | null): Turn {
   const word = `w${randomUUID().slice(0, 6)}`;
   const key = `k_${word}`;
   const tools = cell.tools === "frontend" ? [WEATHER_TOOL] : [];
@@ -37,5 +40,5 @@ export function turnFor(cell: Cell, imageUrl: string | null): Turn {
     "cli-write-approval": `remember ${key} is yes`,
     frontend: 'use get_weather {"city":"Paris"}',
   };
-  return { text: (cell.executor === "builtin" ? builtin : runner)[cell.tools], tools, imageUrl, factKey: key };
+  return { text: (cell.executor === "builtin" ? builtin : runner)[cell.tools], word, tools, attachment, factKey: key };
 }
