@@ -3,9 +3,10 @@
 // (docs/scaling.md): a cluster's WAL bandwidth and row rates divide by these.
 import pg from "pg";
 
-export type Footprint = { runs: number; walKbPerRun: number; batchRowsPerRun: number; messagesPerRun: number };
+/** `logKbPerRun`: how much the event log's table (with its TOAST and indexes) grew per run. */
+export type Footprint = { runs: number; walKbPerRun: number; logKbPerRun: number; batchRowsPerRun: number; messagesPerRun: number };
 
-type Mark = { lsn: string; at: Date };
+type Mark = { lsn: string; at: Date; log: string };
 
 async function query<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -19,16 +20,16 @@ async function query<T extends pg.QueryResultRow>(url: string, text: string, val
 
 /** Runs `fn`, and tells what the runs started meanwhile wrote. */
 export async function measureFootprint<T>(url: string, fn: () => Promise<T>): Promise<{ result: T; footprint: Footprint }> {
-  const before = await query<Mark>(url, "select pg_current_wal_lsn()::text as lsn, clock_timestamp() as at");
+  const before = await query<Mark>(url, "select pg_current_wal_lsn()::text as lsn, clock_timestamp() as at, pg_total_relation_size('run_event_batches')::text as log");
   const result = await fn();
-  const after = await query<{ wal: string; runs: string; batches: string; messages: string }>(
+  const after = await query<{ wal: string; log: string; runs: string; batches: string; messages: string }>(
     url,
-    `select pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::text as wal,
+    `select pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::text as wal, pg_total_relation_size('run_event_batches')::text as log,
        (select count(*) from runs where created_at >= $2)::text as runs,
        (select count(*) from run_event_batches where created_at >= $2)::text as batches,
        (select count(*) from messages where created_at >= $2)::text as messages`,
     [before.lsn, before.at],
   );
   const runs = Number(after.runs);
-  return { result, footprint: { runs, walKbPerRun: Number(after.wal) / 1024 / runs, batchRowsPerRun: Number(after.batches) / runs, messagesPerRun: Number(after.messages) / runs } };
+  return { result, footprint: { runs, walKbPerRun: Number(after.wal) / 1024 / runs, logKbPerRun: (Number(after.log) - Number(before.log)) / 1024 / runs, batchRowsPerRun: Number(after.batches) / runs, messagesPerRun: Number(after.messages) / runs } };
 }

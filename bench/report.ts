@@ -120,7 +120,7 @@ export function renderReport(r: Report): string {
       "",
       ...r.runs.flatMap((row) =>
         row.footprint
-          ? [`What each Dispatch run of "${row.label}" wrote to PostgreSQL (${row.footprint.runs} runs, warm-up included): ${n(row.footprint.walKbPerRun, 1)} KB of WAL, ${n(row.footprint.batchRowsPerRun, 1)} event-log rows, ${n(row.footprint.messagesPerRun, 1)} messages.`, ""]
+          ? [`What each Dispatch run of "${row.label}" wrote to PostgreSQL (${row.footprint.runs} runs, warm-up included): ${n(row.footprint.walKbPerRun, 1)} KB of WAL, ${n(row.footprint.logKbPerRun, 1)} KB more event log (table, TOAST, indexes), ${n(row.footprint.batchRowsPerRun, 1)} event-log rows, ${n(row.footprint.messagesPerRun, 1)} messages.`, ""]
           : [],
       ),
     );
