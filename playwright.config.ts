@@ -19,6 +19,8 @@ const baseURL = `http://127.0.0.1:${port}`;
 // The fake model beside the offline demo model: it thinks before answering (e2e/reasoning.e2e.ts).
 const fakeLlmPort = port + 1;
 export const FAKE_REASONER = "fake-reasoner";
+/** The fake model's OpenAI-compatible URL, for agents a test starts beside the app (e2e/mastra-chat.e2e.ts). */
+export const fakeLlmUrl = `http://127.0.0.1:${fakeLlmPort}/v1`;
 // Playwright loads this file in every worker; keep one data dir per run.
 process.env.E2E_DATA_DIR ??= mkdtempSync(path.join(os.tmpdir(), "dispatch-e2e-"));
 
