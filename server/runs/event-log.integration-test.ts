@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { getPool } from "@/server/db";
-import { RUN_EVENTS_SQL } from "@/server/runs/repository/run-events";
+import { RUN_EVENTS_CHANNEL, RUN_EVENTS_SQL } from "@/server/runs/repository/run-events";
+import { waitFor } from "@/test/wait";
 import { createTestUser } from "@/test/helpers";
 import { runInput } from "@/test/runs";
 import { parseRunAgentInput } from "@/server/protocols/ag-ui/run-input";
@@ -87,5 +88,34 @@ describe("run event log", () => {
     expect(durable).toEqual([open]);
     expect((await readEvents({ runId: open, after: 0, limit: 10 })).map((r) => r.seq)).toEqual([1, 2, 3, 4]);
     expect((await readEvents({ runId: closed, after: 0, limit: 10 })).map((r) => r.seq)).toEqual([1, 2]);
+  });
+
+  it("tells other instances of each write once it is durable, naming the run's last durable event", async () => {
+    const run = await newRun();
+    // What another instance's LISTEN connection hears, and what the log held at that moment.
+    const listener = await getPool().connect();
+    const heard: { seq: number; stored: number }[] = [];
+    const checks: Promise<void>[] = [];
+    listener.on("notification", (msg) => {
+      const [id, seq] = (msg.payload ?? "").split(":");
+      if (id !== run) return;
+      checks.push(lastPersistedSeq(run).then((stored) => void heard.push({ seq: Number(seq), stored })));
+    });
+    await listener.query(`listen ${RUN_EVENTS_CHANNEL}`);
+    try {
+      let seq = 0;
+      for (const size of [1, 4, 3]) {
+        for (let i = 0; i < size; i++) persistEvent(run, event(run, ++seq), 1);
+        await flushEvents();
+      }
+      await waitFor(() => heard.some((h) => h.seq === 8));
+      await Promise.all(checks);
+      // One notification per write, in order, each naming events that were already stored.
+      expect(heard.map((h) => h.seq)).toEqual([1, 5, 8]);
+      for (const h of heard) expect(h.stored).toBeGreaterThanOrEqual(h.seq);
+    } finally {
+      await listener.query(`unlisten ${RUN_EVENTS_CHANNEL}`);
+      listener.release();
+    }
   });
 });
