@@ -18,7 +18,7 @@ const cache = new Map<string, ArchivedEventLine[]>();
 export async function readArchivedLog(runId: string): Promise<ArchivedEventLine[] | null> {
   const manifest = await findRunArchive({ runId });
   if (!manifest) return null;
-  refuseExpired(runId, manifest);
+  refuseExpired(manifest);
   const key = `${runId}:${manifest.sha256}`;
   const cached = cache.get(key);
   if (cached) {
@@ -37,16 +37,16 @@ export async function readArchivedLog(runId: string): Promise<ArchivedEventLine[
 export async function archivedLastSeq(runId: string): Promise<number | null> {
   const manifest = await findRunArchive({ runId });
   if (!manifest) return null;
-  refuseExpired(runId, manifest);
+  refuseExpired(manifest);
   return manifest.lastSeq;
 }
 
-function refuseExpired(runId: string, manifest: ArchiveManifest): void {
+function refuseExpired(manifest: ArchiveManifest): void {
   if (manifest.expiredAt === null) return;
   throw new AppError(
     "GONE",
     `The events of this run expired on ${manifest.expiredAt.toISOString().slice(0, 10)} under this deployment's retention policy and can no longer be replayed; the thread's messages remain in its history`,
-    { runId, expiredAt: manifest.expiredAt.toISOString() },
+    { expiredAt: manifest.expiredAt.toISOString() },
   );
 }
 

@@ -119,7 +119,7 @@ export async function findAdminRun({ id }: { id: string }): Promise<AdminRunRow 
  */
 function eventsFrom(archived: ArchivedEvents, param: number): string {
   if (!archived) return RUN_EVENTS_SQL;
-  return `(select $1::uuid as run_id, e.seq, e.type, e.event as payload, e."createdAt"::timestamp(3) as created_at
+  return `(select $1::uuid as run_id, e.seq, e.type, e.event as payload, e."createdAt"::timestamptz::timestamp(3) as created_at
     from json_to_recordset($${param}::json) as e(seq int, type text, event text, "createdAt" text))`;
 }
 
