@@ -30,12 +30,14 @@ const { archiveRunsOnce, expireRunEventsOnce } = await import("./service");
 const DAY = 86_400_000;
 const CALENDAR_DAY = '[[tool:calendar.read {"mode":"day","date":"2026-01-02","time_zone":"UTC"}]]';
 const client = s3ClientOf(s3);
+const LIFECYCLE_ENV = { CRON_SECRET: "lifecycle-cron-secret", RUN_ARCHIVE_AFTER_DAYS: "1", RUN_EVENTS_RETENTION_DAYS: "30" };
 let server: Awaited<ReturnType<typeof startExtraServer>>;
 let user: Awaited<ReturnType<typeof createTestUser>>;
 let admin: ReturnType<typeof callerAs>;
 
 beforeAll(async () => {
-  [server, user] = await Promise.all([startExtraServer(s3.env), createTestUser()]);
+  // Its own lifecycle duties are on, for the cron route; its start-up tick finds nothing due yet.
+  [server, user] = await Promise.all([startExtraServer({ ...s3.env, ...LIFECYCLE_ENV }), createTestUser()]);
   admin = callerAs(await createTestUser({ role: "admin" }));
 }, 90_000);
 afterAll(() => server?.child.kill("SIGKILL"));
@@ -156,6 +158,38 @@ describe("event log lifecycle", () => {
     expect(await run.json()).toMatchObject({ status: "completed" });
     expect(await admin.adminRuns.get({ id: hot.id })).toMatchObject({ eventLog: "expired", eventCount: 0 });
     expect(await admin.adminRuns.get({ id: first.id })).toMatchObject({ eventLog: "expired", eventCount: 0 });
+  });
+
+  it("archives a run once when two instances' ticks take it at the same time", async () => {
+    const run = await finishedRun("two archivers");
+    const full = await replay(run.runId);
+    const later = { now: Date.now() + 2 * DAY, afterDays: 1 };
+    const ticks = await Promise.all([archiveRunsOnce(later), archiveRunsOnce(later)]);
+    expect(ticks.map((t) => t.failed)).toEqual([0, 0]);
+    expect(ticks[0]!.archived + ticks[1]!.archived).toBe(1);
+    expect(await hotRows(run.id)).toBe(0);
+    expect(await replay(run.runId)).toEqual({ status: 200, body: full.body });
+  });
+
+  it("runs as the archive-runs and expire-run-events duties of the cron route, by the deployment's policy", async () => {
+    const run = await finishedRun("by the duties");
+    const full = await replay(run.runId);
+    const duty = async (name: string) => {
+      const res = await fetch(`${server.url}/api/cron/${name}`, { headers: { authorization: `Bearer ${LIFECYCLE_ENV.CRON_SECRET}` } });
+      expect(res.status).toBe(200);
+      return res.json();
+    };
+    expect(await duty("archive-runs")).toEqual({ duty: "archive-runs", archivedRuns: 0, failedRuns: 0 });
+    // Two days old, by the clock the policy reads.
+    await getPool().query(`update runs set created_at = created_at - interval '2 days', finished_at = finished_at - interval '2 days' where id = $1`, [run.id]);
+    expect(await duty("archive-runs")).toEqual({ duty: "archive-runs", archivedRuns: 1, failedRuns: 0 });
+    expect(await hotRows(run.id)).toBe(0);
+    expect(await replay(run.runId)).toEqual({ status: 200, body: full.body });
+
+    expect(await duty("expire-run-events")).toEqual({ duty: "expire-run-events", expiredRuns: 0 });
+    await getPool().query(`update runs set created_at = created_at - interval '30 days', finished_at = finished_at - interval '30 days' where id = $1`, [run.id]);
+    expect(await duty("expire-run-events")).toEqual({ duty: "expire-run-events", expiredRuns: 1 });
+    expect((await replay(run.runId)).status).toBe(410);
   });
 
   it("loses nothing when the storage is down: the log stays in the database and replays as before", async () => {
