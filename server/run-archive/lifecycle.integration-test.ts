@@ -26,6 +26,7 @@ const { startExtraServer } = await import("@/test/extra-server");
 const { callerAs } = await import("@/test/trpc-callers");
 const { getPool } = await import("@/server/db");
 const { archiveRunsOnce, expireRunEventsOnce } = await import("./service");
+const { deleteThread } = await import("@/server/threads/service/threads");
 
 const DAY = 86_400_000;
 const CALENDAR_DAY = '[[tool:calendar.read {"mode":"day","date":"2026-01-02","time_zone":"UTC"}]]';
@@ -169,6 +170,17 @@ describe("event log lifecycle", () => {
     expect(ticks[0]!.archived + ticks[1]!.archived).toBe(1);
     expect(await hotRows(run.id)).toBe(0);
     expect(await replay(run.runId)).toEqual({ status: 200, body: full.body });
+  });
+
+  it("deletes a deleted thread's archived event logs with it", async () => {
+    const run = await finishedRun("forget this chat");
+    await archiveRunsOnce({ now: Date.now() + 2 * DAY, afterDays: 1 });
+    const { path } = await archiveRow(run.id);
+    await client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: path }));
+    const { rows } = await getPool().query<{ threadId: string }>(`select thread_id as "threadId" from runs where id = $1`, [run.id]);
+    await deleteThread({ userId: user.id, id: rows[0]!.threadId });
+    await expect(client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: path }))).rejects.toMatchObject({ name: "NotFound" });
+    expect(await archiveRow(run.id)).toBeUndefined();
   });
 
   it("runs as the archive-runs and expire-run-events duties of the cron route, by the deployment's policy", async () => {
