@@ -9,7 +9,7 @@
 // Tests and their fixtures set up what they test (a database row, a server): they may reach anywhere.
 const TEST_CODE = "(\\.(integration-)?test\\.tsx?$|^test/|/test-(support|fixtures)\\.ts$)";
 /** The feature rooms: each has a service and a repository of its own. */
-const ROOMS = "accounts|admin|agent-api|agent|approvals|attachments|branches|files|knowledge|mcp-serve|oauth|operations|runner-host|runs|schedules|thread-state|threads|tools|usage|webhooks";
+const ROOMS = "accounts|admin|agent-api|agent|approvals|attachments|branches|files|knowledge|mcp-serve|oauth|operations|run-archive|runner-host|runs|schedules|thread-state|threads|tools|usage|webhooks";
 const REPOSITORY = "/repository(\\.ts$|/)";
 const SERVICE = "/service(\\.ts$|/)";
 const EDGE = "^(app|server/http|server/trpc)/";

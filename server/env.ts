@@ -39,6 +39,11 @@ const envSchema = z.object({
   RUN_FOLLOWERS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(200),
   // Host API audit rows (runner_api_calls) older than this are deleted by a periodic sweep.
   RUNNER_API_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
+  // The event log's lifecycle (docs/event-log-lifecycle.md), both off when unset: a finished run's
+  // events move to the attachment storage this many days after the run started...
+  RUN_ARCHIVE_AFTER_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
+  // ...and are deleted (archived or not) this many days after it; its thread stays whole.
+  RUN_EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
   LLM_BASE_URL: z.string().url().optional(),
   LLM_API_KEY: optionalString,
   LLM_MODEL: optionalString,

@@ -20,14 +20,16 @@ export async function startUp(): Promise<void> {
   // On Vercel a function runs timers only while it serves, so Vercel Cron calls these duties
   // instead (vercel.json, server/operations/service/scheduled-duties.ts).
   if (env.VERCEL) return;
-  const [{ startRecoverySweeper }, { startApiCallRetention }, { handOffRuns }, { startQueueWorker, stopQueueWorker }] = await Promise.all([
+  const [{ startRecoverySweeper }, { startApiCallRetention }, { handOffRuns }, { startQueueWorker, stopQueueWorker }, { startEventLogLifecycle }] = await Promise.all([
     import("./runs/recovery"),
     import("./runner-host/api/audit-retention"),
     import("./runs/execute"),
     import("./queue/worker"),
+    import("./run-archive/service"),
   ]);
   startRecoverySweeper();
   startApiCallRetention();
+  startEventLogLifecycle();
   // Starts the runs that waited their turn on a busy thread; the other instances do too if this one cannot.
   await startQueueWorker().catch((err: unknown) => logger.error({ err }, "the queue worker did not start: this instance starts no queued runs"));
   // The production server (scripts/lib/next-server.mjs) calls this when the process is told to

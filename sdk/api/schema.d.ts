@@ -2792,6 +2792,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The run's events expired under the deployment's retention policy; its thread's messages remain. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests or followers; `Retry-After` says when to retry. */
             429: {
                 headers: {

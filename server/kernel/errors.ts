@@ -13,6 +13,8 @@ export const errorStatus = {
   // The Accept header names no representation the endpoint serves.
   NOT_ACCEPTABLE: 406,
   CONFLICT: 409,
+  // It existed, and this deployment deleted it on purpose (a run's events past their retention).
+  GONE: 410,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   UNPROCESSABLE: 422,

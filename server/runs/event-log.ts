@@ -3,6 +3,7 @@ import { logger } from "../logger";
 import { metrics } from "../telemetry/metrics";
 import { findLastPersistedSeq, insertEventBatches, notifyDurable, selectEventBatches, type EventBatchInsert } from "./repository/run-events";
 import { reachingDatabase } from "./database-reach";
+import { archivedLastSeq, readArchivedLog } from "../run-archive/archived-log";
 import type { EventRecord } from "../kernel/runs";
 
 // Group commit for run events: appends from every run on this instance queue up and one
@@ -198,9 +199,13 @@ export function flushEvents(): Promise<void> {
   });
 }
 
-/** Up to `limit` persisted events after `after`, in order. */
+/**
+ * Up to `limit` persisted events after `after`, in order: from the hot rows, else (a finished run
+ * whose log was archived) from its archive, the same bytes. A log past retention is AppError GONE.
+ */
 export async function readEvents({ runId, after, limit }: { runId: string; after: number; limit: number }): Promise<EventRecord[]> {
   const rows = await selectEventBatches({ runId, after, limit });
+  if (rows.length === 0) return readArchivedEvents({ runId, after, limit });
   const out: EventRecord[] = [];
   for (const row of rows) {
     const types = row.types.split(" ");
@@ -213,6 +218,19 @@ export async function readEvents({ runId, after, limit }: { runId: string; after
   return out;
 }
 
+async function readArchivedEvents({ runId, after, limit }: { runId: string; after: number; limit: number }): Promise<EventRecord[]> {
+  const archived = await readArchivedLog(runId);
+  if (!archived) return [];
+  const out: EventRecord[] = [];
+  for (const line of archived) {
+    if (out.length === limit) break;
+    if (line.seq > after) out.push({ seq: line.seq, type: line.type, json: line.event });
+  }
+  return out;
+}
+
+/** The run's last persisted sequence number (0: none yet); a log past retention is AppError GONE. */
 export async function lastPersistedSeq(runId: string): Promise<number> {
-  return findLastPersistedSeq({ runId });
+  const hot = await findLastPersistedSeq({ runId });
+  return hot > 0 ? hot : ((await archivedLastSeq(runId)) ?? 0);
 }

@@ -179,11 +179,12 @@ async function* followFromLog(runId: string, after: number, { waker, stopped }: 
 
 /**
  * Refuses a resume point past the last event any client can have received: events reach clients
- * only once durable, so such an id names an event the log never had.
+ * only once durable, so such an id names an event the log never had; and a run whose events
+ * expired (AppError GONE), from any point.
  */
 export async function checkResumePoint({ runId, clientRunId, after }: { runId: string; clientRunId: string; after: number }): Promise<void> {
-  if (after === 0) return;
   const local = getLiveRun(runId);
+  // Read even from the start: a run whose log expired says so (410) before a stream opens.
   const last = local ? local.publishedSeq : await lastPersistedSeq(runId);
   if (after > last) {
     throw new AppError("BAD_REQUEST", `Last-Event-ID ${after} is past the last event of run ${clientRunId} (${last}); resume from an id its stream sent`, { field: "Last-Event-ID" });

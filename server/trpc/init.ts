@@ -20,6 +20,8 @@ const trpcCodes: Record<ErrorCode, TrpcCode> = {
   // tRPC has no 406 (it never negotiates representations); no procedure throws it.
   NOT_ACCEPTABLE: "BAD_REQUEST",
   CONFLICT: "CONFLICT",
+  // tRPC has no 410: what was asked for is not there any more, and the message says why.
+  GONE: "NOT_FOUND",
   PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
   UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
   UNPROCESSABLE: "UNPROCESSABLE_CONTENT",

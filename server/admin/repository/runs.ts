@@ -113,29 +113,44 @@ export async function findAdminRun({ id }: { id: string }): Promise<AdminRunRow 
   return rows[0] ? roundDuration(rows[0]) : null;
 }
 
-export async function listRunEventsPage({ runId, afterSeq, limit }: { runId: string; afterSeq: number; limit: number }): Promise<RunEventRow[]> {
+/**
+ * Where a run's events are read from: the event log's hot rows, or (`archived`, a log that left
+ * them: server/run-archive) the archive's events, passed in as JSON so the same queries run on them.
+ */
+function eventsFrom(archived: ArchivedEvents, param: number): string {
+  if (!archived) return RUN_EVENTS_SQL;
+  return `(select $1::uuid as run_id, e.seq, e.type, e.event as payload, e."createdAt"::timestamptz::timestamp(3) as created_at
+    from json_to_recordset($${param}::json) as e(seq int, type text, event text, "createdAt" text))`;
+}
+
+/** A run's archived events (null: its log is in the hot rows). */
+export type ArchivedEvents = { seq: number; type: string; event: string; createdAt: string }[] | null;
+
+const archivedParam = (archived: ArchivedEvents) => (archived ? [JSON.stringify(archived)] : []);
+
+export async function listRunEventsPage({ runId, afterSeq, limit, archived = null }: { runId: string; afterSeq: number; limit: number; archived?: ArchivedEvents }): Promise<RunEventRow[]> {
   const { rows } = await getPool().query<RunEventRow>(
-    `select seq, type, payload, created_at as "createdAt" from ${RUN_EVENTS_SQL} e
+    `select seq, type, payload, created_at as "createdAt" from ${eventsFrom(archived, 4)} e
      where run_id = $1 and seq > $2 order by seq limit $3`,
-    [runId, afterSeq, limit],
+    [runId, afterSeq, limit, ...archivedParam(archived)],
   );
   return rows;
 }
 
-export async function findRunEventTimings({ runId }: { runId: string }): Promise<RunEventTimings> {
+export async function findRunEventTimings({ runId, archived = null }: { runId: string; archived?: ArchivedEvents }): Promise<RunEventTimings> {
   const { rows } = await getPool().query<RunEventTimings>(
     `select count(*)::int as "eventCount", min(created_at) as "firstEventAt",
        min(created_at) filter (where type = 'TEXT_MESSAGE_CONTENT') as "firstTextAt",
        min(created_at) filter (where type = 'TOOL_CALL_START') as "firstToolCallAt",
        max(created_at) as "lastEventAt"
-     from ${RUN_EVENTS_SQL} e where run_id = $1`,
-    [runId],
+     from ${eventsFrom(archived, 2)} e where run_id = $1`,
+    [runId, ...archivedParam(archived)],
   );
   return rows[0]!;
 }
 
 /** One row per tool call of the run, its arguments joined from the TOOL_CALL_ARGS deltas. */
-export async function listRunToolCallEvents({ runId, limit }: { runId: string; limit: number }): Promise<ToolCallEventsRow[]> {
+export async function listRunToolCallEvents({ runId, limit, archived = null }: { runId: string; limit: number; archived?: ArchivedEvents }): Promise<ToolCallEventsRow[]> {
   const { rows } = await getPool().query<ToolCallEventsRow>(
     `select payload->>'toolCallId' as "toolCallId", min(seq) as "firstSeq",
        max(payload->>'toolCallName') filter (where type = 'TOOL_CALL_START') as "toolCallName",
@@ -144,11 +159,11 @@ export async function listRunToolCallEvents({ runId, limit }: { runId: string; l
        min(created_at) filter (where type = 'TOOL_CALL_END') as "endedAt",
        min(created_at) filter (where type = 'TOOL_CALL_RESULT') as "resultAt",
        (array_agg(payload::text order by seq) filter (where type = 'TOOL_CALL_RESULT'))[1] as "resultEvent"
-     from (select seq, type, payload::json as payload, created_at from ${RUN_EVENTS_SQL} e
+     from (select seq, type, payload::json as payload, created_at from ${eventsFrom(archived, 3)} e
            where run_id = $1 and type in ('TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'TOOL_CALL_RESULT')) e
      where payload->>'toolCallId' is not null
      group by payload->>'toolCallId' order by "firstSeq" limit $2`,
-    [runId, limit],
+    [runId, limit, ...archivedParam(archived)],
   );
   return rows;
 }

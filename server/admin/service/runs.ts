@@ -8,6 +8,7 @@ import {
   listRunEventsPage,
   listRunMessages,
   listRunToolCallEvents,
+  type ArchivedEvents,
   type RunMessageRow,
   type ToolCallEventsRow,
 } from "../repository/runs";
@@ -16,6 +17,7 @@ import { toolAgentOutputSchema } from "../../protocols/runner/host-api";
 import { compileToolUiSchema } from "../../tools/project-cli/tool";
 import { decodeCursor, toPage } from "./cursor";
 import { queuePositions } from "../../runs/repository/run-queue";
+import { readArchivedLog } from "../../run-archive/archived-log";
 
 export const runStatusSchema = z.enum(["queued", "running", "completed", "failed", "cancelled"]);
 
@@ -74,9 +76,24 @@ export async function listRuns(raw: z.input<typeof listRunsInput>) {
 
 export async function listRunEvents(raw: z.input<typeof listRunEventsInput>) {
   const { id, cursor, limit } = listRunEventsInput.parse(raw);
-  const rows = await listRunEventsPage({ runId: id, afterSeq: cursor, limit: limit + 1 });
+  const { archived } = await eventLogOf(id);
+  const rows = await listRunEventsPage({ runId: id, afterSeq: cursor, limit: limit + 1, archived });
   const items = rows.slice(0, limit);
   return { items, nextCursor: rows.length > limit ? (items.at(-1)?.seq ?? null) : null };
+}
+
+/**
+ * Where the run's events are: in the event log's hot rows, in their archive (read from storage),
+ * or expired under the retention policy (the page shows the run without them).
+ */
+async function eventLogOf(runId: string): Promise<{ archived: ArchivedEvents; eventLog: "hot" | "archived" | "expired" }> {
+  try {
+    const archived = await readArchivedLog(runId);
+    return { archived, eventLog: archived ? "archived" : "hot" };
+  } catch (err) {
+    if (err instanceof AppError && err.code === "GONE") return { archived: [], eventLog: "expired" };
+    throw err;
+  }
 }
 
 /** Everything the run page shows above the event timeline. */
@@ -84,15 +101,17 @@ export async function getRunDetail(raw: z.input<typeof runIdInput>) {
   const { id } = runIdInput.parse(raw);
   const run = await findAdminRun({ id });
   if (!run) throw new AppError("NOT_FOUND", `Run ${id} not found`);
+  const { archived, eventLog } = await eventLogOf(id);
   const [timings, toolEvents, messages, attempts] = await Promise.all([
-    findRunEventTimings({ runId: id }),
-    listRunToolCallEvents({ runId: id, limit: MAX_TOOL_CALLS }),
+    findRunEventTimings({ runId: id, archived }),
+    listRunToolCallEvents({ runId: id, limit: MAX_TOOL_CALLS, archived }),
     listRunMessages({ threadId: run.threadId, runId: id, limit: MAX_RUN_MESSAGES }),
     listRunAttempts({ runId: id }),
   ]);
   const since = (at: Date | null) => (at ? at.getTime() - run.createdAt.getTime() : null);
   return {
     run,
+    eventLog,
     eventCount: timings.eventCount,
     latency: {
       queueMs: since(run.startedAt),

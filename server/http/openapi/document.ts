@@ -57,6 +57,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: "Not found, or not the caller's.",
   406: "The Accept header names nothing this endpoint serves.",
   409: "Conflicts with the thread's state (a run in progress).",
+  410: "The run's events expired under the deployment's retention policy; its thread's messages remain.",
   413: "The body is too large.",
   415: "The body's media type is not accepted.",
   429: "Too many requests or followers; `Retry-After` says when to retry.",

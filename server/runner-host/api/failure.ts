@@ -40,6 +40,7 @@ const APP_CODES: Record<string, AgentAPIErrorCode> = {
   UNAUTHORIZED: "unauthorized",
   FORBIDDEN: "unauthorized",
   NOT_FOUND: "not_found",
+  GONE: "not_found",
   PAYLOAD_TOO_LARGE: "payload_too_large",
   RATE_LIMITED: "rate_limited",
   DEADLINE_EXCEEDED: "deadline_exceeded",

@@ -108,7 +108,7 @@ export type DeleteThreadResult = { deleted: true; attachments: AttachmentObject[
 /**
  * Deletes the thread with its messages, runs and events, approvals, and the answers its runs'
  * tool calls recorded (tool_effects names runs without a foreign key), and its attachments' rows
- * (returned: the caller deletes their bytes after the commit), unless a run of it is still open
+ * (returned with its runs' archived event logs: the caller deletes their bytes after the commit), unless a run of it is still open
  * or has ended so recently that its last events may not be written yet: the event log's
  * writer must never meet a run that vanished under it.
  */
@@ -121,14 +121,21 @@ export async function deleteIdleThread({ id, userId }: { id: string; userId: str
        where r.thread_id = $1
          and (r.status in ('queued', 'running')
               or (r.finished_at > now() - interval '1 minute'
-                  and not exists (select 1 from ${RUN_EVENTS_SQL} e where e.run_id = r.id and e.type in ('RUN_FINISHED', 'RUN_ERROR'))))
+                  and not exists (select 1 from ${RUN_EVENTS_SQL} e where e.run_id = r.id and e.type in ('RUN_FINISHED', 'RUN_ERROR'))
+                  and not exists (select 1 from run_event_archives a where a.run_id = r.id)))
        limit 1`,
       [id],
     );
     if ((busy.rowCount ?? 0) > 0) return { deleted: false, reason: "busy" };
     const attachments = await takeThreadAttachments(tx, { threadId: id, userId });
+    // Its runs' archived event logs (docs/event-log-lifecycle.md) are objects too: their bytes go with them.
+    const archives = await tx.query<AttachmentObject>(
+      `select a.bucket, a.path from run_event_archives a join runs r on r.id = a.run_id
+       where r.thread_id = $1 and a.bucket is not null and a.path is not null and a.expired_at is null`,
+      [id],
+    );
     await tx.query(`delete from tool_effects e using runs r where r.thread_id = $1 and e.user_id = r.user_id and e.run_id = r.id::text`, [id]);
     await tx.query(`delete from threads where id = $1`, [id]);
-    return { deleted: true, attachments };
+    return { deleted: true, attachments: [...attachments, ...archives.rows] };
   });
 }
