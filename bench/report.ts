@@ -3,6 +3,7 @@
 // of each process group, and the issue's targets with a verdict (bench/targets.ts).
 import type { HistoryFigures } from "./history";
 import { HEARTBEAT_MS, LEASE_MS, type RecoveryFigures } from "./recovery";
+import { relayTable, type RelayFigures } from "./relay-phase";
 import type { RunsFigures } from "./runs-phase";
 import type { StreamLevel } from "./streams";
 import { n, slope } from "./figures";
@@ -27,6 +28,8 @@ export type Report = {
   /** An MCP server's read tool as the agent calls it, and directly with the SDK (bench/mcp-tool-call.ts). */
   mcpTool: { direct: CliFigures; dispatch: CliFigures } | null;
   recovery: RecoveryFigures[];
+  /** An AG-UI agent's events read directly and through Dispatch's relay (bench/agent-relay.ts). */
+  relay: RelayFigures | null;
 };
 
 const ratio = (d: number, l: number) => (Number.isFinite(d) && Number.isFinite(l) && l > 0 ? ` (${(d / l).toFixed(2)}×)` : "");
@@ -159,6 +162,7 @@ export function renderReport(r: Report): string {
       "",
     );
   }
+  if (r.relay) lines.push(...relayTable(r.relay), "");
   lines.push("### Targets", "", ...targets(r), "");
   return lines.join("\n");
 }
