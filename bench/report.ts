@@ -5,6 +5,7 @@ import type { Footprint } from "./footprint";
 import type { HistoryFigures } from "./history";
 import { notifyTable, type NotifyFigures } from "./notify";
 import { HEARTBEAT_MS, LEASE_MS, type RecoveryFigures } from "./recovery";
+import { relayTable, type RelayFigures } from "./relay-phase";
 import type { RunsFigures } from "./runs-phase";
 import type { StreamLevel } from "./streams";
 import { n, slope } from "./figures";
@@ -32,6 +33,8 @@ export type Report = {
   recovery: RecoveryFigures[];
   /** LISTEN/NOTIFY on PostgreSQL alone (bench/notify.ts). */
   notify: NotifyFigures[];
+  /** An AG-UI agent's events read directly and through Dispatch's relay (bench/agent-relay.ts). */
+  relay: RelayFigures | null;
 };
 
 const ratio = (d: number, l: number) => (Number.isFinite(d) && Number.isFinite(l) && l > 0 ? ` (${(d / l).toFixed(2)}×)` : "");
@@ -179,6 +182,7 @@ export function renderReport(r: Report): string {
       "",
     );
   }
+  if (r.relay) lines.push(...relayTable(r.relay), "");
   lines.push("### Targets", "", ...targets(r), "");
   return lines.join("\n");
 }

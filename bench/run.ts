@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only runs,streams,history,vercel,cli,mcp,recovery,notify] [-- --profile DIR]`
+// `npm run bench [-- --quick] [-- --only runs,streams,history,vercel,cli,mcp,relay,recovery,notify] [-- --profile DIR]`
 // Measures the production build (NEXT_DIST_DIR, default .next) started as `npm start` starts it
 // (its own embedded PostgreSQL under a scratch DATA_DIR), with a local fake model, next to a
 // bare node:http server doing the same protocol work, and prints a markdown report. Loopback
@@ -15,13 +15,14 @@ import { buildNextLimit } from "./next-limit";
 import { onCleanup, runScript, stopAll } from "./processes";
 import { renderReport, type CliFigures, type Report } from "./report";
 import { measureRecovery } from "./recovery";
+import { RELAY_ENV, relayPhase } from "./relay-phase";
 import { seedConversations } from "./conversation";
 import { runsPhase, vercelPhase } from "./runs-cases";
 import { assertBuilt, dispatchEnv, distDir, npmStartDatabase, startBaseline, startDispatch, startDurable, startFakeModel, startNpmStart, type DispatchEnv, type DispatchServer, type MeasuredServer, type NpmStack } from "./servers";
 import { streamsPhase, type Started } from "./streams-phase";
 import type { Target } from "./runs-phase";
 
-const PHASES = ["runs", "streams", "history", "vercel", "cli", "mcp", "recovery", "notify"] as const;
+const PHASES = ["runs", "streams", "history", "vercel", "cli", "mcp", "relay", "recovery", "notify"] as const;
 type Phase = (typeof PHASES)[number];
 
 const { values } = parseArgs({
@@ -53,6 +54,9 @@ const plan = {
   // The second /history reading waits this long with the server idle (V8 shrinks an idle heap).
   historyIdleMs: quick ? 20_000 : 60_000,
   cliCalls: quick ? 15 : 60,
+  // The relay phase: runs of an AG-UI agent's answer at each of two sizes (content events).
+  relayRuns: quick ? 6 : 20,
+  relayEvents: [200, 2_000] as [number, number],
   // The AG-UI door's resent-history case: one seeded thread per worker.
   resentMessages: 200,
   // Each trial waits out the lease of a run whose instance died, on a freshly started instance.
@@ -108,7 +112,7 @@ async function main(): Promise<void> {
   const { databaseUrl, authSecret } = npmStartDatabase(stack);
   const e: DispatchEnv = { databaseUrl, authSecret, dataDir: stack.dataDir, modelUrl: stack.modelUrl, dbPid: null };
   const { userId, apiKey } = await createBenchUser(dispatchEnv(e));
-  const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, started, runs: [], streams: [], history: [], cli: null, mcp: null, mcpTool: null, recovery: [], notify: [] };
+  const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, started, runs: [], streams: [], history: [], cli: null, mcp: null, mcpTool: null, recovery: [], notify: [], relay: null };
 
   // A phase that fails is reported and skipped; the others still run and print.
   const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T | null> => {
@@ -217,6 +221,19 @@ async function main(): Promise<void> {
         }
         log("an MCP server's tool as the agent calls it, and directly");
         report.mcpTool = await mcpToolPhase(db, userId);
+      }),
+    );
+  }
+  if (only.has("relay")) {
+    await phase("relay", () =>
+      withDatabase(async (db) => {
+        const server = await startDispatch(PORTS.dispatch, db, { env: RELAY_ENV });
+        try {
+          log(`an AG-UI agent's answers of ${plan.relayEvents.join(" and ")} events, directly and through Dispatch`);
+          report.relay = await relayPhase(db, server, { runs: plan.relayRuns, sizes: plan.relayEvents });
+        } finally {
+          await server.stop();
+        }
       }),
     );
   }

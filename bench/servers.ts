@@ -145,13 +145,13 @@ async function waitHealthy(child: ChildProcess, tree: Tree, url: string, timeout
 export async function startDispatch(
   preferredPort: number,
   e: DispatchEnv,
-  opts: { nodeArgs?: string[]; next?: boolean } = {},
+  opts: { nodeArgs?: string[]; next?: boolean; env?: Record<string, string> } = {},
 ): Promise<DispatchServer> {
   const port = await freePort(preferredPort);
   const url = `http://127.0.0.1:${port}`;
   const entry = opts.next || process.env.BENCH_NEXT_START === "1" ? [createRequire(import.meta.url).resolve("next/dist/bin/next"), "start"] : ["scripts/start-server.mjs"];
   const child = startProcess(process.execPath, [...(opts.nodeArgs ?? []), ...entry, "-p", String(port), "-H", "127.0.0.1"], {
-    env: dispatchEnv(e, { PUBLIC_URL: url }),
+    env: dispatchEnv(e, { ...opts.env, PUBLIC_URL: url }),
     stdio: ["ignore", serverLog(), "inherit"],
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

@@ -3,7 +3,7 @@
 # nested: @ag-ui/mastra declares CopilotKit's runtime as a peer, which these tests never load).
 set -euo pipefail
 cd "$(dirname "$0")"
-for project in mastra; do
+for project in mastra copilotkit; do
   echo "--- npm ci in test/framework-agents/$project"
   (cd "$project" && npm ci --no-audit --no-fund --loglevel=error)
 done
