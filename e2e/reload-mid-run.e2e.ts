@@ -7,7 +7,8 @@ import { SignInPage } from "./pages/sign-in-page";
 // Issue #40: a reload mid-run shows the state and the reasoning exactly as before the reload. A
 // reasoning model (the tests' fake one, e2e/fake-llm-server.mjs) thinks, moves the thread's plan on
 // with update_state, then streams a long second call; the page is reloaded while it streams, rejoins the
-// run from its log, and shows the same plan, the same thought and the same "Thought for" line.
+// run from its log, and shows the same plan, the same thought and the same "Thought for" line. The
+// offline demo model (the default model here) keeps a plan in state too.
 
 test.describe.configure({ mode: "serial" });
 
@@ -78,4 +79,34 @@ test("a reload mid-run shows the plan and the thought exactly as before", async 
   await expect(planSteps(page)).toHaveText(steps);
   await expect(page.getByTestId("state-tree")).toContainText("the room by the window");
   await expect(rejoined.getByTestId("reasoning-label")).toHaveText(label!);
+});
+
+test("the offline demo model keeps a plan in state when the page starts an empty one", async ({ page }) => {
+  const chat = await signIn(page);
+  await chat.gotoNew();
+  const threadId = chat.threadId();
+  await chat.ready();
+  // The default model here is the offline demo model.
+  const res = await page.request.post("/api/v1/ag-ui", {
+    headers: { accept: "text/event-stream" },
+    data: { threadId, runId: randomUUID(), messages: [{ id: randomUUID(), role: "user", content: "What's on my calendar tomorrow?" }], tools: [], context: [], state: { plan: { steps: [] } }, forwardedProps: {} },
+  });
+  expect(res.status()).toBe(200);
+  const events = (await res.text())
+    .split("\n")
+    .filter((line) => line.startsWith("data: "))
+    .map((line) => JSON.parse(line.slice(6)) as { type: string; delta?: unknown });
+  expect(events.filter((e) => e.type === "STATE_DELTA").map((e) => e.delta)).toEqual([
+    [{ op: "add", path: "/plan/steps", value: [{ description: "Read your calendar", status: "in_progress" }, { description: "Answer you", status: "pending" }] }],
+    [
+      { op: "replace", path: "/plan/steps/0/status", value: "done" },
+      { op: "replace", path: "/plan/steps/1/status", value: "done" },
+    ],
+  ]);
+  expect(events.at(-1)?.type).toBe("RUN_FINISHED");
+
+  // The chat shows the plan the thread keeps.
+  await page.reload();
+  await chat.ready();
+  await expect(page.getByTestId("state-panel-toggle")).toContainText("Plan · 2 of 2 done");
 });
