@@ -31,6 +31,7 @@ import { projectCliBinding } from "./project-cli-binding";
 import { buildSystemPrompt, type MemoryFact } from "./prompt";
 import { answeredToolCallIds, deltaOfStateCall, loggedExchanges, unansweredCalls, usedToolCallIds } from "./resume";
 import { toolFailureText, type ToolOutcome } from "./tool-outcome";
+import { rollBackDeniedPredictions, runPredictions, StatePredictor } from "./predictive-state";
 import { runStateOf } from "./run-state";
 import { SharedState, stateTool, STATE_TOOL_NAME } from "./state-tool";
 import { buildAgentTools, runProjectCliCall, type ProjectCliBinding } from "./tools";
@@ -238,6 +239,15 @@ function agentResult(translator: AgUiEventTranslator, gate: ApprovalGate, info: 
 /** The run's tools with update_state when it has shared state (replacing a client tool of that name). */
 const withStateTool = (shared: SharedState | null, tools: ToolSet): ToolSet => (shared ? { ...tools, [STATE_TOOL_NAME]: stateTool(shared) } : tools);
 
+/**
+ * A run with shared state (sent, or kept by its thread) gets update_state over it, and predicts
+ * the state its client's tools will write as their arguments stream (predictive-state.ts).
+ */
+function openSharedState(input: RunAgentInput, resume: RunnerInput["resume"], emit: RunnerInput["emit"]) {
+  const shared = SharedState.open(runStateOf(input, resume), emit);
+  return { shared, predictor: StatePredictor.open(runPredictions(input), shared, emit) };
+}
+
 const DEFAULT_DEPS: AgentRunnerDeps = {
   model: createAgentModel,
   projectCli: projectCliBinding,
@@ -258,10 +268,9 @@ async function runAgent(deps: AgentRunnerDeps, { run, input, generation, signal,
   const skills = visibleSkills({ allowed: DEFAULT_ALLOWED_MODULES, hidden: context.hiddenSkills ?? [] });
   const user = userMessageParts(input);
   const { model, info, streamer, fileTypes = [] } = deps.model({ now: deps.now, timeZone, modelId: generation.model });
-  // A run with shared state (sent, or kept by its thread) gets update_state over it.
-  const shared = SharedState.open(runStateOf(input, resume), emit);
+  const { shared, predictor } = openSharedState(input, resume, emit);
   const serverToolNames = new Set(shared ? [projectCli.name, STATE_TOOL_NAME] : [projectCli.name]);
-  const translator = new AgUiEventTranslator(emit, serverToolNames, { model: info.id, usedToolCallIds: resume ? usedToolCallIds(resume) : [] });
+  const translator = new AgUiEventTranslator(emit, serverToolNames, { model: info.id, usedToolCallIds: resume ? usedToolCallIds(resume) : [], predictor });
   const gate = deps.approvalGate({ id: run.id, threadId: run.threadId, userId: run.userId, apiKeyHash: run.apiKeyHash, locale, mcpServers });
   const callFor = (toolCallId: string, args: unknown, callRunId?: string) =>
     runProjectCliCall(projectCli, { userId: run.userId, runId: run.id, toolCallId, callRunId, args, signal, timeZone, locale, visibleSkills: skills, mcpServers });
@@ -275,6 +284,7 @@ async function runAgent(deps: AgentRunnerDeps, { run, input, generation, signal,
   );
   for (const c of carried) emitCarried(emit, c);
   const clientResults = clientToolResults(input, openClientToolCalls(context.toolEvents, serverToolNames));
+  if (!resume) rollBackDeniedPredictions(input, { events: context.toolEvents, answered: new Set(clientResults.map((r) => r.toolCallId)), shared });
   const repeated = resume ? await resumedExchanges(resume, context.progress ?? [], { emit, gate, runCall, serverToolNames, sharedState: shared?.value ?? null }) : [];
   // A run that continues from an interrupt nobody answered yet has nothing to tell the model (a regenerate asks again).
   if (!resume && !user.fromUser && !user.regenerate && clientResults.length === 0 && carried.length === 0) return {};

@@ -5,6 +5,7 @@ import type { RunnerInput, TokenUsage } from "../kernel/runs";
 import { addUsage, knownCounts } from "../usage/token-usage";
 import { startStepSpan, type StepSpan } from "../telemetry/step-span";
 import type { AgentStreamPart, StepUsage } from "./model-loop";
+import type { StatePredictor } from "./predictive-state";
 import { toolFailureText, toolOutcomeSchema, type ToolOutcome } from "./tool-outcome";
 
 // Translates the model loop's stream parts into AG-UI events as they arrive. Message ids are
@@ -15,7 +16,8 @@ import { toolFailureText, toolOutcomeSchema, type ToolOutcome } from "./tool-out
 
 type Emit = RunnerInput["emit"];
 // parentId: the assistant message the call belongs to on the wire, which a client keeps it under.
-type ToolCallState = { wireId: string; name: string; step: number; ended: boolean; answered: boolean; parentId: string };
+// predicted: its arguments stream into shared state (predictive-state.ts).
+type ToolCallState = { wireId: string; name: string; step: number; ended: boolean; answered: boolean; parentId: string; predicted: boolean };
 
 export class AgUiEventTranslator {
   private readonly texts = new Map<string, string | null>();
@@ -34,13 +36,15 @@ export class AgUiEventTranslator {
   private stepSpan: StepSpan | null = null;
   private readonly newId: () => string;
   private readonly model: string | undefined;
+  private readonly predictor: StatePredictor | null;
 
   constructor(
     private readonly emit: Emit,
     private readonly serverToolNames: ReadonlySet<string>,
-    opts: { newId?: () => string; model?: string; usedToolCallIds?: readonly string[] } = {},
+    opts: { newId?: () => string; model?: string; usedToolCallIds?: readonly string[]; predictor?: StatePredictor | null } = {},
   ) {
     this.newId = opts.newId ?? randomUUID;
+    this.predictor = opts.predictor ?? null;
     this.model = opts.model;
     // Ids an earlier execution of the run put on the wire: a repeated step's calls get new ones.
     for (const id of opts.usedToolCallIds ?? []) this.wireIds.add(id);
@@ -100,7 +104,9 @@ export class AgUiEventTranslator {
         return;
       case "tool-input-delta": {
         const call = this.toolCalls.get(part.id);
-        if (part.delta && call && !call.ended) this.emit({ type: EventType.TOOL_CALL_ARGS, toolCallId: call.wireId, delta: part.delta });
+        if (!part.delta || !call || call.ended) return;
+        this.emit({ type: EventType.TOOL_CALL_ARGS, toolCallId: call.wireId, delta: part.delta });
+        if (call.predicted) this.predictor?.args(call.wireId, part.delta);
         return;
       }
       case "tool-input-end":
@@ -180,7 +186,8 @@ export class AgUiEventTranslator {
     for (let n = 2; this.wireIds.has(wireId); n++) wireId = `${toolCallId}_${n}`;
     this.wireIds.add(wireId);
     this.stepMessageId ??= `msg_${this.newId()}`;
-    const call: ToolCallState = { wireId, name, step: this.step, ended: false, answered: false, parentId: this.stepMessageId };
+    const predicted = this.predictor?.start(wireId, name) ?? false;
+    const call: ToolCallState = { wireId, name, step: this.step, ended: false, answered: false, parentId: this.stepMessageId, predicted };
     this.toolCalls.set(toolCallId, call);
     this.emit({ type: EventType.TOOL_CALL_START, toolCallId: wireId, toolCallName: name, parentMessageId: this.stepMessageId });
     return call;
@@ -200,6 +207,8 @@ export class AgUiEventTranslator {
       this.emit({ type: EventType.TOOL_CALL_ARGS, toolCallId: call.wireId, delta: JSON.stringify(input ?? {}) });
     }
     this.toolEnd(toolCallId);
+    const call = this.toolCalls.get(toolCallId);
+    if (call?.predicted) this.predictor?.settle(call.wireId, input);
   }
 
   private answer(toolCallId: string, name: string, content: string, uiSchema: ToolOutcome["uiSchema"], messageMetadata: Record<string, unknown>): void {
@@ -234,6 +243,8 @@ export class AgUiEventTranslator {
     const message = error instanceof Error ? error.name : "ToolError";
     const known = this.serverToolNames.has(name);
     const text = toolFailureText(known ? "INVALID_TOOL_CALL" : "UNKNOWN_TOOL", known ? `${name} could not be called (${message})` : `There is no tool named ${name}`);
+    const call = this.toolCalls.get(toolCallId);
+    if (call?.predicted) this.predictor?.fail(call.wireId);
     this.answer(toolCallId, name, text, null, { tool_name: name, tool_call_args: input });
   }
 }

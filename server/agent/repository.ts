@@ -54,13 +54,16 @@ export async function findRunUserAttachments({ runId }: { runId: string }): Prom
 
 export type ToolEventRow = { type: string; payload: Record<string, unknown> };
 
-/** The tool-call events of the run before `runId` on the thread, in order. */
+/**
+ * The tool-call events of the run before `runId` on the thread, in order, with its state and
+ * CUSTOM events (what its predicted calls wrote: server/agent/predictive-state.ts).
+ */
 export async function findPreviousRunToolEvents({ threadId, runId }: { threadId: string; runId: string }): Promise<ToolEventRow[]> {
   const { rows } = await getPool().query<ToolEventRow>(
     `select e.type, e.payload::json as payload from ${RUN_EVENTS_SQL} e
      where e.run_id = (select id from runs where thread_id = $1 and id <> $2 and created_at <= (select created_at from runs where id = $2)
                        order by created_at desc limit 1)
-       and e.type in ('TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_RESULT')
+       and e.type in ('TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_RESULT', 'CUSTOM', 'STATE_SNAPSHOT', 'STATE_DELTA')
      order by e.seq`,
     [threadId, runId],
   );

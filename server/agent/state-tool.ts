@@ -65,6 +65,33 @@ export class SharedState {
     return this.current;
   }
 
+  /**
+   * A predicted member's value while its call streams (predictive-state.ts), as one STATE_DELTA.
+   * A value that would break the state rules is not predicted.
+   */
+  predict(key: string, value: unknown): void {
+    const path = `/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+    const operations: JsonPatchOperation[] = [{ op: "add", path, value }];
+    const next = { ...this.current, [key]: value };
+    if (stateProblem(next, JSON.stringify(next), { secrets: false }) ?? patchProblem(operations)) return;
+    this.current = next;
+    this.emit({ type: EventType.STATE_DELTA, delta: operations });
+  }
+
+  /** Puts members back as they were before predictions (absent ones removed), as one STATE_SNAPSHOT. */
+  restore(...befores: { keys: string[]; values: Record<string, unknown> }[]): void {
+    const next = { ...this.current };
+    // The earliest call's values win: they are the state before any of them.
+    for (const before of [...befores].reverse()) {
+      for (const key of before.keys) {
+        if (Object.hasOwn(before.values, key)) next[key] = before.values[key];
+        else delete next[key];
+      }
+    }
+    this.current = next;
+    this.emit({ type: EventType.STATE_SNAPSHOT, snapshot: next });
+  }
+
   /** Applies one update_state call's input: the answer the model reads, and on success the delta streamed. */
   update(input: unknown): ToolOutcome {
     const parsed = operationsSchema.safeParse(input);

@@ -11,6 +11,7 @@ import type {
 import { randomUUID } from "node:crypto";
 import { DEMO_MODEL_ID } from "../constants";
 import { planDemoTurn, type DemoAction, type DemoExchange, type ProjectCliArgs } from "./demo-planner";
+import { STATE_TOOL_NAME, withPlan, type PlanAction } from "./demo-plan";
 
 // The offline demo model: an AI SDK language model (specification v4) with no network and
 // no weights. It reads the request and this turn's tool results from the prompt, asks the
@@ -79,12 +80,19 @@ function usageOf(prompt: LanguageModelV4Prompt, outputTokens: number): LanguageM
   };
 }
 
-function decide(options: LanguageModelV4CallOptions, opts: DemoModelOptions): DemoAction {
+type Action = DemoAction | PlanAction;
+
+function decide(options: LanguageModelV4CallOptions, opts: DemoModelOptions): Action {
   const { userText, images, turn } = readTurn(options.prompt);
   const action = planDemoTurn({ userText, images, turn, now: opts.now(), timeZone: opts.timeZone });
-  const canCall = options.tools?.some((t) => t.name === TOOL_NAME) && options.toolChoice?.type !== "none";
-  return action.type === "tool" && !canCall ? { type: "text", text: "I would need my project_cli tool for that, and it is not available right now." } : action;
+  const offered = (name: string) => (options.tools?.some((t) => t.name === name) ?? false) && options.toolChoice?.type !== "none";
+  if (action.type === "tool" && !offered(TOOL_NAME)) return { type: "text", text: "I would need my project_cli tool for that, and it is not available right now." };
+  return withPlan(action, options.prompt, offered(STATE_TOOL_NAME));
 }
+
+/** A call action as the tool it calls and its arguments. */
+const callOf = (action: Exclude<Action, { type: "text" }>) =>
+  action.type === "state" ? { toolName: STATE_TOOL_NAME, json: JSON.stringify({ operations: action.operations }) } : { toolName: TOOL_NAME, json: JSON.stringify(action.args) };
 
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   if (ms <= 0) return new Promise((resolve) => setImmediate(resolve));
@@ -106,7 +114,7 @@ function abortError(): Error {
   return Object.assign(new Error("The demo model call was aborted"), { name: "AbortError" });
 }
 
-async function* streamAction(action: DemoAction, options: LanguageModelV4CallOptions, delayMs: number): AsyncGenerator<LanguageModelV4StreamPart> {
+async function* streamAction(action: Action, options: LanguageModelV4CallOptions, delayMs: number): AsyncGenerator<LanguageModelV4StreamPart> {
   const signal = options.abortSignal;
   const step = async () => {
     await pause(delayMs, signal);
@@ -126,15 +134,15 @@ async function* streamAction(action: DemoAction, options: LanguageModelV4CallOpt
     finishReason = { unified: "stop", raw: "stop" };
   } else {
     const id = `call_${randomUUID()}`;
-    const json = JSON.stringify(action.args);
-    yield { type: "tool-input-start", id, toolName: TOOL_NAME };
+    const { toolName, json } = callOf(action);
+    yield { type: "tool-input-start", id, toolName };
     for (let i = 0; i < json.length; i += ARGS_CHUNK) {
       await step();
       chunks++;
       yield { type: "tool-input-delta", id, delta: json.slice(i, i + ARGS_CHUNK) };
     }
     yield { type: "tool-input-end", id };
-    yield { type: "tool-call", toolCallId: id, toolName: TOOL_NAME, input: json };
+    yield { type: "tool-call", toolCallId: id, toolName, input: json };
     finishReason = { unified: "tool-calls", raw: "tool_calls" };
   }
   yield { type: "finish", finishReason, usage: usageOf(options.prompt, chunks) };
@@ -168,7 +176,7 @@ export function createDemoModel(opts: DemoModelOptions): LanguageModelV4 {
       const content: LanguageModelV4Content[] =
         action.type === "text"
           ? [{ type: "text", text: action.text }]
-          : [{ type: "tool-call", toolCallId: `call_${randomUUID()}`, toolName: TOOL_NAME, input: JSON.stringify(action.args) }];
+          : [{ type: "tool-call", toolCallId: `call_${randomUUID()}`, toolName: callOf(action).toolName, input: callOf(action).json }];
       return {
         content,
         finishReason: action.type === "text" ? { unified: "stop", raw: "stop" } : { unified: "tool-calls", raw: "tool_calls" },
