@@ -110,6 +110,8 @@ export const en = {
     demoModel: "Offline demo model",
     model: "Model",
     modelTitle: "Model for your next message",
+    agent: "Agent",
+    agentTitle: "Agent that answers your next message",
   },
   // The thread's plan and shared state beside the chat (components/chat/state-panel.tsx).
   statePanel: {

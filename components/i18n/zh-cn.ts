@@ -109,6 +109,8 @@ export const zhCN: Dictionary = {
     demoModel: "离线演示模型",
     model: "模型",
     modelTitle: "下一条消息使用的模型",
+    agent: "智能体",
+    agentTitle: "回答下一条消息的智能体",
   },
   statePanel: {
     title: "计划与状态",
