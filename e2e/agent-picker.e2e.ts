@@ -62,7 +62,9 @@ test.beforeAll(async ({ browser }) => {
     await admin.trpcMutation("runners.bind", { runnerId: `plugin:ag-ui/${name}-${suffix}/agent`, email: member.email });
   }
   // A binding of someone else's: the member may not pick it.
-  const other = await admin.trpcMutation<{ id: string }>("runners.bind", { runnerId: `plugin:ag-ui/writer-${suffix}/agent`, email: e2eAdmin.email });
+  const someoneElse = `picker-other-${suffix}@e2e.dispatch`;
+  await admin.trpcMutation("users.create", { email: someoneElse, password: member.password, role: "user" });
+  const other = await admin.trpcMutation<{ id: string }>("runners.bind", { runnerId: `plugin:ag-ui/writer-${suffix}/agent`, email: someoneElse });
   foreignBinding = other.id;
   await context.close();
 });

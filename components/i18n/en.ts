@@ -53,7 +53,7 @@ export const en = {
     assistantSaid: "Assistant said",
     attachedImage: "Attached image",
     attachedImageNamed: (name: string) => `Attached image ${name}`,
-    attachedFile: (name: string) => `Attached file ${name}`,
+    attachedFile: "Attached file",
     thinking: "Thinking…",
     stopping: "Stopping…",
     stopped: "Stopped",

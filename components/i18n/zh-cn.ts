@@ -54,7 +54,7 @@ export const zhCN: Dictionary = {
     assistantSaid: "助手说",
     attachedImage: "附加的图片",
     attachedImageNamed: (name) => `附加的图片 ${name}`,
-    attachedFile: (name) => `附加的文件 ${name}`,
+    attachedFile: "附加的文件",
     thinking: "思考中…",
     stopping: "正在停止…",
     stopped: "已停止",
