@@ -1,6 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
 import { e2eAdmin } from "../playwright.config";
+import { expectNoSeriousAxeFindings } from "./pages/axe";
 import { ChatPage } from "./pages/chat-page";
+import { attachDesktopAndPhone } from "./pages/screens";
 import { withDatabase, setE2eApprovalPolicy } from "./pages/database";
 import { SignInPage } from "./pages/sign-in-page";
 
@@ -115,6 +117,8 @@ test("the inbox lists requests waiting in two chats; deciding one there resumes 
   await expect(tea).toBeVisible();
   await expect(bike).toBeVisible();
   expect(Number(await inbox.getByTestId("approvals-inbox-count").textContent())).toBeGreaterThanOrEqual(2);
+  await expectNoSeriousAxeFindings(page, "approvals inbox");
+  await attachDesktopAndPhone(page, "approvals-inbox");
 
   // Approved from the list, in the chat it came from: the run resumes there without it being open.
   await tea.getByRole("button", { name: "Approve" }).click();

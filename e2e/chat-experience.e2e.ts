@@ -4,6 +4,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { e2eAdmin } from "../playwright.config";
 import { pngBytes } from "../test/images";
 import { ChatPage } from "./pages/chat-page";
+import { attachDesktopAndPhone } from "./pages/screens";
 import { SignInPage } from "./pages/sign-in-page";
 
 // What a newcomer meets in the chat: a composer that wraps anything, Markdown answers with
@@ -161,6 +162,7 @@ test("regenerate answers the last question again and an edited question starts a
   await expect(chat.userMessages()).toHaveText(["What's on my calendar tomorrow?"]);
   await expect(page.getByTestId("branch-switcher")).toHaveCount(2);
   await expectNoSideways(page);
+  await attachDesktopAndPhone(page, "branches");
 });
 
 test("every suggestion of the empty chat works, and the demo says plainly what it cannot do", async ({ page }) => {

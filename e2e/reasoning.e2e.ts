@@ -1,6 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
 import { e2eAdmin, FAKE_REASONER } from "../playwright.config";
+import { expectNoSeriousAxeFindings } from "./pages/axe";
 import { ChatPage } from "./pages/chat-page";
+import { attachDesktopAndPhone } from "./pages/screens";
 import { SignInPage } from "./pages/sign-in-page";
 
 // A reasoning model in the web chat: its thinking shows above the answer, collapsed to one line
@@ -44,6 +46,8 @@ test("a reasoning model's thought shows collapsed above its answer, and the same
   await expect(thought).toBeHidden();
   await rejoined.getByTestId("reasoning-label").click();
   await expect(thought).toHaveText(THOUGHT);
+  await expectNoSeriousAxeFindings(page, "reasoning");
+  await attachDesktopAndPhone(page, "reasoning");
 
   // After the run, from the thread's history: the same thought, the same time, once.
   await page.reload();
@@ -59,5 +63,7 @@ test("zh-CN: the thought's line speaks Chinese", async ({ browser }) => {
   await chat.send(`[[think:${THOUGHT}]] 你好`);
   await chat.waitForIdle();
   await expect(chat.view().getByTestId("reasoning-label")).toHaveText(/^思考了(不到 1 秒| \d+ 秒)$/);
+  await expectNoSeriousAxeFindings(page, "reasoning zh-CN");
+  await attachDesktopAndPhone(page, "reasoning-zh-CN");
   await context.close();
 });

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { e2eAdmin } from "../playwright.config";
+import { expectNoSeriousAxeFindings } from "./pages/axe";
+import { attachDesktopAndPhone } from "./pages/screens";
 import { SignInPage } from "./pages/sign-in-page";
 
 // Schedules in the chat settings and the console (docs/schedules.md): the user sees when each
@@ -26,9 +28,13 @@ test("the chat settings list the user's schedules to pause, resume and delete; t
   await expect(item.getByRole("status")).toHaveText("Paused");
   await item.getByRole("button", { name: "Resume" }).click();
   await expect(item.getByRole("status")).toContainText("Next:");
+  await expectNoSeriousAxeFindings(page, "settings schedules");
+  await item.scrollIntoViewIfNeeded();
+  await attachDesktopAndPhone(page, "settings-schedules");
 
   await page.goto("/admin/schedules");
   await expect(page.getByTestId("admin-schedule").filter({ hasText: name })).toContainText("0 9 * * 1 (Europe/Berlin)");
+  await attachDesktopAndPhone(page, "console-schedules");
 
   await page.goto("/chat/settings");
   await item.getByRole("button", { name: `Delete the schedule “${name}”` }).click();

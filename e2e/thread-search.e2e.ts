@@ -3,6 +3,7 @@ import { e2eAdmin } from "../playwright.config";
 import { expectNoSeriousAxeFindings } from "./pages/axe";
 import { ChatPage } from "./pages/chat-page";
 import { setE2eApprovalPolicy } from "./pages/database";
+import { attachDesktopAndPhone, attachScreenshot } from "./pages/screens";
 import { SignInPage } from "./pages/sign-in-page";
 
 // The sidebar's search over the user's chats, with the offline demo model: a word from a later
@@ -12,7 +13,6 @@ import { SignInPage } from "./pages/sign-in-page";
 test.describe.configure({ mode: "serial" });
 test.beforeAll(() => setE2eApprovalPolicy(e2eAdmin.email, "always"));
 
-const SHOTS = "test-results/screenshots";
 const PHONE = { width: 390, height: 844 };
 const WORD = "periwinkle";
 
@@ -54,7 +54,7 @@ test("a word from a chat's third message finds it, marked, and the keyboard open
   await expect(hits.first().locator("mark")).toHaveText([WORD]);
   await expect(page.getByTestId("search-status")).toHaveText("1 chat found");
   await expectNoSeriousAxeFindings(page, "search results");
-  await page.screenshot({ path: `${SHOTS}/search-desktop.png`, fullPage: true });
+  await attachDesktopAndPhone(page, "search");
 
   // ↓ reaches the result (a real link), Enter opens it.
   await box.press("ArrowDown");
@@ -84,7 +84,7 @@ test("zh-CN on a phone: the search box speaks Chinese and a result opens from th
   await expect(hit.locator("mark")).toHaveText([WORD]);
   await expect(page.getByTestId("search-status")).toHaveText("找到 1 个对话");
   await expectNoSeriousAxeFindings(page, "zh-CN phone search");
-  await page.screenshot({ path: `${SHOTS}/search-phone-zh-CN.png`, fullPage: true });
+  await attachScreenshot(page, "search-phone-zh-CN");
   // Escape in the box clears it and leaves the drawer open; Tab then reaches the result.
   await box.press("Escape");
   await expect(box).toHaveValue("");

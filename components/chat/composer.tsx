@@ -3,6 +3,7 @@
 import { useRef, useState, useSyncExternalStore } from "react";
 import type { SendInput } from "./use-chat-runs";
 import { PaperclipIcon } from "./icons";
+import { AgentPicker } from "./agent-picker";
 import { ModelPicker } from "./model-picker";
 import { useAttachments, MAX_ATTACHMENTS } from "./use-attachments";
 import { ATTACHABLE_TYPES } from "./attachment-types";
@@ -138,6 +139,7 @@ export function Composer({
             e.target.value = "";
           }}
         />
+        <AgentPicker />
         <ModelPicker />
         <label htmlFor="chat-input" className="sr-only">
           {t.chat.message}

@@ -11,6 +11,7 @@ import {
 import type { Observable } from "rxjs";
 import { isDocumentType } from "./attachment-types";
 import type { LiveImage } from "./live-turn";
+import { selectedAgent } from "./agent-picker";
 import { selectedModel } from "./model-picker";
 import { errorFromStatus, type ChatErrorKind } from "./chat-errors";
 
@@ -74,10 +75,13 @@ export async function startRun(opts: {
   // The agent reads "tomorrow" and "at 10" in the user's own time zone.
   // The model picker's choice, when the server offers several models.
   const model = selectedModel();
+  // The agent picker's choice, when the user has several agents bound.
+  const chosenAgent = selectedAgent();
   const forwardedProps = {
     timeZone: opts.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
     locale: opts.locale,
     ...(model ? { model } : {}),
+    ...(chosenAgent ? { agent: chosenAgent } : {}),
     ...(opts.branch ? { branch: opts.branch } : {}),
   };
   await agent.runAgent({ runId: opts.runId, abortController: opts.abortController, forwardedProps }, trackingSubscriber(opts.onEvent, seen));

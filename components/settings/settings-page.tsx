@@ -9,10 +9,11 @@ import { PreferencesSection } from "./preferences-section";
 import { SchedulesSection } from "./schedules-section";
 import { SkillsSection } from "./skills-section";
 import { UsageSection } from "./usage-section";
+import { WebhooksSection } from "./webhooks-section";
 
 // The user's settings: one section per line, each a self-contained component with its own
 // heading, data and saving; the password section takes the server's rule for a password.
-const SECTIONS: React.ComponentType[] = [PreferencesSection, ApprovalPolicySection, SkillsSection, SchedulesSection, McpClientsSection, UsageSection];
+const SECTIONS: React.ComponentType[] = [PreferencesSection, ApprovalPolicySection, SkillsSection, SchedulesSection, WebhooksSection, McpClientsSection, UsageSection];
 
 export function SettingsPage({ password }: { password: { min: number; max: number; changed: boolean } }) {
   const t = useDictionary();

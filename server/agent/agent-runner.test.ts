@@ -8,7 +8,7 @@ import { parseRunAgentInput, type RunAgentInput } from "../protocols/ag-ui/run-i
 import { buildToolsPrompt } from "../protocols/ag-ui/tools-prompt";
 import type { EmitExtras, RunHandle } from "../kernel/runs";
 import { compileUiHints } from "../tools/project-cli/cards";
-import { createAgentRunner, type AgentContext } from "./agent-runner";
+import { createAgentRunner, type AgentContext, type AgentRunnerDeps } from "./agent-runner";
 import { MAX_AGENT_STEPS } from "./constants";
 import type { ModelInfo } from "../models/catalog";
 import type { ProjectCliBinding, ProjectCliRequest } from "./tools";
@@ -94,13 +94,25 @@ const emptyContext: AgentContext = { history: [], memoryFacts: [], toolEvents: [
 
 type Resume = NonNullable<Parameters<ReturnType<typeof createAgentRunner>["run"]>[0]["resume"]>;
 
-async function runAgent(opts: { model: MockLanguageModelV4; cli?: ReturnType<typeof fakeCli>; input?: RunAgentInput; context?: AgentContext; signal?: AbortSignal; taken?: AgUiEvent[] }) {
+type TitleThread = AgentRunnerDeps["titleThread"];
+
+async function runAgent(opts: {
+  model: MockLanguageModelV4;
+  cli?: ReturnType<typeof fakeCli>;
+  input?: RunAgentInput;
+  context?: AgentContext;
+  signal?: AbortSignal;
+  taken?: AgUiEvent[];
+  info?: ModelInfo;
+  titleThread?: TitleThread;
+}) {
   const cli = opts.cli ?? fakeCli();
   const runner = createAgentRunner({
-    model: () => ({ model: opts.model, info: INFO }),
+    model: () => ({ model: opts.model, info: opts.info ?? INFO }),
     projectCli: cli.binding,
     loadContext: async () => opts.context ?? emptyContext,
     now: () => NOW,
+    titleThread: opts.titleThread ?? (async () => null),
   });
   const guard = createEventSequenceGuard({ threadId: RUN.threadId, runId: RUN.runId });
   guard.accept({ type: EventType.RUN_STARTED, threadId: RUN.threadId, runId: RUN.runId });
@@ -136,6 +148,21 @@ const typesOf = (events: AgUiEvent[]) => events.map((e) => e.type);
 const ofType = <T extends EventType>(events: AgUiEvent[], type: T) => events.filter((e): e is Extract<AgUiEvent, { type: T }> => e.type === type);
 
 describe("the agent runner", () => {
+  it("asks a real model to title the thread after its first answer, not after a later one nor with the demo model", async () => {
+    const titleThread = vi.fn(async () => "Weekend in Lisbon");
+    await runAgent({ model: scriptedModel([textStep("Lisbon is lovely in May")]), input: input("hi, plan my weekend in Lisbon"), titleThread });
+    expect(titleThread).toHaveBeenCalledTimes(1);
+    expect(titleThread).toHaveBeenCalledWith(expect.objectContaining({ threadId: RUN.threadId, question: "hi, plan my weekend in Lisbon", answer: "Lisbon is lovely in May" }));
+
+    const later = vi.fn(async () => null);
+    const history = [{ id: "m0", role: "user", content: "earlier" }] as unknown as AgentContext["history"];
+    await runAgent({ model: scriptedModel([textStep("Again")]), context: { ...emptyContext, history }, titleThread: later });
+    const demo = vi.fn(async () => null);
+    await runAgent({ model: scriptedModel([textStep("Hello")]), info: { ...INFO, offline: true }, titleThread: demo });
+    expect(later).not.toHaveBeenCalled();
+    expect(demo).not.toHaveBeenCalled();
+  });
+
   it("streams the answer as it comes and reports the usage and model", async () => {
     const { result, events, guard } = await runAgent({ model: scriptedModel([textStep("Hello there, friend")]) });
     expect(typesOf(events)).toEqual(["TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END"]);

@@ -28,6 +28,7 @@ import { buildConversation, clientToolResults, openClientToolCalls, type ToolExc
 import { AgUiEventTranslator } from "./event-translator";
 import { runModelLoop } from "./model-loop";
 import { projectCliBinding } from "./project-cli-binding";
+import { titleThreadFromModel } from "./model-title";
 import { buildSystemPrompt, type MemoryFact } from "./prompt";
 import { answeredToolCallIds, deltaOfStateCall, loggedExchanges, unansweredCalls, usedToolCallIds } from "./resume";
 import { toolFailureText, type ToolOutcome } from "./tool-outcome";
@@ -58,6 +59,8 @@ export type AgentRunnerDeps = {
   loadContext: (opts: { run: RunHandle; input: RunAgentInput; prefetched?: PrefetchedContext; resumed?: boolean }) => Promise<AgentContext>;
   approvalGate: (run: ApprovalGateRun) => ApprovalGate;
   now: () => Date;
+  /** Names a thread after its first answer with a real model (not awaited: the run does not wait for it). */
+  titleThread: (opts: { model: LanguageModel; threadId: string; question: string; answer: string }) => Promise<unknown>;
 };
 
 // The engine reads these while accepting the run (Runner.prefetch), saving a round trip; with them
@@ -254,9 +257,17 @@ const DEFAULT_DEPS: AgentRunnerDeps = {
   loadContext: loadAgentContext,
   approvalGate: (run) => createApprovalGate(run),
   now: () => new Date(),
+  titleThread: titleThreadFromModel,
 };
 
+/** A real model's first answer in a thread: the thread's title is asked for (server/agent/model-title.ts). */
+function titleIfFirstAnswer(deps: AgentRunnerDeps, run: { info: ModelInfo; model: LanguageModel; threadId: string; history: readonly ThreadMessage[]; question: string | null; answer: string }): void {
+  if (run.info.offline || run.history.length > 0 || !run.question || !run.answer.trim()) return;
+  void deps.titleThread({ model: run.model, threadId: run.threadId, question: run.question, answer: run.answer }).catch(() => undefined);
+}
+
 /** One run of the built-in agent: what it carries and repeats, then the tool loop, then its answer. */
+// Long: the run's steps in their order, each already a named helper; the rest is their wiring.
 async function runAgent(deps: AgentRunnerDeps, { run, input, generation, signal, emit, prefetched, resume, reportUsage }: RunnerInput): Promise<RunnerResult> {
   const timeZone = resolveTimeZone(input);
   // The cards this run draws speak the language its client asked for (the web chat's choice).
@@ -335,6 +346,7 @@ async function runAgent(deps: AgentRunnerDeps, { run, input, generation, signal,
     },
     { translator, info, runId: run.id, signal, reportUsage },
   );
+  if (!resume) titleIfFirstAnswer(deps, { info, model, threadId: run.threadId, history: context.history, question: user.fromUser ? user.text : null, answer: translator.answerText });
   return agentResult(translator, gate, info, locale);
 }
 

@@ -21,6 +21,8 @@ type ToolCallState = { wireId: string; name: string; step: number; ended: boolea
 
 export class AgUiEventTranslator {
   private readonly texts = new Map<string, string | null>();
+  // Every text delta of the run, for what is said after it (the thread's title from a real model).
+  private readonly answerDeltas: string[] = [];
   // By the provider's reasoning id: the reasoning message on the wire, once it has content.
   private readonly reasonings = new Map<string, string | null>();
   // By the provider's id; the latest call that used it.
@@ -53,6 +55,11 @@ export class AgUiEventTranslator {
   /** Token usage summed over the steps that finished. */
   get totalUsage(): TokenUsage {
     return { ...this.usage };
+  }
+
+  /** The answer's text so far, every step's joined. */
+  get answerText(): string {
+    return this.answerDeltas.join("");
   }
 
   /** The provider error the stream reported, if any; the run fails with it. */
@@ -141,6 +148,7 @@ export class AgUiEventTranslator {
       this.emit({ type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" });
     }
     this.emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta });
+    this.answerDeltas.push(delta);
   }
 
   private textEnd(sdkId: string): void {

@@ -5,7 +5,8 @@ import { toPrefetchedContext, type AgentContextJson } from "../runs/repository/r
 import type { ContextPrefetch, PrefetchedContext, PrefetchedMessage } from "../kernel/runs";
 
 // What the agent reads before a run: the thread so far, the user's memory facts, and the
-// frontend tool calls the previous run left open. Read-only; the engine writes messages.
+// frontend tool calls the previous run left open. The engine writes messages; the agent writes
+// only the title a real model gives a thread after its first answer.
 
 export type ThreadMessage = PrefetchedMessage;
 
@@ -76,4 +77,10 @@ function attachmentRefs(value: unknown): AttachmentRef[] {
     (a): a is AttachmentRef =>
       typeof a === "object" && a !== null && typeof a.bucket === "string" && typeof a.path === "string" && typeof a.mime_type === "string",
   );
+}
+
+/** Sets the thread's title to `to` if it is still `from` (the title its first question gave it, not one the user chose); whether it did. */
+export async function retitleThreadIfDefault({ threadId, from, to }: { threadId: string; from: string; to: string }): Promise<boolean> {
+  const { rowCount } = await getPool().query(`update threads set title = $3 where id = $1 and title = $2 and title <> $3`, [threadId, from, to]);
+  return (rowCount ?? 0) > 0;
 }

@@ -10,6 +10,7 @@ import { BUILTIN_MANIFEST, ensureBuiltinRunner, isBuiltinRunner } from "./builti
 import { entryEventId, type EntryEvent } from "./entry-events";
 import { computeAuthorization, type RunAuthorization } from "./policy";
 import { findEffectiveBinding, findEndpoint, findRunner, type BindingRow, type EndpointRow } from "./repository/runners";
+import { findChosenBinding } from "./repository/agent-choices";
 
 // Which runner answers an entry event, and with what: the binding (narrowest scope wins, the
 // built-in agent when none), the entry event as the EventLog records it, and the run's
@@ -32,12 +33,33 @@ export type RunPlan = {
 
 const SOURCE_EVENT_TYPES: Record<string, string> = { "ag-ui": "RunAgentInput", "agent-api": "AgentRequest" };
 
+/**
+ * The agent the client picked among the user's bindings (forwardedProps.agent, a binding id, as the
+ * chat's agent picker sends it); undefined for the host's own choice.
+ */
+function chosenAgent(input: RunAgentInput): string | undefined {
+  const props = input.forwardedProps;
+  if (!props || typeof props !== "object" || !("agent" in props)) return undefined;
+  const agent = (props as { agent?: unknown }).agent;
+  if (agent === undefined || agent === null) return undefined;
+  if (typeof agent !== "string" || !/^[0-9a-f-]{36}$/i.test(agent)) throw new AppError("BAD_REQUEST", "forwardedProps.agent must be the id of an agent binding", { field: "forwardedProps.agent" });
+  return agent;
+}
+
+async function chosenBinding(q: { bindingId: string; userId: string; threadId: string; eventType: string }): Promise<BindingRow> {
+  const binding = await findChosenBinding(q);
+  if (!binding) throw new AppError("BAD_REQUEST", "forwardedProps.agent names no agent bound for you; list yours with runners.mine", { field: "forwardedProps.agent" });
+  return binding;
+}
+
 /** `fresh` reads the binding from the database instead of this process's copy of the bindings. */
 export async function planRun(opts: { userId: string; input: RunAgentInput; protocol: string; fresh?: boolean }): Promise<RunPlan> {
   await ensureBuiltinRunner();
   const query = { userId: opts.userId, threadId: opts.input.threadId, eventType: MESSAGE_RECEIVED };
-  const cached = opts.fresh ? null : await bindingFromSnapshot(query);
-  const binding = cached ? cached.binding : await findEffectiveBinding(query);
+  const chosenId = chosenAgent(opts.input);
+  // A chosen agent is read from the database; the accept step then has no cached plan to check.
+  const cached = opts.fresh || chosenId ? null : await bindingFromSnapshot(query);
+  const binding = chosenId ? await chosenBinding({ ...query, bindingId: chosenId }) : cached ? cached.binding : await findEffectiveBinding(query);
   let manifest = BUILTIN_MANIFEST;
   let endpoint: EndpointRow | null = null;
   if (binding && !isBuiltinRunner(binding.runnerId)) {

@@ -7,6 +7,8 @@ import { changeBinding, createBinding, maskedConfig } from "./bindings";
 import { refreshRunnerEndpoint, registerRunnerEndpoint, type DiscoveryOutcome } from "./discovery";
 import { dropBindingSnapshot } from "./binding-snapshot";
 import { deleteBinding, deleteEndpoint, listBindings, listEndpoints, listRunners } from "./repository/runners";
+import { listAgentChoices } from "./repository/agent-choices";
+import { MESSAGE_RECEIVED } from "./plan";
 import { agentOptionsOf, registerAgUiAgent, type AgUiAgentInput } from "./ag-ui/register";
 
 // Runner administration for the console and the admin CLI: endpoints and their discovered
@@ -112,4 +114,14 @@ export async function runApiCalls(opts: { runId: string; limit: number }) {
 /** This instance's count of host API calls refused before authentication, by reason (never stored one row each). */
 export function refusedApiCalls() {
   return { byReason: refusedCallCounts() };
+}
+
+/**
+ * The agents the user's chat may pick from (docs/agents.md#choosing-an-agent): their own bindings
+ * and everyone's, the one that answers by default first. `id` is what a run sends as
+ * forwardedProps.agent. The chat offers a choice only when there are two or more.
+ */
+export async function listMyAgents({ userId }: { userId: string }) {
+  const rows = await listAgentChoices({ userId, eventType: MESSAGE_RECEIVED });
+  return rows.map((r, i) => ({ id: r.bindingId, runnerId: r.runnerId, label: r.label, scope: r.scope, default: i === 0 }));
 }

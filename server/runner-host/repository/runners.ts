@@ -27,7 +27,7 @@ export type BindingRow = Omit<AgentBindingModel, "scope" | "config" | "policy" |
 const ENDPOINT_COLUMNS = `id, base_url as "baseUrl", secret_sealed as "secretSealed", status, last_error as "lastError", warnings,
   refreshed_at as "refreshedAt", created_at as "createdAt", kind, options`;
 const RUNNER_COLUMNS = `id, endpoint_id as "endpointId", name, manifest, available, created_at as "createdAt", updated_at as "updatedAt"`;
-const bindingColumns = (t = "agent_bindings") =>
+export const bindingColumns = (t = "agent_bindings") =>
   `${t}.id, ${t}.runner_id as "runnerId", ${t}.scope, ${t}.user_id as "userId", ${t}.thread_id as "threadId", ${t}.event_types as "eventTypes",
   ${t}.config, ${t}.policy, ${t}.enabled, ${t}.auto_approve as "autoApprove", ${t}.multitask_strategy as "multitaskStrategy", ${t}.created_at as "createdAt", ${t}.updated_at as "updatedAt"`;
 const BINDING_COLUMNS = bindingColumns();

@@ -1,9 +1,10 @@
 import "server-only";
 import { z } from "zod";
-import { adminProcedure, createTRPCRouter } from "../init";
+import { adminProcedure, createTRPCRouter, protectedProcedure } from "../init";
 import { MULTITASK_STRATEGIES } from "../../protocols/ag-ui/multitask";
 import {
   bindRunner,
+  listMyAgents,
   refreshRunner,
   registerAgent,
   registerRunner,
@@ -18,6 +19,8 @@ const jsonObject = z.record(z.string(), z.unknown());
 
 export const runnersRouter = createTRPCRouter({
   overview: adminProcedure.query(() => runnersOverview()),
+  // The agents bound for the signed-in user, for the chat's agent picker.
+  mine: protectedProcedure.query(({ ctx }) => listMyAgents({ userId: ctx.principal.userId })),
   register: adminProcedure
     .input(z.object({ url: z.string().trim().min(1).max(2000), secret: z.string().min(1).max(500) }))
     .mutation(({ input }) => registerRunner(input)),
