@@ -188,9 +188,9 @@ export function flushEvents(): Promise<void> {
   });
 }
 
-/** Up to `limit` persisted events after `after`, in order. */
-export async function readEvents({ runId, after, limit }: { runId: string; after: number; limit: number }): Promise<EventRecord[]> {
-  const rows = await selectEventBatches({ runId, after, limit });
+/** Up to `limit` persisted events after `after`, in order; `ended`: the run had ended (a read replica may answer). */
+export async function readEvents({ runId, after, limit, ended = false }: { runId: string; after: number; limit: number; ended?: boolean }): Promise<EventRecord[]> {
+  const rows = await selectEventBatches({ runId, after, limit, ended });
   const out: EventRecord[] = [];
   for (const row of rows) {
     const types = row.types.split(" ");
