@@ -73,6 +73,12 @@ describe("read routing", () => {
     expect(await probe("now")).toBe("primary only");
     await replicas.check();
     expect(await probe({ user: "writer" })).toBe("primary only");
+    // What the metrics endpoint shows: the replica up and current, and where the reads went.
+    const stats = replicas.stats();
+    expect(stats.replicas).toEqual([expect.objectContaining({ up: true, reads: expect.any(Number) })]);
+    expect(stats.replicas[0]!.reads).toBeGreaterThanOrEqual(4);
+    expect(stats.primaryReads).toBeGreaterThanOrEqual(2);
+    expect(stats.replicas[0]!.lagSeconds).toBeLessThan(60);
   });
 
   it("takes the primary, with no error, when the replica dies, and the replica again when it is back", async () => {

@@ -13,6 +13,7 @@ let cluster: ReplicaCluster;
 let server: ExtraServer;
 let apiKey: string;
 let output = "";
+const METRICS_TOKEN = "replica-metrics-token-0123456789";
 
 beforeAll(async () => {
   cluster = await startReplicaCluster();
@@ -31,6 +32,7 @@ beforeAll(async () => {
       DATABASE_REPLICA_CHECK_MS: "50",
       DATABASE_CONNECT_TIMEOUT_MS: "1000",
       LOG_LEVEL: "info",
+      METRICS_TOKEN,
     },
     { onOutput: (text) => (output += text) },
   );
@@ -61,6 +63,15 @@ async function history(threadId: string): Promise<{ role: string; content: strin
   expect(res.status).toBe(200);
   return ((await res.json()) as { messages: { role: string; content: string }[] }).messages;
 }
+
+/** The replica's `dispatch_db_replica_up` on the server's metrics endpoint. */
+async function replicaUp(): Promise<number> {
+  const text = await fetch(`${server.url}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).then((r) => r.text());
+  const line = text.split("\n").find((l) => l.startsWith("dispatch_db_replica_up{"));
+  return Number(line?.split(" ").at(-1));
+}
+
+const logged = (line: string) => output.split(line).length - 1;
 
 const userTexts = async (threadId: string) => (await history(threadId)).filter((m) => m.role === "user").map((m) => m.content);
 
@@ -132,6 +143,7 @@ describe("read replicas", () => {
 
   it("reads from the primary, with no error, when the replica dies; and from the replica when it is back", async () => {
     await cluster.caughtUp();
+    const inUse = logged("database replica in use");
     await cluster.killReplica();
     // Right away: the server has not noticed yet, its read fails there and goes to the primary.
     expect(await userTexts(threadId)).toEqual(["changed on the primary only", "the second run, while the replica lags"]);
@@ -139,12 +151,14 @@ describe("read replicas", () => {
     expect(res.status).toBe(200);
     expect(await res.text()).toContain("RUN_FINISHED");
     await waitFor(() => output.includes("database replica not used"), 10_000);
+    expect(await replicaUp()).toBe(0);
     await run(threadId, "a third run, the replica down");
     expect(await userTexts(threadId)).toContain("a third run, the replica down");
 
     await cluster.startReplica();
     await cluster.caughtUp();
-    await waitFor(() => output.includes("database replica in use again"), 10_000);
+    await waitFor(() => logged("database replica in use") > inUse, 10_000);
+    expect(await replicaUp()).toBe(1);
     await untilReplicaServesHistory(threadId);
     // Proof that the replica answers again: what only the primary has is not in the page.
     await cluster.pauseReplay();

@@ -38,7 +38,12 @@ type Replica = {
   replayed: bigint;
   /** The newest moment (performance.now) whose writes it has all replayed; -Infinity when unknown. */
   caughtUpTo: number;
+  /** Reads it answered. */
+  reads: number;
 };
+
+/** A replica as the metrics show it: up (read), how far behind it is known to be, and the reads it answered. */
+export type ReplicaStats = { name: string; up: boolean; lagSeconds: number | null; reads: number };
 
 /** A primary position sampled at `at`: every write committed before `at` is at or before `lsn`. */
 type Sample = { at: number; lsn: bigint };
@@ -67,12 +72,14 @@ class ReplicaSet {
   // Users whose writes this instance made lately, and when (performance.now, after the commit).
   private readonly writes = new Map<string, number>();
   private next = 0;
+  /** Reads that went to the primary: no replica was current, none had what the read must see, or the replica failed it. */
+  private primaryReads = 0;
   private checking: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout;
   private readonly every: number;
 
   constructor(private readonly settings: ReplicaSettings) {
-    this.replicas = settings.urls.map((url) => ({ name: replicaName(url), pool: settings.openPool(url), healthy: false, replayed: 0n, caughtUpTo: -Infinity }));
+    this.replicas = settings.urls.map((url) => ({ name: replicaName(url), pool: settings.openPool(url), healthy: false, replayed: 0n, caughtUpTo: -Infinity, reads: 0 }));
     // A replica is looked at more often than its lag may grow, or it would never count as current.
     this.every = Math.max(20, Math.min(settings.checkMs, Math.floor(settings.maxLagMs / 2)));
     this.timer = setInterval(() => void this.check(), this.every);
@@ -87,6 +94,12 @@ class ReplicaSet {
 
   noteWrite(user: string): void {
     this.writes.set(user, performance.now());
+  }
+
+  stats(): { replicas: ReplicaStats[]; primaryReads: number } {
+    const now = performance.now();
+    const replicas = this.replicas.map((r) => ({ name: r.name, up: r.healthy, lagSeconds: r.caughtUpTo === -Infinity ? null : (now - r.caughtUpTo) / 1000, reads: r.reads }));
+    return { replicas, primaryReads: this.primaryReads };
   }
 
   /** Samples the primary's position, then each replica's: who has reached which moment. */
@@ -119,7 +132,7 @@ class ReplicaSet {
   private setHealth(replica: Replica, healthy: boolean, reason: string): void {
     if (replica.healthy === healthy) return;
     replica.healthy = healthy;
-    if (healthy) logger.info({ replica: replica.name }, "database replica in use again");
+    if (healthy) logger.info({ replica: replica.name }, "database replica in use");
     else logger.warn({ replica: replica.name, reason }, "database replica not used: reads go to the primary");
   }
 
@@ -185,13 +198,16 @@ class ReplicaSet {
     const replica = await this.pick(after);
     if (replica) {
       try {
-        return await replica.pool.query<R>(config, values);
+        const result = await replica.pool.query<R>(config, values);
+        replica.reads++;
+        return result;
       } catch (err) {
         // A replica may also cancel a read that conflicts with what it replays: the primary answers it.
         logger.warn({ replica: replica.name, code: (err as { code?: string }).code, reason: (err as Error).message }, "a read failed on a database replica: retried on the primary");
         if (!(await answers(replica))) this.setHealth(replica, false, (err as Error).message);
       }
     }
+    this.primaryReads++;
     return this.settings.primary().query<R>(config, values);
   }
 }

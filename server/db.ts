@@ -2,7 +2,7 @@ import "server-only";
 import { attachDatabasePool } from "@vercel/functions";
 import pg from "pg";
 import { env, requireDatabaseUrl } from "./env";
-import { createReplicaSet, type ReadAfter, type ReadDb, type ReplicaSet } from "./db-replicas";
+import { createReplicaSet, type ReadAfter, type ReadDb, type ReplicaSet, type ReplicaStats } from "./db-replicas";
 import { isDatabaseUnavailable } from "./kernel/errors";
 import { logger } from "./logger";
 
@@ -83,6 +83,11 @@ function replicaSet(): ReplicaSet | null {
  */
 export function readPool(opts: { after?: ReadAfter } = {}): ReadDb {
   return replicaSet()?.readDb(opts.after) ?? getPool();
+}
+
+/** The read replicas' state and the reads that fell back to the primary (for the metrics endpoint); null without replicas. */
+export function replicaStats(): { replicas: ReplicaStats[]; primaryReads: number } | null {
+  return replicaSet()?.stats() ?? null;
 }
 
 /**
