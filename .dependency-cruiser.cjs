@@ -27,10 +27,17 @@ module.exports = {
       to: { path: "^server/db\\.ts$" },
     },
     {
+      name: "replicas-behind-db",
+      comment: "Read replicas are one place of the database layer: repositories reach them through server/db.ts's readPool, never directly.",
+      severity: "error",
+      from: { pathNot: ["^server/db\\.ts$", TEST_CODE] },
+      to: { path: "^server/db-replicas\\.ts$", dependencyTypesNot: ["type-only"] },
+    },
+    {
       name: "pg-only-in-repositories",
       comment: "The pg driver is used as a value only by repositories and server/db.ts (types may be named anywhere).",
       severity: "error",
-      from: { path: "^(server|app|components)/", pathNot: [REPOSITORY, "^server/db\\.ts$", TEST_CODE] },
+      from: { path: "^(server|app|components)/", pathNot: [REPOSITORY, "^server/db(-replicas)?\\.ts$", TEST_CODE] },
       to: { path: "node_modules/pg/", dependencyTypesNot: ["type-only"] },
     },
     {

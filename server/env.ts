@@ -20,6 +20,19 @@ const envSchema = z.object({
   // The longest one statement may run: PostgreSQL cancels it (statement_timeout), and the app
   // gives up on its answer a little later, for a server that cannot even cancel (frozen, cut off).
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+  // Read replicas (docs/scaling.md "Read replicas"): streaming standbys of DATABASE_URL's primary,
+  // comma-separated, for the reads that tolerate lag (history, finished runs' events, the console,
+  // usage reports). A replica more than DATABASE_REPLICA_MAX_LAG_MS behind is not read; a read that
+  // must see its caller's own write waits up to DATABASE_REPLICA_WAIT_MS for the replica to replay
+  // it, then goes to the primary. Each replica's position is checked every DATABASE_REPLICA_CHECK_MS.
+  DATABASE_REPLICA_URL: z
+    .string()
+    .default("")
+    .transform((list) => list.split(",").map((url) => url.trim()).filter(Boolean))
+    .pipe(z.array(z.string().url("DATABASE_REPLICA_URL must be connection URLs, comma-separated"))),
+  DATABASE_REPLICA_MAX_LAG_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
+  DATABASE_REPLICA_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(200),
+  DATABASE_REPLICA_CHECK_MS: z.coerce.number().int().min(20).max(60_000).default(1_000),
   // How long /api/health waits for the database before it reports it unreachable.
   HEALTH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   AUTH_SECRET: optionalString,

@@ -58,27 +58,30 @@ export async function startOwnedDatabase(): Promise<OwnedDatabase> {
       running = await startEmbeddedPostgres({ dataDir: scratch, database: "dispatch" });
       if (running.url !== url) throw new Error("the owned database came back under another address");
     },
-    async copyUser(userId) {
-      const from = new pg.Client({ connectionString: inject("databaseUrl") });
-      const to = new pg.Client({ connectionString: url });
-      await Promise.all([from.connect(), to.connect()]);
-      try {
-        for (const [table, column] of [
-          ["users", "id"],
-          ["api_keys", "user_id"],
-        ] as const) {
-          const { rows } = await from.query(`select row_to_json(t) as row from ${table} t where ${column} = $1`, [userId]);
-          for (const { row } of rows) await to.query(`insert into ${table} select * from json_populate_record(null::${table}, $1)`, [row]);
-        }
-      } finally {
-        await Promise.all([from.end(), to.end()]);
-      }
-    },
+    copyUser: (userId) => copyUserInto(url, userId),
     async close() {
       await running.stop().catch(() => {});
       rmSync(scratch, { recursive: true, force: true });
     },
   };
+}
+
+/** Copies a user the test made on the shared database (and its API keys) into the database at `url`. */
+export async function copyUserInto(url: string, userId: string): Promise<void> {
+  const from = new pg.Client({ connectionString: inject("databaseUrl") });
+  const to = new pg.Client({ connectionString: url });
+  await Promise.all([from.connect(), to.connect()]);
+  try {
+    for (const [table, column] of [
+      ["users", "id"],
+      ["api_keys", "user_id"],
+    ] as const) {
+      const { rows } = await from.query(`select row_to_json(t) as row from ${table} t where ${column} = $1`, [userId]);
+      for (const { row } of rows) await to.query(`insert into ${table} select * from json_populate_record(null::${table}, $1)`, [row]);
+    }
+  } finally {
+    await Promise.all([from.end(), to.end()]);
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import "server-only";
 import type pg from "pg";
+import type { ReadDb } from "../db-replicas";
 
 // Small helpers every repository's SQL shares.
 
@@ -30,7 +31,7 @@ export function sqlFilters(): SqlFilters {
  * local wall time; `::timestamp` keeps it so.
  */
 export async function newestFirstPage<Row extends pg.QueryResultRow>(
-  db: Db,
+  db: ReadDb,
   filters: SqlFilters,
   q: { select: string; from: string; orderAt: string; orderId: string; after: { at: Date; id: string } | null; limit: number },
 ): Promise<Row[]> {

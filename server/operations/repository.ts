@@ -1,5 +1,5 @@
 import "server-only";
-import { closePool, getPool } from "../db";
+import { closePool, getPool, replicaStats } from "../db";
 
 // The database as a whole: what the health check reads, and closing this process's pool.
 
@@ -17,4 +17,9 @@ export function closeDatabase(): Promise<void> {
 export function poolStats(): { total: number; idle: number; waiting: number } {
   const pool = getPool();
   return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+}
+
+/** The read replicas (DATABASE_REPLICA_URL) as this process sees them, for the metrics endpoint; null without replicas. */
+export function replicaReadStats(): ReturnType<typeof replicaStats> {
+  return replicaStats();
 }

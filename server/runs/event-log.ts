@@ -202,9 +202,10 @@ export function flushEvents(): Promise<void> {
 /**
  * Up to `limit` persisted events after `after`, in order: from the hot rows, else (a finished run
  * whose log was archived) from its archive, the same bytes. A log past retention is AppError GONE.
+ * `ended`: the run had ended (a read replica may answer).
  */
-export async function readEvents({ runId, after, limit }: { runId: string; after: number; limit: number }): Promise<EventRecord[]> {
-  const rows = await selectEventBatches({ runId, after, limit });
+export async function readEvents({ runId, after, limit, ended = false }: { runId: string; after: number; limit: number; ended?: boolean }): Promise<EventRecord[]> {
+  const rows = await selectEventBatches({ runId, after, limit, ended });
   if (rows.length === 0) return readArchivedEvents({ runId, after, limit });
   const out: EventRecord[] = [];
   for (const row of rows) {

@@ -31,7 +31,13 @@ export const FOLLOWER_REREAD_MS = 2_000;
  * durable, so nothing more would reach the client until the database is back; it rejoins, here or
  * on an instance that reaches the database, and misses nothing.
  */
-export async function* followRunBatches(opts: { runId: string; after: number; signal: AbortSignal }): AsyncGenerator<EventRecord[]> {
+export async function* followRunBatches(opts: {
+  runId: string;
+  after: number;
+  signal: AbortSignal;
+  /** The run had ended when the caller read it: its log is complete, and a read replica that has all of it may serve it. */
+  ended?: boolean;
+}): AsyncGenerator<EventRecord[]> {
   const { runId, signal } = opts;
   const waker = createWaker();
   signal.addEventListener("abort", waker.poke);
@@ -42,7 +48,7 @@ export async function* followRunBatches(opts: { runId: string; after: number; si
   try {
     const local = getLiveRun(runId);
     if (local) yield* followFromMemory(local, opts.after, control);
-    else yield* followFromLog(runId, opts.after, control);
+    else yield* followFromLog(runId, opts.after, control, opts.ended === true);
   } finally {
     clearTimeout(budget);
     signal.removeEventListener("abort", waker.poke);
@@ -135,7 +141,7 @@ async function* followFromMemory(local: LiveRun, after: number, { waker, stopped
 }
 
 /** A run executing elsewhere (or ended), followed from the event log, woken by its notifications. */
-async function* followFromLog(runId: string, after: number, { waker, stopped }: FollowControl): AsyncGenerator<EventRecord[]> {
+async function* followFromLog(runId: string, after: number, { waker, stopped }: FollowControl, runEnded: boolean): AsyncGenerator<EventRecord[]> {
   let cursor = after;
   let remoteHigh = 0;
   // Listen before reading, so an event committed in between still wakes us. Without LISTEN
@@ -154,12 +160,12 @@ async function* followFromLog(runId: string, after: number, { waker, stopped }: 
   try {
     readAll(); // read once unconditionally
     // A client resuming after the run's terminal event has everything: it ends at once.
-    if (cursor > 0 && TERMINAL_EVENT_TYPES.has((await readEvents({ runId, after: cursor - 1, limit: 1 }))[0]?.type ?? "")) return;
+    if (cursor > 0 && TERMINAL_EVENT_TYPES.has((await readEvents({ runId, after: cursor - 1, limit: 1, ended: runEnded }))[0]?.type ?? "")) return;
     while (!stopped()) {
       if (remoteHigh > cursor) {
         remoteHigh = 0;
         for (;;) {
-          const page = await readEvents({ runId, after: cursor, limit: PAGE });
+          const page = await readEvents({ runId, after: cursor, limit: PAGE, ended: runEnded });
           const { batch, ended } = admit(page, cursor);
           if (batch.length > 0) {
             cursor = batch[batch.length - 1]!.seq;

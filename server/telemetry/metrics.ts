@@ -1,6 +1,6 @@
 import "server-only";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import { poolStats } from "../operations/repository";
+import { poolStats, replicaReadStats } from "../operations/repository";
 import { countWaitingRuns } from "../runs/repository/run-queue";
 
 // Prometheus metrics of this process (each instance is scraped on its own), served at
@@ -64,7 +64,42 @@ function createMetrics() {
       this.set({ state: "waiting" }, stats.waiting);
     },
   });
+  replicaGauges(registry);
   return metrics;
+}
+
+/** The read replicas (docs/scaling.md "Read replicas"): whether each is read, how far behind it is, and where reads went. */
+function replicaGauges(registry: Registry): void {
+  new Gauge({
+    name: "dispatch_db_replica_up",
+    help: "1 while a read replica takes reads, 0 while reads go to the primary instead (down, or behind the lag bound)",
+    labelNames: ["replica"],
+    registers: [registry],
+    collect() {
+      for (const r of replicaReadStats()?.replicas ?? []) this.set({ replica: r.name }, r.up ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: "dispatch_db_replica_lag_seconds",
+    help: "How far behind the primary a read replica was at its last check (the oldest write it may lack)",
+    labelNames: ["replica"],
+    registers: [registry],
+    collect() {
+      for (const r of replicaReadStats()?.replicas ?? []) if (r.lagSeconds !== null) this.set({ replica: r.name }, r.lagSeconds);
+    },
+  });
+  new Gauge({
+    name: "dispatch_db_replica_reads",
+    help: "Reads that could go to a replica, since the process started, by where they went (a replica's name, or primary)",
+    labelNames: ["target"],
+    registers: [registry],
+    collect() {
+      const stats = replicaReadStats();
+      if (!stats) return;
+      for (const r of stats.replicas) this.set({ target: r.name }, r.reads);
+      this.set({ target: "primary" }, stats.primaryReads);
+    },
+  });
 }
 
 const slot = Symbol.for("dispatch.metrics");

@@ -1,5 +1,5 @@
 import "server-only";
-import { getPool } from "../db";
+import { getPool, readPool } from "../db";
 import { toBudgetRefusal, type BudgetRefusal, type BudgetRefusalJson, type DefaultBudgets } from "../runs/repository/runs";
 
 // The usage ledger (usage_daily, added to by the statement that closes each run) and the budgets
@@ -38,7 +38,8 @@ export type LedgerRow = {
 
 /** The ledger's rows from `from` to `to` (UTC days, inclusive), newest first, for one user or everyone. */
 export async function findLedgerRows({ from, to, userId }: { from: string; to: string; userId?: string }): Promise<LedgerRow[]> {
-  const { rows } = await getPool().query<LedgerRow>(
+  // A report tolerates a read replica's lag, except for a user's own runs just ended (docs/scaling.md).
+  const { rows } = await readPool({ after: userId ? { user: userId } : undefined }).query<LedgerRow>(
     `select to_char(d.day, 'YYYY-MM-DD') as day, d.user_id as "userId", u.email as "userEmail",
        nullif(d.api_key_id, '${NO_API_KEY}') as "apiKeyId", k.name as "apiKeyName", k.prefix as "apiKeyPrefix",
        d.runner, nullif(d.model, '') as model, d.runs, d.failed_runs as "failedRuns", d.runs_without_usage as "runsWithoutUsage",

@@ -1,5 +1,5 @@
 import "server-only";
-import { getPool } from "../../db";
+import { readPool } from "../../db";
 
 // Aggregates for the console dashboard over the last `hours` hours. Every query starts
 // from runs.created_at (indexed), so the cost follows the window, not the table size.
@@ -20,7 +20,7 @@ export type RunWindowStats = {
 export type ToolWindowStats = { total: number; failed: number; partial: number };
 
 export async function countRunsPerHour({ hours }: { hours: number }): Promise<HourBucket[]> {
-  const { rows } = await getPool().query<HourBucket>(
+  const { rows } = await readPool().query<HourBucket>(
     `with b as (
        select generate_series(date_trunc('hour', localtimestamp) - ($1::int - 1) * interval '1 hour',
                               date_trunc('hour', localtimestamp), interval '1 hour') as hour
@@ -35,7 +35,7 @@ export async function countRunsPerHour({ hours }: { hours: number }): Promise<Ho
 }
 
 export async function findRunWindowStats({ hours }: { hours: number }): Promise<RunWindowStats> {
-  const { rows } = await getPool().query<RunWindowStats>(
+  const { rows } = await readPool().query<RunWindowStats>(
     `select count(*)::int as total,
        count(*) filter (where status = 'completed')::int as completed,
        count(*) filter (where status = 'failed')::int as failed,
@@ -56,7 +56,7 @@ export async function findRunWindowStats({ hours }: { hours: number }): Promise<
  * an attendee who could not be invited) did what was asked and is not counted as a failure.
  */
 export async function findToolWindowStats({ hours }: { hours: number }): Promise<ToolWindowStats> {
-  const { rows } = await getPool().query<ToolWindowStats>(
+  const { rows } = await readPool().query<ToolWindowStats>(
     `select count(*)::int as total,
        count(*) filter (where m.metadata->'tool_agent_output'->>'status' not in ('success', 'partial'))::int as failed,
        count(*) filter (where m.metadata->'tool_agent_output'->>'status' = 'partial')::int as partial

@@ -1,5 +1,5 @@
 import "server-only";
-import { getPool } from "../../db";
+import { readPool } from "../../db";
 import type { MessageModel, RunModel, ThreadModel, UserModel } from "../../generated/prisma/models";
 import { RUN_EVENTS_SQL } from "../../runs/repository/run-events";
 import type { RunRow } from "../../runs/repository/runs";
@@ -92,7 +92,7 @@ export async function listAdminRunsPage(q: AdminRunQuery): Promise<AdminRunListR
   if (q.awaitingApproval) where.push(`exists (select 1 from approvals a where a.run_id = r.id and a.status = 'pending' and a.expires_at > now())`);
   if (q.attempts === "moved") where.push(`r.attempt > 1`);
   if (q.attempts === "lease_expired") where.push(`exists (select 1 from run_attempts ra where ra.run_id = r.id and ra.end_reason = 'lease_expired')`);
-  const rows = await newestFirstPage<AdminRunListRow>(getPool(), filters, {
+  const rows = await newestFirstPage<AdminRunListRow>(readPool(), filters, {
     select: LIST_COLUMNS,
     from: "runs r join users u on u.id = r.user_id",
     orderAt: "r.created_at",
@@ -104,7 +104,7 @@ export async function listAdminRunsPage(q: AdminRunQuery): Promise<AdminRunListR
 }
 
 export async function findAdminRun({ id }: { id: string }): Promise<AdminRunRow | null> {
-  const { rows } = await getPool().query<AdminRunRow>(
+  const { rows } = await readPool().query<AdminRunRow>(
     `select ${LIST_COLUMNS}, t.title as "threadTitle", r.usage, r.deadline_at as "deadlineAt", r.heartbeat_at as "heartbeatAt",
        r.cancel_requested_at as "cancelRequestedAt", split_part(r.trace_parent, '-', 2) as "traceId"
      from runs r join users u on u.id = r.user_id join threads t on t.id = r.thread_id where r.id = $1`,
@@ -129,7 +129,7 @@ export type ArchivedEvents = { seq: number; type: string; event: string; created
 const archivedParam = (archived: ArchivedEvents) => (archived ? [JSON.stringify(archived)] : []);
 
 export async function listRunEventsPage({ runId, afterSeq, limit, archived = null }: { runId: string; afterSeq: number; limit: number; archived?: ArchivedEvents }): Promise<RunEventRow[]> {
-  const { rows } = await getPool().query<RunEventRow>(
+  const { rows } = await readPool().query<RunEventRow>(
     `select seq, type, payload, created_at as "createdAt" from ${eventsFrom(archived, 4)} e
      where run_id = $1 and seq > $2 order by seq limit $3`,
     [runId, afterSeq, limit, ...archivedParam(archived)],
@@ -138,7 +138,7 @@ export async function listRunEventsPage({ runId, afterSeq, limit, archived = nul
 }
 
 export async function findRunEventTimings({ runId, archived = null }: { runId: string; archived?: ArchivedEvents }): Promise<RunEventTimings> {
-  const { rows } = await getPool().query<RunEventTimings>(
+  const { rows } = await readPool().query<RunEventTimings>(
     `select count(*)::int as "eventCount", min(created_at) as "firstEventAt",
        min(created_at) filter (where type = 'TEXT_MESSAGE_CONTENT') as "firstTextAt",
        min(created_at) filter (where type = 'TOOL_CALL_START') as "firstToolCallAt",
@@ -151,7 +151,7 @@ export async function findRunEventTimings({ runId, archived = null }: { runId: s
 
 /** One row per tool call of the run, its arguments joined from the TOOL_CALL_ARGS deltas. */
 export async function listRunToolCallEvents({ runId, limit, archived = null }: { runId: string; limit: number; archived?: ArchivedEvents }): Promise<ToolCallEventsRow[]> {
-  const { rows } = await getPool().query<ToolCallEventsRow>(
+  const { rows } = await readPool().query<ToolCallEventsRow>(
     `select payload->>'toolCallId' as "toolCallId", min(seq) as "firstSeq",
        max(payload->>'toolCallName') filter (where type = 'TOOL_CALL_START') as "toolCallName",
        string_agg(payload->>'delta', '' order by seq) filter (where type = 'TOOL_CALL_ARGS') as "argsText",
@@ -170,7 +170,7 @@ export async function listRunToolCallEvents({ runId, limit, archived = null }: {
 
 /** The run's messages (its user input, answers and tool results) in thread order. */
 export async function listRunMessages({ threadId, runId, limit }: { threadId: string; runId: string; limit: number }): Promise<RunMessageRow[]> {
-  const { rows } = await getPool().query<RunMessageRow>(
+  const { rows } = await readPool().query<RunMessageRow>(
     `select id, seq, role, message_id as "messageId", content, metadata, created_at as "createdAt"
      from messages where thread_id = $1 and run_id = $2 order by seq limit $3`,
     [threadId, runId, limit],

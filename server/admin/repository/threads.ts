@@ -1,5 +1,5 @@
 import "server-only";
-import { getPool } from "../../db";
+import { readPool } from "../../db";
 import type { MessageModel, ThreadModel, UserModel } from "../../generated/prisma/models";
 import type { RunMessageRow } from "./runs";
 import type { RunRow } from "../../runs/repository/runs";
@@ -29,7 +29,7 @@ export async function listAdminThreadsPage(q: {
 }): Promise<AdminThreadRow[]> {
   const filters = sqlFilters();
   if (q.userEmail) filters.where.push(`u.email ilike ${filters.param(likePattern(q.userEmail))}`);
-  return newestFirstPage<AdminThreadRow>(getPool(), filters, {
+  return newestFirstPage<AdminThreadRow>(readPool(), filters, {
     select: THREAD_COLUMNS,
     from: "threads t join users u on u.id = t.user_id",
     orderAt: "t.updated_at",
@@ -40,7 +40,7 @@ export async function listAdminThreadsPage(q: {
 }
 
 export async function findAdminThread({ id }: { id: string }): Promise<AdminThreadRow | null> {
-  const { rows } = await getPool().query<AdminThreadRow>(
+  const { rows } = await readPool().query<AdminThreadRow>(
     `select ${THREAD_COLUMNS} from threads t join users u on u.id = t.user_id where t.id = $1`,
     [id],
   );
@@ -48,7 +48,7 @@ export async function findAdminThread({ id }: { id: string }): Promise<AdminThre
 }
 
 export async function listThreadMessagesPage({ threadId, afterSeq, limit }: { threadId: string; afterSeq: number; limit: number }): Promise<AdminThreadMessageRow[]> {
-  const { rows } = await getPool().query<AdminThreadMessageRow>(
+  const { rows } = await readPool().query<AdminThreadMessageRow>(
     `select id, seq, role, message_id as "messageId", run_id as "runId", content, metadata, created_at as "createdAt"
      from messages where thread_id = $1 and seq > $2 order by seq limit $3`,
     [threadId, afterSeq, limit],
@@ -58,7 +58,7 @@ export async function listThreadMessagesPage({ threadId, afterSeq, limit }: { th
 
 /** The thread's newest runs; the runs table filtered by thread has the rest. */
 export async function listThreadRuns({ threadId, limit }: { threadId: string; limit: number }): Promise<AdminThreadRunRow[]> {
-  const { rows } = await getPool().query<AdminThreadRunRow>(
+  const { rows } = await readPool().query<AdminThreadRunRow>(
     `select id, run_id as "runId", status, runner, error_code as "errorCode", created_at as "createdAt",
        (extract(epoch from (finished_at - started_at)) * 1000)::float8 as "durationMs"
      from runs where thread_id = $1 order by created_at desc, id desc limit $2`,

@@ -6,7 +6,7 @@ import { parseRunAgentInput } from "../../protocols/ag-ui/run-input";
 import { LastEventIdError, parseLastEventId } from "../../protocols/ag-ui/sse";
 import { admitFollower, releasingOnError } from "../../runs/follower-caps";
 import { checkResumePoint, followRunBatches } from "../../runs/subscribe";
-import { TERMINAL_EVENT_TYPES } from "../../kernel/runs";
+import { TERMINAL_EVENT_TYPES, TERMINAL_STATUSES } from "../../kernel/runs";
 import { cancelRunForUser, getRunForUser, runStatusForUser, runView, startSeedRun, taskAccepted } from "../../runs/service/runs";
 import { parsedText } from "../bodies";
 import { endpoint } from "../endpoint";
@@ -74,7 +74,7 @@ export const runEventsEndpoint = endpoint({
     const after = resumePoint(req);
     const run = await getRunForUser({ userId: principal.userId, runId: params.runId! });
     await checkResumePoint({ runId: run.id, clientRunId: run.runId, after });
-    const follow = admitFollower({ userId: principal.userId }).forRun(run.id).holding((signal) => followRunBatches({ runId: run.id, after, signal }));
+    const follow = admitFollower({ userId: principal.userId }).forRun(run.id).holding((signal) => followRunBatches({ runId: run.id, after, signal, ended: TERMINAL_STATUSES.has(run.status) }));
     return sseResponse(follow, { encoding, final: TERMINAL_EVENT_TYPES });
   },
 });

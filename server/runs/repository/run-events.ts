@@ -1,5 +1,5 @@
 import "server-only";
-import { getPool } from "../../db";
+import { getPool, readPool } from "../../db";
 import type { RunEventBatchModel } from "../../generated/prisma/models";
 
 // The run event log, stored in batches (run_event_batches): each row holds a run's events
@@ -86,9 +86,13 @@ export async function notifyDurable(notices: string[]): Promise<void> {
   });
 }
 
-/** The run's batches that hold events after `after`, up to `after + limit`, in order. */
-export async function selectEventBatches({ runId, after, limit }: { runId: string; after: number; limit: number }) {
-  const { rows } = await getPool().query<Pick<RunEventBatchModel, "firstSeq" | "types" | "events">>(
+/**
+ * The run's batches that hold events after `after`, up to `after + limit`, in order. An ended run's
+ * log no longer changes: a read replica that has replayed everything committed before this read
+ * (so the run's end too) answers as the primary would (docs/scaling.md "Read replicas").
+ */
+export async function selectEventBatches({ runId, after, limit, ended = false }: { runId: string; after: number; limit: number; ended?: boolean }) {
+  const { rows } = await (ended ? readPool({ after: "now" }) : getPool()).query<Pick<RunEventBatchModel, "firstSeq" | "types" | "events">>(
     `select first_seq as "firstSeq", types, events from run_event_batches
      where run_id = $1 and last_seq > $2 and first_seq <= $2 + $3 order by first_seq`,
     [runId, after, limit],

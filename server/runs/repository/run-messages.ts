@@ -1,6 +1,6 @@
 import "server-only";
 import { RUN_EVENTS_CHANNEL } from "./run-events";
-import { getPool } from "../../db";
+import { getPool, noteWrite } from "../../db";
 import type { RunStatus, TokenUsage } from "../../kernel/runs";
 import { LEDGER_SLOT_SQL, NO_API_KEY } from "../../usage/repository";
 import { endOpenAttemptSql, type AttemptEnd } from "./run-attempts";
@@ -104,7 +104,7 @@ export async function finishRun({
    */
   notify?: boolean;
 }): Promise<{ closed: boolean }> {
-  const { rows } = await getPool().query<{ closed: boolean }>({
+  const { rows } = await getPool().query<{ closed: boolean; userId: string | null }>({
     name: "dispatch-finish-run-with-events",
     text: `with closed as (update runs set status = $4, finished_at = now(), error_code = $5, error_message = $6, usage = coalesce($7::jsonb, usage),
        model = coalesce($8, model), tool_calls = coalesce($13, tool_calls)
@@ -116,9 +116,9 @@ export async function finishRun({
      ev as (insert into run_event_batches (run_id, first_seq, last_seq, types, events, created_at)
        select closed.id, $9::int, $10::int, $11, $12, now() from closed where $9::int is not null
        returning run_id, last_seq)
-     select true as closed from closed
+     select true as closed, user_id::text as "userId" from closed
      union all
-     select pg_notify('${RUN_EVENTS_CHANNEL}', run_id::text || ':' || last_seq)::text is null from ev where $16::boolean`,
+     select pg_notify('${RUN_EVENTS_CHANNEL}', run_id::text || ':' || last_seq)::text is null, null from ev where $16::boolean`,
     values: [
       threadId,
       runId,
@@ -138,5 +138,7 @@ export async function finishRun({
       notify,
     ],
   });
+  // The run's messages and end are its user's writes: their next replica reads wait for them.
+  for (const r of rows) if (r.userId) noteWrite(r.userId);
   return { closed: rows.some((r) => r.closed) };
 }

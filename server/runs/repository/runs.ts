@@ -1,5 +1,5 @@
 import "server-only";
-import { getPool } from "../../db";
+import { getPool, noteWrite } from "../../db";
 import { endOpenAttemptSql } from "./run-attempts";
 import type { RunModel } from "../../generated/prisma/models";
 import type { ContextPrefetch, PrefetchedContext, PrefetchedMessage, TokenUsage } from "../../kernel/runs";
@@ -225,6 +225,7 @@ export async function acceptRunRow(input: AcceptRunInput): Promise<AcceptOutcome
           values: [acceptDocument(input), apiKeyHash],
         }),
   });
+  noteWrite(input.run.userId);
   return toAcceptOutcome(rows[0]!.result);
 }
 

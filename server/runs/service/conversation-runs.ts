@@ -192,7 +192,7 @@ export async function* followConversationRun(opts: { run: RunRow; after: number;
   // instance lost its database, or a Vercel invocation ends).
   let clientLeft = true;
   try {
-    for await (const batch of followRunBatches({ runId: run.id, after: opts.after, signal: opts.signal })) {
+    for await (const batch of followRunBatches({ runId: run.id, after: opts.after, signal: opts.signal, ended: TERMINAL_STATUSES.has(run.status) })) {
       if (batch.length > 0 && TERMINAL_EVENT_TYPES.has(batch[batch.length - 1]!.type)) clientLeft = false;
       yield batch;
     }

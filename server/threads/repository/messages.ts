@@ -1,5 +1,5 @@
 import "server-only";
-import { getPool } from "../../db";
+import { readPool } from "../../db";
 import { ApiKeyRefusedError } from "../../kernel/errors";
 
 /** A message the database leaves to the server to render (see HistoryChunk), in the shape the page needs. */
@@ -121,8 +121,9 @@ export async function findHistoryDay({
   /** Whether the thread ever forked (docs/branches.md): only such a thread has messages with siblings. */
   branched: boolean;
 }> {
-  // `before` goes as a date, not a timestamp: UTC midnight whatever this process's zone is.
-  const { rows } = await getPool().query<HistoryDayRow>({
+  // `before` goes as a date, not a timestamp: UTC midnight whatever this process's zone is. A read
+  // replica may answer once it has this user's own writes (docs/scaling.md "Read replicas").
+  const { rows } = await readPool({ after: { user: userId } }).query<HistoryDayRow>({
     name: "dispatch-history-day",
     text: HISTORY_DAY_SQL,
     values: [userId, threadId, before ? before.toISOString().slice(0, 10) : null, keyHash, reasoning],
