@@ -41,11 +41,21 @@ describe("AgUiRelay", () => {
     expect(relay.end).toBeNull();
   });
 
+  it("ends on an interrupt outcome with the agent's interrupts, for the run's approvals", () => {
+    const { relay } = relayed();
+    const interrupts = [{ id: "i1", reason: "tool_approval", toolCallId: "c1", message: "Go?" }];
+    relay.accept({ type: "TOOL_CALL_START", toolCallId: "c1", toolCallName: "send", parentMessageId: "a1" });
+    relay.accept({ type: "TOOL_CALL_END", toolCallId: "c1" });
+    relay.accept({ type: "RUN_FINISHED", threadId: "t", runId: "r", outcome: { type: "interrupt", interrupts }, usage: [{ inputTokens: 3 }] });
+    expect(relay.end).toEqual({ kind: "interrupted", interrupts });
+    expect(relay.usage).toEqual({ inputTokens: 3 });
+    expect(relay.parentOf("c1")).toBe("a1");
+  });
+
   it.each([
     ["a malformed event", [{ type: "TEXT_MESSAGE_CONTENT", messageId: "m1" }], "agent.malformed_event"],
     ["an event out of sequence", [{ type: "TEXT_MESSAGE_END", messageId: "never-started" }], "agent.invalid_sequence"],
     ["the agent's RUN_ERROR", [{ type: "RUN_ERROR", code: "boom", message: "it broke" }], "agent.run_error"],
-    ["an interrupt", [{ type: "RUN_FINISHED", threadId: "t", runId: "r", outcome: { type: "interrupt", interrupts: [{ id: "i1", reason: "tool_call" }] } }], "agent.interrupt_unsupported"],
   ])("fails the run on %s", (_what, events, code) => {
     const { relay } = relayed();
     for (const e of events) relay.accept(e);

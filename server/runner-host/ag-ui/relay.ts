@@ -1,5 +1,5 @@
 import "server-only";
-import { EventType } from "@ag-ui/core";
+import { EventType, type Interrupt } from "@ag-ui/core";
 import { InvalidEventError, parseAgUiEvent, unknownEventFields, type AgUiEvent } from "../../protocols/ag-ui/events";
 import { RunnerFailure, type EmitExtras, type TokenUsage } from "../../kernel/runs";
 
@@ -9,7 +9,7 @@ import { RunnerFailure, type EmitExtras, type TokenUsage } from "../../kernel/ru
 // deltas are dropped (the guard forbids them), and a tool call's name and arguments go with its
 // result into the thread, so the next run's history holds the call.
 
-export type RelayEnd = { kind: "finished"; result: unknown } | { kind: "failed"; failure: RunnerFailure };
+export type RelayEnd = { kind: "finished"; result: unknown } | { kind: "interrupted"; interrupts: Interrupt[] } | { kind: "failed"; failure: RunnerFailure };
 
 type AgentUsage = Partial<Record<keyof TokenUsage, number>>;
 const USAGE_FIELDS = ["inputTokens", "outputTokens", "totalTokens", "cachedInputTokens", "reasoningTokens"] as const;
@@ -80,11 +80,12 @@ export class AgUiRelay {
       case EventType.MESSAGES_SNAPSHOT:
         return;
       case EventType.RUN_FINISHED:
+        this.usage = summedUsage(event.usage);
+        // The agent waits for a person: its interrupts become the run's approvals (agent-runner.ts).
         if (event.outcome && typeof event.outcome === "object" && event.outcome.type === "interrupt") {
-          this.fail("agent.interrupt_unsupported", "The agent ended its run with an interrupt; Dispatch does not relay an agent's interrupts yet");
+          this.end = { kind: "interrupted", interrupts: event.outcome.interrupts as Interrupt[] };
           return;
         }
-        this.usage = summedUsage(event.usage);
         this.end = { kind: "finished", result: event.result };
         return;
       case EventType.RUN_ERROR:
@@ -107,6 +108,11 @@ export class AgUiRelay {
     }
     if (EMPTY_DELTA_TYPES.has(event.type) && (event as { delta?: string }).delta === "") return;
     this.emit(event);
+  }
+
+  /** The assistant message the agent streamed a tool call under, when it said. */
+  parentOf(toolCallId: string): string | undefined {
+    return this.toolCalls.get(toolCallId)?.parentMessageId;
   }
 
   private resultMetadata(toolCallId: string): Record<string, unknown> {
