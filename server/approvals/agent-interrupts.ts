@@ -18,7 +18,12 @@ type AgentInterruptInput = {
   agent_interrupt_id: string;
   response_schema?: Record<string, unknown>;
   metadata?: Record<string, unknown>;
+  /** The call the interrupt is about, as the agent streamed it: its answer in a later run goes into the thread with it. */
+  tool_call?: AgentToolCall;
 };
+
+/** A tool call an agent streamed: its name, its arguments (parsed), the assistant message it was under. */
+export type AgentToolCall = { name: string; args: unknown; parentMessageId?: string };
 
 /** The run whose agent interrupted. */
 export type InterruptedRun = { id: string; threadId: string; userId: string; locale?: string };
@@ -62,18 +67,20 @@ function clientInterrupt(row: ApprovalRow, agent: Interrupt, locale?: string): I
 export async function recordAgentInterrupts(
   run: InterruptedRun,
   interrupts: readonly Interrupt[],
-  parents: (toolCallId: string) => string | undefined,
+  callOf: (toolCallId: string) => AgentToolCall | undefined,
 ): Promise<{ interrupts: Interrupt[]; closingMessages: PendingCardMessage[] }> {
   const now = new Date();
   const keys = callKeys(interrupts);
   const out: { interrupts: Interrupt[]; closingMessages: PendingCardMessage[] } = { interrupts: [], closingMessages: [] };
   for (const [i, agent] of interrupts.entries()) {
+    const call = agent.toolCallId ? callOf(agent.toolCallId) : undefined;
     const input: AgentInterruptInput = {
       reason: agent.reason,
       ...(agent.message ? { message: agent.message } : {}),
       agent_interrupt_id: agent.id,
       ...(agent.responseSchema ? { response_schema: agent.responseSchema } : {}),
       ...(agent.metadata ? { metadata: agent.metadata } : {}),
+      ...(call ? { tool_call: call } : {}),
     };
     // The agent asks a person: no approval policy answers for them, so the row records "agent".
     const row = await insertApproval({
@@ -88,7 +95,7 @@ export async function recordAgentInterrupts(
       expiresAt: expiryOf(agent, now),
     });
     out.interrupts.push(clientInterrupt(row, agent, run.locale));
-    out.closingMessages.push(pendingCardMessage(row, agent.toolCallId ? parents(agent.toolCallId) : undefined, run.locale));
+    out.closingMessages.push(pendingCardMessage(row, call?.parentMessageId, run.locale));
   }
   return out;
 }
@@ -116,9 +123,14 @@ function resumeEntryFor(row: ClaimedApproval): ResumeEntry {
  * Requests of another runner (the built-in agent's, before the thread was bound here) are closed
  * with the claim: this agent cannot carry them out.
  */
-export async function claimAgentResume(run: { id: string; threadId: string }, supersede: boolean): Promise<ResumeEntry[]> {
-  const rows = await claimApprovalsForRun({ threadId: run.threadId, runId: run.id, supersede });
-  return rows.filter((row) => row.action === AGENT_INTERRUPT_ACTION).map(resumeEntryFor);
+export async function claimAgentResume(
+  run: { id: string; threadId: string },
+  supersede: boolean,
+): Promise<{ resume: ResumeEntry[]; calls: Map<string, AgentToolCall> }> {
+  const rows = (await claimApprovalsForRun({ threadId: run.threadId, runId: run.id, supersede })).filter((row) => row.action === AGENT_INTERRUPT_ACTION);
+  // The calls the agent may now answer, though an earlier run streamed them.
+  const calls = new Map(rows.flatMap((row) => ((row.input as AgentInterruptInput).tool_call ? [[row.toolCallId, (row.input as AgentInterruptInput).tool_call!] as const] : [])));
+  return { resume: rows.map(resumeEntryFor), calls };
 }
 
 /**

@@ -1,5 +1,6 @@
 import "server-only";
 import { runHttpRequest, transformChunks, transformHttpEventStream, type BaseEvent, type Message, type RunAgentInput as WireRunAgentInput } from "@ag-ui/client";
+import type { ResumeEntry } from "@ag-ui/core";
 import type { Observable } from "rxjs";
 import { claimAgentResume, recordAgentInterrupts, releaseAgentResume } from "../../approvals/agent-interrupts";
 import { env } from "../../env";
@@ -31,10 +32,9 @@ const STREAM_TYPES = ["text/event-stream", "application/vnd.ag-ui.event+proto"];
 /**
  * What the agent is sent: the thread, what the client brought with its run, and the answers to
  * the agent's interrupts this run carries (claimed before the history is read, so the thread's
- * pending cards are gone from it).
+ * pending cards are gone from it; approvals/agent-interrupts.ts).
  */
-async function agentInput(spec: AgUiAgentSpec, { run, input }: RunnerInput): Promise<WireRunAgentInput> {
-  const resume = await claimAgentResume(run, userMessageParts(input).fromUser);
+async function agentInput(spec: AgUiAgentSpec, { run, input }: RunnerInput, resume: ResumeEntry[]): Promise<WireRunAgentInput> {
   return {
     threadId: spec.threadId,
     runId: run.runId,
@@ -150,18 +150,20 @@ export function createAgUiRunner(spec: AgUiAgentSpec): Runner {
       // Always as an AbortError, the one reason @ag-ui/client's reader takes as a plain stop.
       const request = new AbortController();
       const cut = () => request.abort(new DOMException("The relay stopped reading the agent", "AbortError"));
-      const relay = new AgUiRelay(input.emit);
+      // A new user message supersedes the agent's interrupts still waiting; decided ones are answered.
+      const carried = await claimAgentResume(input.run, userMessageParts(input.input).fromUser);
+      const relay = new AgUiRelay(input.emit, carried.calls);
       input.signal.addEventListener("abort", cut, { once: true });
       if (input.signal.aborted) cut();
       let reached = false;
       try {
-        const res = await openStream(spec, JSON.stringify(await agentInput(spec, input)), options, { signal: input.signal, request: request.signal });
+        const res = await openStream(spec, JSON.stringify(await agentInput(spec, input, carried.resume)), options, { signal: input.signal, request: request.signal });
         reached = true;
         const events$ = transformChunks()(transformHttpEventStream(runHttpRequest(() => Promise.resolve(res))));
         const end = await relayEvents(events$, relay, options.stall_seconds, input.signal);
         if (end.kind === "interrupted") {
           // The run ends as the built-in agent's waiting runs do: RUN_FINISHED with the interrupt outcome.
-          const waiting = await recordAgentInterrupts(input.run, end.interrupts, (id) => relay.parentOf(id));
+          const waiting = await recordAgentInterrupts(input.run, end.interrupts, (id) => relay.callOf(id));
           return { usage: relay.usage, model: spec.manifest.id, ...waiting };
         }
         return { usage: relay.usage, model: spec.manifest.id, result: { agent: spec.manifest.id, ...(end.result !== undefined ? { result: end.result } : {}) } };

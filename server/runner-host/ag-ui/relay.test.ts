@@ -49,7 +49,23 @@ describe("AgUiRelay", () => {
     relay.accept({ type: "RUN_FINISHED", threadId: "t", runId: "r", outcome: { type: "interrupt", interrupts }, usage: [{ inputTokens: 3 }] });
     expect(relay.end).toEqual({ kind: "interrupted", interrupts });
     expect(relay.usage).toEqual({ inputTokens: 3 });
-    expect(relay.parentOf("c1")).toBe("a1");
+    expect(relay.callOf("c1")).toEqual({ name: "send", args: {}, parentMessageId: "a1" });
+  });
+
+  it("takes the agent's answer to a call an earlier run left on an interrupt as that call's result", () => {
+    const guard = createEventSequenceGuard({ threadId: "t", runId: "r2" });
+    guard.accept({ type: "RUN_STARTED", threadId: "t", runId: "r2" } as AgUiEvent);
+    const out: { event: AgUiEvent; extras?: EmitExtras }[] = [];
+    const relay = new AgUiRelay(
+      (event, extras) => {
+        if (extras?.answersEarlierCall && event.type === "TOOL_CALL_RESULT") guard.adoptToolCall(event.toolCallId);
+        out.push({ event: guard.accept(event), extras });
+      },
+      new Map([["c1", { name: "send", args: { to: "ana" }, parentMessageId: "a1" }]]),
+    );
+    relay.accept({ type: "TOOL_CALL_RESULT", messageId: "t1", toolCallId: "c1", content: "sent" });
+    expect(out[0]!.extras).toEqual({ answersEarlierCall: true, messageMetadata: { tool_name: "send", tool_call_args: { to: "ana" }, parent_message_id: "a1" } });
+    expect(relay.end).toBeNull();
   });
 
   it.each([
