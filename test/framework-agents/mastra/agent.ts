@@ -25,6 +25,27 @@ const weather = createTool({
   execute: async ({ city }) => ({ city, forecast: `sunny in ${city}`, celsius: 21 }),
 });
 
+export const SEND_MAIL_TOOL = "send_mail";
+
+// Human in the loop, Mastra's way: the tool suspends until a person answers (its resumeSchema);
+// @ag-ui/mastra ends the run with an interrupt outcome and resumes the agent from resume[].
+// The suspended run's snapshot lives in the agent's own (in-memory) storage.
+const sendMail = createTool({
+  id: SEND_MAIL_TOOL,
+  description: "Sends an email once a person approves it",
+  inputSchema: z.object({ to: z.string().describe("The recipient's address") }),
+  suspendSchema: z.object({ question: z.string() }),
+  resumeSchema: z.object({ approved: z.boolean().describe("true sends the mail") }),
+  execute: async ({ to }, context) => {
+    const agent = context?.agent;
+    if (!agent?.resumeData) {
+      await agent?.suspend({ question: `Send the mail to ${to}?` });
+      return { to, sent: false };
+    }
+    return { to, sent: agent.resumeData.approved };
+  },
+});
+
 function mastraAgent(llm: { baseUrl: string; apiKey: string; model: string }): Agent {
   return new Agent({
     id: "weather",
@@ -32,7 +53,7 @@ function mastraAgent(llm: { baseUrl: string; apiKey: string; model: string }): A
     instructions: "You tell people the weather. Use get_weather.",
     // Mastra's own OpenAI-compatible model config: any provider id, the server's URL and key.
     model: { id: `fake/${llm.model}`, url: llm.baseUrl, apiKey: llm.apiKey },
-    tools: { [WEATHER_TOOL]: weather },
+    tools: { [WEATHER_TOOL]: weather, [SEND_MAIL_TOOL]: sendMail },
   });
 }
 
