@@ -46,6 +46,19 @@ function callKeys(interrupts: readonly Interrupt[]): string[] {
   });
 }
 
+/**
+ * A call the interrupt names but the agent never streamed (Mastra holds back a call its tool
+ * suspended): its name from the interrupt's metadata (`toolName`, at its top level or one level
+ * down), else the interrupt's reason, so the agent's answer to it still goes into the thread.
+ */
+function unstreamedCall(agent: Interrupt): AgentToolCall {
+  const meta = (agent.metadata ?? {}) as Record<string, unknown>;
+  const nested = Object.values(meta).find((v): v is Record<string, unknown> => typeof v === "object" && v !== null && typeof (v as { toolName?: unknown }).toolName === "string");
+  const name = typeof meta.toolName === "string" ? meta.toolName : (nested?.toolName as string | undefined);
+  const args = (typeof meta.toolName === "string" ? meta.args : nested?.args) ?? {};
+  return { name: name ?? agent.reason, args };
+}
+
 /** The interrupt clients see: the agent's, named by the approval's id, with its card and view. */
 function clientInterrupt(row: ApprovalRow, agent: Interrupt, locale?: string): Interrupt {
   return {
@@ -73,7 +86,7 @@ export async function recordAgentInterrupts(
   const keys = callKeys(interrupts);
   const out: { interrupts: Interrupt[]; closingMessages: PendingCardMessage[] } = { interrupts: [], closingMessages: [] };
   for (const [i, agent] of interrupts.entries()) {
-    const call = agent.toolCallId ? callOf(agent.toolCallId) : undefined;
+    const call = agent.toolCallId ? (callOf(agent.toolCallId) ?? unstreamedCall(agent)) : undefined;
     const input: AgentInterruptInput = {
       reason: agent.reason,
       ...(agent.message ? { message: agent.message } : {}),

@@ -149,7 +149,7 @@ describe("a Mastra tool that suspends for a person (human in the loop)", () => {
     await lastValueFrom(from(events).pipe(verifyEvents(), toArray()));
     const resumed = mastra.requests.at(-1)!;
     expect(resumed.resume).toEqual([{ interruptId: `${firstRun.runId}::${interrupts[0]!.toolCallId}`, status: "resolved", payload: { approved: true } }]);
-    expect(events.at(-1)).toMatchObject({ type: "RUN_FINISHED" });
+    expect(events.at(-1), JSON.stringify(events.map((e) => e.type === "RUN_ERROR" ? e : e.type))).toMatchObject({ type: "RUN_FINISHED" });
     const result = events.find((e) => e.type === "TOOL_CALL_RESULT") as unknown as { content: string } | undefined;
     expect(result?.content).toContain('"sent":true');
   });

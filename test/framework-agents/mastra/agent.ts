@@ -10,6 +10,8 @@ import { EventType } from "@ag-ui/core";
 import { EventEncoder } from "@ag-ui/encoder";
 import { MastraAgent } from "@ag-ui/mastra";
 import { Agent } from "@mastra/core/agent";
+import { Mastra } from "@mastra/core/mastra";
+import { InMemoryStore } from "@mastra/core/storage";
 import { createTool } from "@mastra/core/tools";
 import { z } from "zod";
 
@@ -47,7 +49,7 @@ const sendMail = createTool({
 });
 
 function mastraAgent(llm: { baseUrl: string; apiKey: string; model: string }): Agent {
-  return new Agent({
+  const agent = new Agent({
     id: "weather",
     name: "weather",
     instructions: "You tell people the weather. Use get_weather.",
@@ -55,6 +57,9 @@ function mastraAgent(llm: { baseUrl: string; apiKey: string; model: string }): A
     model: { id: `fake/${llm.model}`, url: llm.baseUrl, apiKey: llm.apiKey },
     tools: { [WEATHER_TOOL]: weather, [SEND_MAIL_TOOL]: sendMail },
   });
+  // Registered on a Mastra instance with storage, where a suspended run's snapshot waits for resume.
+  new Mastra({ agents: { weather: agent }, storage: new InMemoryStore(), logger: false });
+  return agent;
 }
 
 function readBody(req: http.IncomingMessage): Promise<string> {
