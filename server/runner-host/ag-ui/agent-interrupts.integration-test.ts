@@ -229,7 +229,7 @@ describe("an AG-UI agent's interrupt", () => {
     const end = asked.at(-1)!;
     expect(end).toMatchObject({ object: "response", status: "incomplete" });
     const request = end.output.find((m) => m.type === "mcp_approval_request")!.content[0]!.data!;
-    expect(request).toMatchObject({ call_id: "call-mail", reason: "Send the mail to ana@example.com?" });
+    expect(request).toMatchObject({ name: "send_mail", call_id: "call-mail", reason: "Send the mail to ana@example.com?" });
     expect(JSON.parse(request.arguments as string)).toEqual({ to: "ana@example.com" });
 
     const done = await processOn({ session_id: asked[0]!.session_id, input: [{ type: "mcp_approval_response", approval_request_id: request.id, approve: true }] });
