@@ -113,9 +113,12 @@ export function ApprovalCard({ approval, uiSchema }: { approval: ApprovalInfo; u
           <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void decide({ approve: true })} data-testid="approval-approve">
             {t.approve}
           </button>
-          <button type="button" className="btn" disabled={busy} onClick={() => setMode("editing")} data-testid="approval-edit">
-            {t.edit}
-          </button>
+          {/* An AG-UI agent's interrupt is answered, never edited: its actions leave "edit" out. */}
+          {approval.actions.includes("edit") ? (
+            <button type="button" className="btn" disabled={busy} onClick={() => setMode("editing")} data-testid="approval-edit">
+              {t.edit}
+            </button>
+          ) : null}
           <button type="button" className="btn btn-danger" disabled={busy} onClick={() => setMode("denying")} data-testid="approval-deny">
             {t.deny}
           </button>

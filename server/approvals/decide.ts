@@ -2,6 +2,7 @@ import "server-only";
 import { AppError } from "../kernel/errors";
 import { issuePath } from "../kernel/input-issues";
 import { findAction } from "../tools/project-cli/actions";
+import { AGENT_INTERRUPT_ACTION } from "./preview";
 import { expireIfDue, findApproval, recordDecision, type ApprovalRow } from "./repository";
 
 // A person's answer to an approval request. Only the thread's owner decides, or an admin on their
@@ -21,6 +22,8 @@ export const MAX_REASON_CHARS = 1_000;
 
 function checkEdits(row: ApprovalRow, decision: Decision, field: string): void {
   if (decision.editedInput === undefined) return;
+  // An agent interrupt's "edit" is the client's resume payload, which the agent's own schema judges.
+  if (row.action === AGENT_INTERRUPT_ACTION && decision.approve) return;
   if (!decision.approve) throw new AppError("BAD_REQUEST", `${field}: changed input only goes with an approval; leave it out to deny`, { field });
   const [module = "", method = ""] = row.action.split(".");
   const action = findAction(module, method);

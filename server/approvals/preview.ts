@@ -13,6 +13,10 @@ import type { ApprovalRow, ApprovalStatus } from "./repository";
 /** What a person can do with a request while it is pending. */
 export const APPROVAL_ACTIONS = ["approve", "edit", "deny"] as const;
 
+/** The action of a request an AG-UI agent raised (its interrupt): answered, never edited. */
+export const AGENT_INTERRUPT_ACTION = "agent.interrupt";
+const isAgentInterrupt = (action: string) => action === AGENT_INTERRUPT_ACTION;
+
 /** The request as every surface shows it, next to its card. */
 export type ApprovalView = {
   id: string;
@@ -31,6 +35,8 @@ type Words = {
   badge: Record<ApprovalStatus, string>;
   /** The question for an action that declares none (an MCP tool): `action` is its humanized name and where it runs. */
   title: (action: string) => string;
+  /** The question of an agent's interrupt that brings no message of its own. */
+  agentAsks: (reason: string) => string;
   reason: (reason: string) => string;
   expires: string;
   cleared: string;
@@ -48,6 +54,7 @@ const words: Translations<Words> = {
       superseded: "Not approved: a new message came first",
     },
     title: (action) => `Let the assistant ${action}?`,
+    agentAsks: (reason) => `The agent waits for your answer (${reason}). Go on?`,
     reason: (reason) => `Reason: ${reason}`,
     expires: "Expires",
     cleared: "(cleared)",
@@ -63,6 +70,7 @@ const words: Translations<Words> = {
       superseded: "未批准：有新消息先到",
     },
     title: (action) => `允许助手${action}？`,
+    agentAsks: (reason) => `智能体在等你的回答（${reason}）。继续吗？`,
     reason: (reason) => `原因：${reason}`,
     expires: "到期时间",
     cleared: "（已清空）",
@@ -106,6 +114,11 @@ export function approvalQuestion(row: Pick<ApprovalRow, "action" | "input" | "ed
 
 /** The card's question: the action's own (its module declares it), else its name and where it runs. */
 function question(view: Pick<ApprovalView, "action" | "input">, w: Words, language: Language): string {
+  if (isAgentInterrupt(view.action)) {
+    // The agent's own words, as it wrote them (it knows its user's language better than we do).
+    const { message, reason } = (view.input ?? {}) as { message?: unknown; reason?: unknown };
+    return typeof message === "string" && message.trim() ? message : w.agentAsks(String(reason ?? ""));
+  }
   const [module = "", method = ""] = view.action.split(".");
   const declared = findAction(module, method)?.asks?.(view.input);
   if (declared) return declared[language];
@@ -126,7 +139,7 @@ export function approvalView(row: ApprovalRow, now = new Date()): ApprovalView {
     action: row.action,
     input: row.editedInput ?? row.input,
     expiresAt: row.expiresAt.toISOString(),
-    actions: status === "pending" ? [...APPROVAL_ACTIONS] : [],
+    actions: status !== "pending" ? [] : isAgentInterrupt(row.action) ? ["approve", "deny"] : [...APPROVAL_ACTIONS],
     decidedAt: row.decidedAt?.toISOString() ?? null,
     reason: row.reason,
   };
@@ -161,7 +174,9 @@ function approvalCardOf(view: ApprovalView, requested: string | undefined): UiSc
   const status = STATUS[view.status];
   const entries = view.input && typeof view.input === "object" && !Array.isArray(view.input) ? Object.entries(view.input) : [];
   // The fields the module says matter; without a say, all but ids (which no person reads).
-  const shown = (k: string) => (action?.shows ? action.shows.includes(k) : !/(^|_)id$/.test(k));
+  // An agent's interrupt shows its reason (its message is the question; its schema is for machines).
+  const shows = isAgentInterrupt(view.action) ? ["reason"] : action?.shows;
+  const shown = (k: string) => (shows ? shows.includes(k) : !/(^|_)id$/.test(k));
   const fields = entries.filter(([k]) => shown(k)).slice(0, MAX_FIELDS);
   // An instant in the input shows as the card's other times do, not as the ISO text the model wrote.
   const isInstant = (v: unknown) => isoDateTimeSchema.safeParse(v).success;

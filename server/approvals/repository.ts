@@ -218,3 +218,8 @@ export async function claimApproval({ id, runId }: { id: string; runId: string }
 export async function deletePendingCard({ threadId, approvalId }: { threadId: string; approvalId: string }): Promise<void> {
   await getPool().query(`delete from messages where thread_id = $1 and message_id = $2`, [threadId, placeholderMessageId(approvalId)]);
 }
+
+/** Gives back the approvals a run claimed but could not carry (its agent was never reached): the thread's next run claims them. */
+export async function releaseClaimedApprovals({ runId }: { runId: string }): Promise<void> {
+  await getPool().query(`update approvals set resolved_run_id = null where resolved_run_id = $1`, [runId]);
+}

@@ -1,8 +1,9 @@
 import "server-only";
 import { PROTOCOL_VERSION } from "@ag-ui/core";
 import { z } from "zod";
+import { resumePayloadInput } from "./agent-interrupts";
 import { decideApproval, MAX_REASON_CHARS, type Decider, type Decision } from "./decide";
-import { approvalCard, approvalQuestion, approvalView, currentStatus, type ApprovalView } from "./preview";
+import { AGENT_INTERRUPT_ACTION, approvalCard, approvalQuestion, approvalView, currentStatus, type ApprovalView } from "./preview";
 import { DEFAULT_APPROVAL_POLICY, userApprovalPolicySchema, type UserApprovalPolicy } from "./policy";
 import { findApproval, findApprovalsOfRun, findUserApprovalPolicy, listApprovalsForRun, listPendingApprovals, setUserApprovalPolicy, type ApprovalRow } from "./repository";
 import { AppError } from "../kernel/errors";
@@ -94,6 +95,16 @@ const resumePayloadSchema = z.strictObject({
 });
 
 /**
+ * A resume entry answering an AG-UI agent's interrupt: its payload is for the agent (its
+ * responseSchema), passed on as given; `{approved: false}` is a denial, anything else an answer.
+ */
+function agentResumeDecision(payload: unknown): Decision {
+  const { approved, reason } = (payload && typeof payload === "object" ? payload : {}) as { approved?: unknown; reason?: unknown };
+  const why = typeof reason === "string" ? reason.slice(0, MAX_REASON_CHARS) : null;
+  return approved === false ? { approve: false, reason: why } : { approve: true, reason: why, editedInput: resumePayloadInput(payload) };
+}
+
+/**
  * AG-UI resume[] on the AG-UI-native endpoint: each entry decides the approval its interruptId
  * names (resolved with the payload's answer, or cancelled = denied). Entries must name this
  * thread's requests; a cancelled entry for a request that is over already is a no-op.
@@ -106,7 +117,9 @@ export async function applyResumeEntries({ userId, threadId, resume }: { userId:
       throw new AppError("NOT_FOUND", `${field}.interruptId: interrupt ${JSON.stringify(entry.interruptId)} is not one of this thread's`, { field: `${field}.interruptId` });
     }
     let decision: Decision = { approve: false, reason: null };
-    if (entry.status === "resolved") {
+    if (entry.status === "resolved" && row.action === AGENT_INTERRUPT_ACTION) {
+      decision = agentResumeDecision(entry.payload);
+    } else if (entry.status === "resolved") {
       const payload = resumePayloadSchema.safeParse(entry.payload ?? {});
       if (!payload.success) throw invalidInput(payload.error.issues.map((issue) => ({ ...issue, path: [field, "payload", ...issue.path] })));
       const { approved, reason, editedArgs } = payload.data;

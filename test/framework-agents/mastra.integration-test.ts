@@ -2,7 +2,7 @@
 // (@ag-ui/mastra, in ./mastra: npm ci there), registered as an AG-UI agent and bound to a user.
 // The unmodified @ag-ui/client HttpAgent talks to Dispatch's POST /api/v1/ag-ui; Dispatch relays
 // the Mastra agent's events through its event log. Also: the seed door, stop, and broken agents.
-import { HttpAgent, verifyEvents, type BaseEvent } from "@ag-ui/client";
+import { HttpAgent, verifyEvents, type BaseEvent, type Interrupt } from "@ag-ui/client";
 import { randomUUID } from "node:crypto";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -13,7 +13,8 @@ import { getJson, paced, postRun, runInput, waitForRunEnd } from "@/test/runs";
 import { collectSse } from "@/test/sse";
 import { waitFor } from "@/test/wait";
 import { agUiUrl } from "@/test/clients/dispatch";
-import { startMastraAgent, WEATHER_TOOL, type MastraAgentServer } from "./mastra/agent";
+import { getPool } from "@/server/db";
+import { startMastraAgent, SEND_MAIL_TOOL, WEATHER_TOOL, type MastraAgentServer } from "./mastra/agent";
 
 let mastra: MastraAgentServer;
 let runnerId = "";
@@ -126,6 +127,31 @@ describe("a Mastra agent (@ag-ui/mastra) behind Dispatch", () => {
     expect((await waitForRunEnd(user.apiKey, runIdOf(turn.events))).status).toBe("cancelled");
     await waitFor(() => mastra.cut.includes(runIdOf(turn.events)));
     expect((await send(agent, "right after stop")).answer).toBe("You said: right after stop");
+  });
+});
+
+describe("a Mastra tool that suspends for a person (human in the loop)", () => {
+  it("waits as a durable approval; answered a day later, Mastra resumes the tool from resume[]", async () => {
+    const user = await userBoundTo(runnerId);
+    const agent = new HttpAgent({ url: agUiUrl(), headers: bearer(user.apiKey), threadId: randomUUID() });
+    let interrupts: Interrupt[] = [];
+    const asked = await send(agent, `[[call:${SEND_MAIL_TOOL} {"to":"ana@example.com"}]] mail ana`, {
+      onRunFinishedEvent: (params) => void (params.outcome === "interrupt" && (interrupts = params.interrupts)),
+    });
+    expect(asked.error).toBeNull();
+    expect(interrupts).toHaveLength(1);
+    expect(interrupts[0]).toMatchObject({ reason: "mastra:tool_suspend", metadata: { approval: { status: "pending" } } });
+    const firstRun = mastra.requests.at(-1)!;
+    // A day later (23 hours of a request's 24), by the clock of the approval.
+    await getPool().query(`update approvals set created_at = created_at - interval '23 hours', expires_at = expires_at - interval '23 hours' where id = $1`, [interrupts[0]!.id]);
+    const events: BaseEvent[] = [];
+    await agent.runAgent({ resume: [{ interruptId: interrupts[0]!.id, status: "resolved", payload: { approved: true } }] }, { onEvent: ({ event }) => void events.push(event) });
+    await lastValueFrom(from(events).pipe(verifyEvents(), toArray()));
+    const resumed = mastra.requests.at(-1)!;
+    expect(resumed.resume).toEqual([{ interruptId: `${firstRun.runId}::${interrupts[0]!.toolCallId}`, status: "resolved", payload: { approved: true } }]);
+    expect(events.at(-1), JSON.stringify(events.map((e) => e.type === "RUN_ERROR" ? e : e.type))).toMatchObject({ type: "RUN_FINISHED" });
+    const result = events.find((e) => e.type === "TOOL_CALL_RESULT") as unknown as { content: string } | undefined;
+    expect(result?.content).toContain('"sent":true');
   });
 });
 

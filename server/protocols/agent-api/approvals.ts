@@ -21,12 +21,22 @@ export type ApprovalRequestData = {
   reason: string;
 };
 
+/**
+ * The call an AG-UI agent's interrupt is about, as its approval keeps it (`metadata.approval.input.tool_call`,
+ * server/approvals/agent-interrupts.ts): the tool is the agent's own, not project_cli.
+ */
+function agentCall(interrupt: Interrupt): { name: string; args: unknown } | null {
+  const approval = (interrupt.metadata as { approval?: { action?: unknown; input?: { tool_call?: { name?: unknown; args?: unknown } } } } | undefined)?.approval;
+  const call = approval?.action === "agent.interrupt" ? approval.input?.tool_call : undefined;
+  return call && typeof call.name === "string" ? { name: call.name, args: call.args ?? {} } : null;
+}
+
 /** The request data of each interrupt of an interrupted run, with the arguments its call streamed. */
 export function approvalRequests(interrupts: readonly Interrupt[], callArguments: ReadonlyMap<string, string>): ApprovalRequestData[] {
   return interrupts.map((interrupt) => ({
     id: interrupt.id,
-    name: TOOL_NAME,
-    arguments: (interrupt.toolCallId && callArguments.get(interrupt.toolCallId)) || "{}",
+    name: agentCall(interrupt)?.name ?? TOOL_NAME,
+    arguments: (interrupt.toolCallId && callArguments.get(interrupt.toolCallId)) || JSON.stringify(agentCall(interrupt)?.args ?? {}),
     call_id: interrupt.toolCallId ?? null,
     server_label: "dispatch",
     expires_at: interrupt.expiresAt ?? null,

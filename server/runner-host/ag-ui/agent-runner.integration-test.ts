@@ -139,12 +139,6 @@ describe("a broken AG-UI stream ends the run with a clear RUN_ERROR", () => {
     ["a frame that is not JSON", () => ({ frames: ["data: {not json\n\n"] }), "agent.malformed_stream", /could not be read/],
     ["an answer that is not an event stream", () => ({ contentType: "application/json", frames: ["{}"] }), "agent.bad_response", /not an AG-UI event stream/],
     ["the agent's own RUN_ERROR", ({ threadId, runId }) => ({ frames: [{ type: "RUN_STARTED", threadId, runId }, { type: "RUN_ERROR", code: "quota", message: "out of credit" }] }), "agent.run_error", /\(quota\): out of credit/],
-    [
-      "an interrupt (not relayed yet)",
-      ({ threadId, runId }) => ({ frames: [{ type: "RUN_STARTED", threadId, runId }, { type: "RUN_FINISHED", threadId, runId, outcome: { type: "interrupt", interrupts: [{ id: "i1", reason: "tool_call" }] } }] }),
-      "agent.interrupt_unsupported",
-      /interrupt/,
-    ],
   ];
   it.each(cases)("%s", async (_what, script, code, message) => {
     const user = await userWithAgent(script);

@@ -1,14 +1,17 @@
 import "server-only";
 import { runHttpRequest, transformChunks, transformHttpEventStream, type BaseEvent, type Message, type RunAgentInput as WireRunAgentInput } from "@ag-ui/client";
+import type { ResumeEntry } from "@ag-ui/core";
 import type { Observable } from "rxjs";
+import { claimAgentResume, recordAgentInterrupts, releaseAgentResume } from "../../approvals/agent-interrupts";
 import { env } from "../../env";
+import { userMessageParts } from "../../protocols/ag-ui/run-input";
 import { logger } from "../../logger";
 import { mayConnectTo } from "../../net/public-address";
 import type { AgentRunnerManifest } from "../../protocols/runner/manifest";
 import { RunnerFailure, type Runner, type RunnerInput, type RunnerResult } from "../../kernel/runs";
 import type { EndpointRow } from "../repository/runners";
 import { agentOptionsOf, unsealAgentHeaders, type AgUiAgentOptions } from "./register";
-import { AgUiRelay } from "./relay";
+import { AgUiRelay, type RelayEnd } from "./relay";
 
 // RUN_AGENT for an agent that serves AG-UI: POST a RunAgentInput built from the thread, read the
 // agent's SSE (or protobuf) events with @ag-ui/client's own HTTP transport, and relay them into
@@ -26,8 +29,12 @@ export type AgUiAgentSpec = {
 
 const STREAM_TYPES = ["text/event-stream", "application/vnd.ag-ui.event+proto"];
 
-/** What the agent is sent: the thread, and what the client brought with its run. */
-async function agentInput(spec: AgUiAgentSpec, { run, input }: RunnerInput): Promise<WireRunAgentInput> {
+/**
+ * What the agent is sent: the thread, what the client brought with its run, and the answers to
+ * the agent's interrupts this run carries (claimed before the history is read, so the thread's
+ * pending cards are gone from it; approvals/agent-interrupts.ts).
+ */
+async function agentInput(spec: AgUiAgentSpec, { run, input }: RunnerInput, resume: ResumeEntry[]): Promise<WireRunAgentInput> {
   return {
     threadId: spec.threadId,
     runId: run.runId,
@@ -36,6 +43,7 @@ async function agentInput(spec: AgUiAgentSpec, { run, input }: RunnerInput): Pro
     context: input.context,
     state: input.state ?? {},
     forwardedProps: input.forwardedProps ?? {},
+    ...(resume.length > 0 ? { resume } : {}),
   } as WireRunAgentInput;
 }
 
@@ -96,7 +104,7 @@ async function openStream(spec: AgUiAgentSpec, body: string, options: AgUiAgentO
  * Relays the agent's events until its run ends; rejects with the reason when it fails, stalls
  * (`stall_seconds` without an event), or its stream closes without a terminal event.
  */
-function relayEvents(events$: Observable<BaseEvent>, relay: AgUiRelay, stallSeconds: number, signal: AbortSignal): Promise<unknown> {
+function relayEvents(events$: Observable<BaseEvent>, relay: AgUiRelay, stallSeconds: number, signal: AbortSignal): Promise<Exclude<RelayEnd, { kind: "failed" }>> {
   return new Promise((resolve, reject) => {
     let stall: NodeJS.Timeout | undefined;
     const settle = () => {
@@ -105,7 +113,7 @@ function relayEvents(events$: Observable<BaseEvent>, relay: AgUiRelay, stallSeco
       subscription.unsubscribe();
       const end = relay.end;
       if (signal.aborted) reject(signal.reason);
-      else if (end?.kind === "finished") resolve(end.result);
+      else if (end && end.kind !== "failed") resolve(end);
       else reject(end?.failure ?? new RunnerFailure("agent.incomplete", "The agent closed its event stream without RUN_FINISHED or RUN_ERROR"));
     };
     const armStall = () => {
@@ -142,17 +150,27 @@ export function createAgUiRunner(spec: AgUiAgentSpec): Runner {
       // Always as an AbortError, the one reason @ag-ui/client's reader takes as a plain stop.
       const request = new AbortController();
       const cut = () => request.abort(new DOMException("The relay stopped reading the agent", "AbortError"));
-      const relay = new AgUiRelay(input.emit);
+      // A new user message supersedes the agent's interrupts still waiting; decided ones are answered.
+      const carried = await claimAgentResume(input.run, userMessageParts(input.input).fromUser);
+      const relay = new AgUiRelay(input.emit, carried.calls);
       input.signal.addEventListener("abort", cut, { once: true });
       if (input.signal.aborted) cut();
+      let reached = false;
       try {
-        const res = await openStream(spec, JSON.stringify(await agentInput(spec, input)), options, { signal: input.signal, request: request.signal });
+        const res = await openStream(spec, JSON.stringify(await agentInput(spec, input, carried.resume)), options, { signal: input.signal, request: request.signal });
+        reached = true;
         const events$ = transformChunks()(transformHttpEventStream(runHttpRequest(() => Promise.resolve(res))));
-        const result = await relayEvents(events$, relay, options.stall_seconds, input.signal);
-        return { usage: relay.usage, model: spec.manifest.id, result: { agent: spec.manifest.id, ...(result !== undefined ? { result } : {}) } };
+        const end = await relayEvents(events$, relay, options.stall_seconds, input.signal);
+        if (end.kind === "interrupted") {
+          // The run ends as the built-in agent's waiting runs do: RUN_FINISHED with the interrupt outcome.
+          const waiting = await recordAgentInterrupts(input.run, end.interrupts, (id) => relay.callOf(id));
+          return { usage: relay.usage, model: spec.manifest.id, ...waiting };
+        }
+        return { usage: relay.usage, model: spec.manifest.id, result: { agent: spec.manifest.id, ...(end.result !== undefined ? { result: end.result } : {}) } };
       } catch (err) {
         // A failed run still records what the agent said it used.
         if (relay.usage) input.reportUsage?.(relay.usage, spec.manifest.id);
+        if (!reached) await releaseAgentResume(input.run).catch(() => undefined);
         if (err instanceof RunnerFailure) logger.warn({ runId: input.run.id, agent: spec.manifest.id, code: err.code, reason: err.message }, "AG-UI agent run failed");
         throw err;
       } finally {

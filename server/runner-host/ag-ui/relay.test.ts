@@ -41,11 +41,37 @@ describe("AgUiRelay", () => {
     expect(relay.end).toBeNull();
   });
 
+  it("ends on an interrupt outcome with the agent's interrupts, for the run's approvals", () => {
+    const { relay } = relayed();
+    const interrupts = [{ id: "i1", reason: "tool_approval", toolCallId: "c1", message: "Go?" }];
+    relay.accept({ type: "TOOL_CALL_START", toolCallId: "c1", toolCallName: "send", parentMessageId: "a1" });
+    relay.accept({ type: "TOOL_CALL_END", toolCallId: "c1" });
+    relay.accept({ type: "RUN_FINISHED", threadId: "t", runId: "r", outcome: { type: "interrupt", interrupts }, usage: [{ inputTokens: 3 }] });
+    expect(relay.end).toEqual({ kind: "interrupted", interrupts });
+    expect(relay.usage).toEqual({ inputTokens: 3 });
+    expect(relay.callOf("c1")).toEqual({ name: "send", args: {}, parentMessageId: "a1" });
+  });
+
+  it("takes the agent's answer to a call an earlier run left on an interrupt as that call's result", () => {
+    const guard = createEventSequenceGuard({ threadId: "t", runId: "r2" });
+    guard.accept({ type: "RUN_STARTED", threadId: "t", runId: "r2" } as AgUiEvent);
+    const out: { event: AgUiEvent; extras?: EmitExtras }[] = [];
+    const relay = new AgUiRelay(
+      (event, extras) => {
+        if (extras?.answersEarlierCall && event.type === "TOOL_CALL_RESULT") guard.adoptToolCall(event.toolCallId);
+        out.push({ event: guard.accept(event), extras });
+      },
+      new Map([["c1", { name: "send", args: { to: "ana" }, parentMessageId: "a1" }]]),
+    );
+    relay.accept({ type: "TOOL_CALL_RESULT", messageId: "t1", toolCallId: "c1", content: "sent" });
+    expect(out[0]!.extras).toEqual({ answersEarlierCall: true, messageMetadata: { tool_name: "send", tool_call_args: { to: "ana" }, parent_message_id: "a1" } });
+    expect(relay.end).toBeNull();
+  });
+
   it.each([
     ["a malformed event", [{ type: "TEXT_MESSAGE_CONTENT", messageId: "m1" }], "agent.malformed_event"],
     ["an event out of sequence", [{ type: "TEXT_MESSAGE_END", messageId: "never-started" }], "agent.invalid_sequence"],
     ["the agent's RUN_ERROR", [{ type: "RUN_ERROR", code: "boom", message: "it broke" }], "agent.run_error"],
-    ["an interrupt", [{ type: "RUN_FINISHED", threadId: "t", runId: "r", outcome: { type: "interrupt", interrupts: [{ id: "i1", reason: "tool_call" }] } }], "agent.interrupt_unsupported"],
   ])("fails the run on %s", (_what, events, code) => {
     const { relay } = relayed();
     for (const e of events) relay.accept(e);

@@ -1,6 +1,7 @@
 import "server-only";
-import { EventType } from "@ag-ui/core";
+import { EventType, type Interrupt } from "@ag-ui/core";
 import { InvalidEventError, parseAgUiEvent, unknownEventFields, type AgUiEvent } from "../../protocols/ag-ui/events";
+import type { AgentToolCall } from "../../approvals/agent-interrupts";
 import { RunnerFailure, type EmitExtras, type TokenUsage } from "../../kernel/runs";
 
 // What Dispatch does with each event an AG-UI agent streams, before the engine's sequence guard
@@ -9,7 +10,7 @@ import { RunnerFailure, type EmitExtras, type TokenUsage } from "../../kernel/ru
 // deltas are dropped (the guard forbids them), and a tool call's name and arguments go with its
 // result into the thread, so the next run's history holds the call.
 
-export type RelayEnd = { kind: "finished"; result: unknown } | { kind: "failed"; failure: RunnerFailure };
+export type RelayEnd = { kind: "finished"; result: unknown } | { kind: "interrupted"; interrupts: Interrupt[] } | { kind: "failed"; failure: RunnerFailure };
 
 type AgentUsage = Partial<Record<keyof TokenUsage, number>>;
 const USAGE_FIELDS = ["inputTokens", "outputTokens", "totalTokens", "cachedInputTokens", "reasoningTokens"] as const;
@@ -30,6 +31,12 @@ export function summedUsage(entries: readonly AgentUsage[] | undefined): TokenUs
 type ToolCallSeen = { name: string; args: string; parentMessageId?: string };
 
 const EMPTY_DELTA_TYPES: ReadonlySet<string> = new Set([EventType.TEXT_MESSAGE_CONTENT, EventType.TOOL_CALL_ARGS, EventType.REASONING_MESSAGE_CONTENT]);
+
+const metadataOf = (call: AgentToolCall): Record<string, unknown> => ({
+  tool_name: call.name,
+  tool_call_args: call.args,
+  ...(call.parentMessageId ? { parent_message_id: call.parentMessageId } : {}),
+});
 
 function parsedArgs(text: string): unknown {
   try {
@@ -54,7 +61,14 @@ export class AgUiRelay {
   /** What the agent's terminal event says the run used. */
   usage: TokenUsage | undefined;
 
-  constructor(private readonly emit: (event: AgUiEvent, extras?: EmitExtras) => void) {}
+  /**
+   * `carried`: tool calls an earlier run streamed and left waiting on an interrupt this run
+   * answers; the agent's result for one is the call's answer, recorded with the call.
+   */
+  constructor(
+    private readonly emit: (event: AgUiEvent, extras?: EmitExtras) => void,
+    private readonly carried: Map<string, AgentToolCall> = new Map(),
+  ) {}
 
   /** Takes one decoded event of the agent's stream; after `end` is set, the rest is ignored. */
   accept(raw: unknown): void {
@@ -80,11 +94,12 @@ export class AgUiRelay {
       case EventType.MESSAGES_SNAPSHOT:
         return;
       case EventType.RUN_FINISHED:
+        this.usage = summedUsage(event.usage);
+        // The agent waits for a person: its interrupts become the run's approvals (agent-runner.ts).
         if (event.outcome && typeof event.outcome === "object" && event.outcome.type === "interrupt") {
-          this.fail("agent.interrupt_unsupported", "The agent ended its run with an interrupt; Dispatch does not relay an agent's interrupts yet");
+          this.end = { kind: "interrupted", interrupts: event.outcome.interrupts as Interrupt[] };
           return;
         }
-        this.usage = summedUsage(event.usage);
         this.end = { kind: "finished", result: event.result };
         return;
       case EventType.RUN_ERROR:
@@ -99,9 +114,14 @@ export class AgUiRelay {
         if (call) call.args += event.delta;
         break;
       }
-      case EventType.TOOL_CALL_RESULT:
-        this.emit(event, { messageMetadata: this.resultMetadata(event.toolCallId) });
+      case EventType.TOOL_CALL_RESULT: {
+        const earlier = this.toolCalls.has(event.toolCallId) ? undefined : this.carried.get(event.toolCallId);
+        if (earlier) {
+          this.carried.delete(event.toolCallId);
+          this.emit(event, { answersEarlierCall: true, messageMetadata: metadataOf(earlier) });
+        } else this.emit(event, { messageMetadata: this.resultMetadata(event.toolCallId) });
         return;
+      }
       default:
         break;
     }
@@ -110,9 +130,14 @@ export class AgUiRelay {
   }
 
   private resultMetadata(toolCallId: string): Record<string, unknown> {
+    const call = this.callOf(toolCallId);
+    return call ? metadataOf(call) : {};
+  }
+
+  /** A call the agent streamed in this run, as an interrupt about it keeps it. */
+  callOf(toolCallId: string): AgentToolCall | undefined {
     const call = this.toolCalls.get(toolCallId);
-    if (!call) return {};
-    return { tool_name: call.name, tool_call_args: parsedArgs(call.args), ...(call.parentMessageId ? { parent_message_id: call.parentMessageId } : {}) };
+    return call ? { name: call.name, args: parsedArgs(call.args), ...(call.parentMessageId ? { parentMessageId: call.parentMessageId } : {}) } : undefined;
   }
 
   fail(code: string, message: string): void {

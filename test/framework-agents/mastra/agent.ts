@@ -10,6 +10,8 @@ import { EventType } from "@ag-ui/core";
 import { EventEncoder } from "@ag-ui/encoder";
 import { MastraAgent } from "@ag-ui/mastra";
 import { Agent } from "@mastra/core/agent";
+import { Mastra } from "@mastra/core/mastra";
+import { InMemoryStore } from "@mastra/core/storage";
 import { createTool } from "@mastra/core/tools";
 import { z } from "zod";
 
@@ -25,15 +27,39 @@ const weather = createTool({
   execute: async ({ city }) => ({ city, forecast: `sunny in ${city}`, celsius: 21 }),
 });
 
+export const SEND_MAIL_TOOL = "send_mail";
+
+// Human in the loop, Mastra's way: the tool suspends until a person answers (its resumeSchema);
+// @ag-ui/mastra ends the run with an interrupt outcome and resumes the agent from resume[].
+// The suspended run's snapshot lives in the agent's own (in-memory) storage.
+const sendMail = createTool({
+  id: SEND_MAIL_TOOL,
+  description: "Sends an email once a person approves it",
+  inputSchema: z.object({ to: z.string().describe("The recipient's address") }),
+  suspendSchema: z.object({ question: z.string() }),
+  resumeSchema: z.object({ approved: z.boolean().describe("true sends the mail") }),
+  execute: async ({ to }, context) => {
+    const agent = context?.agent;
+    if (!agent?.resumeData) {
+      await agent?.suspend({ question: `Send the mail to ${to}?` });
+      return { to, sent: false };
+    }
+    return { to, sent: agent.resumeData.approved };
+  },
+});
+
 function mastraAgent(llm: { baseUrl: string; apiKey: string; model: string }): Agent {
-  return new Agent({
+  const agent = new Agent({
     id: "weather",
     name: "weather",
     instructions: "You tell people the weather. Use get_weather.",
     // Mastra's own OpenAI-compatible model config: any provider id, the server's URL and key.
     model: { id: `fake/${llm.model}`, url: llm.baseUrl, apiKey: llm.apiKey },
-    tools: { [WEATHER_TOOL]: weather },
+    tools: { [WEATHER_TOOL]: weather, [SEND_MAIL_TOOL]: sendMail },
   });
+  // Registered on a Mastra instance with storage, where a suspended run's snapshot waits for resume.
+  new Mastra({ agents: { weather: agent }, storage: new InMemoryStore(), logger: false });
+  return agent;
 }
 
 function readBody(req: http.IncomingMessage): Promise<string> {
