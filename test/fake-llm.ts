@@ -13,6 +13,11 @@
 //                                  reasoning_content (counted as reasoning tokens), as reasoning models do
 // Tool directives run in order, one per model call; after the last one it summarises the
 // latest tool result ("Tool said: <content>").
+// A request to name a conversation (server/agent/model-title.ts's system prompt) is answered at
+// once, whatever directives the question holds, and is not listed in /v1/calls: it follows a
+// thread's first answer unawaited, and no test may race with it. Its answer is empty (no title: the
+// thread keeps its question's) unless the server was started with `titles: true`, then
+// "About <the question>".
 // GET /v1/calls?contains=WORD lists the calls whose latest user message contains WORD, each with
 // whether the client is still reading it ("open"), read it to the end ("done") or went away
 // ("aborted"), so a test can see a model call really stopped, and the request body it received
@@ -82,6 +87,9 @@ function renderMessages(messages: ChatMessage[]): string {
     })
     .join("\n");
 }
+
+/** How server/agent/model-title.ts's system prompt begins. */
+const TITLE_REQUEST = "You name conversations";
 
 type Reply = { kind: "text"; text: string } | { kind: "tool"; call: ToolCall } | { kind: "hang" };
 
@@ -228,7 +236,7 @@ function rerank(res: http.ServerResponse, body: RerankRequest): void {
   json(res, 200, { model: body.model, results: results.slice(0, body.top_n ?? documents.length) });
 }
 
-async function handle(req: http.IncomingMessage, res: http.ServerResponse, apiKey: string, calls: Call[]): Promise<void> {
+async function handle(req: http.IncomingMessage, res: http.ServerResponse, apiKey: string, calls: Call[], titles: boolean): Promise<void> {
   if (req.method === "GET" && req.url?.startsWith("/v1/calls")) {
     const contains = new URL(req.url, "http://fake").searchParams.get("contains") ?? "";
     json(res, 200, calls.filter((c) => c.text.includes(contains)));
@@ -257,6 +265,13 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, apiKe
   const body = JSON.parse(await readBody(req)) as ChatRequest;
   const messages = body.messages ?? [];
   const lastUserText = textOf(messages.findLast((m) => m.role === "user")?.content);
+  if (textOf(messages.find((m) => m.role === "system")?.content).startsWith(TITLE_REQUEST)) {
+    const question = /^Question: ([^\n]*)/.exec(lastUserText)?.[1] ?? "";
+    const reply = { kind: "text" as const, text: titles ? `About ${question}` : "" };
+    if (body.stream) await stream(res, body.model ?? "fake", messages, reply, 0, null);
+    else complete(res, body.model ?? "fake", messages, reply);
+    return;
+  }
   const call: Call = { text: lastUserText, state: "open", body, ...trace };
   calls.push(call);
   if (calls.length > CALLS_KEPT) calls.shift();
@@ -276,12 +291,12 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, apiKe
 }
 
 /** Starts the fake LLM on 127.0.0.1 at `port`, or a free one. */
-export async function startFakeLlm(opts: { model?: string; apiKey?: string; port?: number } = {}): Promise<FakeLlm> {
+export async function startFakeLlm(opts: { model?: string; apiKey?: string; port?: number; titles?: boolean } = {}): Promise<FakeLlm> {
   const apiKey = opts.apiKey ?? "fake-llm-key";
   const sockets = new Set<Socket>();
   const calls: Call[] = [];
   const server = http.createServer((req, res) => {
-    handle(req, res, apiKey, calls).catch((err: unknown) => {
+    handle(req, res, apiKey, calls, opts.titles ?? false).catch((err: unknown) => {
       if (!res.headersSent) res.writeHead(400, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: err instanceof Error ? err.message : String(err) } }));
     });

@@ -8,12 +8,12 @@ import { createThread } from "@/test/thread-fixtures";
 import { defaultTitle } from "../lib/default-title";
 import { cleanModelTitle, titleThreadFromModel } from "./model-title";
 
-// A thread's title from a real model over HTTP (the tests' OpenAI-compatible server, which echoes
-// what it is asked: "You said: …"), kept in PostgreSQL unless the user renamed the thread first.
+// A thread's title from a real model over HTTP (the tests' OpenAI-compatible server, which names a
+// conversation "About <its question>"), kept in PostgreSQL unless the user renamed the thread first.
 
 let llm: FakeLlm;
 beforeAll(async () => {
-  llm = await startFakeLlm();
+  llm = await startFakeLlm({ titles: true });
 });
 afterAll(async () => {
   await llm.close();
@@ -30,7 +30,7 @@ it("names a thread from the model's reply, and leaves a renamed one alone", asyn
   const fresh = randomUUID();
   await createThread({ id: fresh, userId: user.id, title: defaultTitle(question) });
   const title = await titleThreadFromModel({ model, threadId: fresh, question, answer });
-  expect(title).toBe(cleanModelTitle(`You said: Question: ${question} Answer: ${answer}`));
+  expect(title).toBe(cleanModelTitle(`About ${question}`));
   expect(title).not.toBe(defaultTitle(question));
   expect(await titleOf(fresh)).toBe(title);
 

@@ -2,6 +2,7 @@ import "server-only";
 import { generateText, type LanguageModel } from "ai";
 import { defaultTitle } from "../lib/default-title";
 import { logger } from "../logger";
+import { traceHeaders } from "../telemetry/tracing";
 import { retitleThreadIfDefault } from "./repository";
 
 // A thread's title from a real model: once the first answer is written, one short request (the
@@ -14,6 +15,7 @@ export const TITLE_SYSTEM_PROMPT =
   "in the language of the question. No quotes, no final punctuation, nothing else.";
 const INPUT_CHARS = 1_000;
 const MAX_OUTPUT_TOKENS = 24;
+const TITLE_TIMEOUT_MS = 30_000;
 
 /** The model's reply as a title: its first line without quotes, a "Title:" label or final punctuation, shortened; null when nothing is left. */
 export function cleanModelTitle(reply: string): string | null {
@@ -39,10 +41,14 @@ export async function titleThreadFromModel(opts: { model: LanguageModel; threadI
   try {
     const { text } = await generateText({
       model: opts.model,
+      // Work the run caused: its trace goes with it, as with the run's own model calls.
+      headers: traceHeaders(),
       system: TITLE_SYSTEM_PROMPT,
       prompt: `Question: ${opts.question.slice(0, INPUT_CHARS)}\n\nAnswer: ${opts.answer.slice(0, INPUT_CHARS)}`,
       maxOutputTokens: MAX_OUTPUT_TOKENS,
       maxRetries: 0,
+      // Nobody waits for it, so nothing else would end a request the provider never answers.
+      abortSignal: AbortSignal.timeout(TITLE_TIMEOUT_MS),
     });
     const title = cleanModelTitle(text);
     if (!title) return null;

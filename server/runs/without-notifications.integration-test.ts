@@ -78,7 +78,7 @@ describe("GET /api/cron/{duty}", () => {
     expect(((await badRun.json()) as { error: { message: string } }).error.message).toBe("run must be the id of a run (a UUID)");
     const unknown = await cron(deaf!.url, "reboot", `Bearer ${CRON_SECRET}`);
     expect(unknown.status).toBe(404);
-    expect(((await unknown.json()) as { error: { message: string } }).error.message).toBe("No scheduled duty reboot; the duties are recover-runs, start-queued-runs, audit-retention, deliver-webhooks, fire-schedules");
+    expect(((await unknown.json()) as { error: { message: string } }).error.message).toBe("No scheduled duty reboot; the duties are recover-runs, start-queued-runs, audit-retention, archive-runs, expire-run-events, deliver-webhooks, fire-schedules");
     // A server with no CRON_SECRET runs these on its own timers and answers nobody.
     const off = await cron(baseUrl(), "recover-runs", `Bearer ${CRON_SECRET}`);
     expect(off.status).toBe(403);
