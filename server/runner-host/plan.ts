@@ -42,7 +42,7 @@ function chosenAgent(input: RunAgentInput): string | undefined {
   if (!props || typeof props !== "object" || !("agent" in props)) return undefined;
   const agent = (props as { agent?: unknown }).agent;
   if (agent === undefined || agent === null) return undefined;
-  if (typeof agent !== "string" || !/^[0-9a-f-]{36}$/i.test(agent)) throw new AppError("BAD_REQUEST", "forwardedProps.agent must be the id of an agent binding", { field: "forwardedProps.agent" });
+  if (typeof agent !== "string" || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(agent)) throw new AppError("BAD_REQUEST", "forwardedProps.agent must be the id of an agent binding", { field: "forwardedProps.agent" });
   return agent;
 }
 
