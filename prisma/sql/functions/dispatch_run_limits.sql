@@ -85,7 +85,8 @@ BEGIN
         SELECT created_at INTO v_oldest FROM runs
           WHERE created_at > now() - interval '1 minute' AND (CASE WHEN v_scope = 'user' THEN user_id = p_user_id ELSE api_key_id = p_api_key_id END)
           ORDER BY created_at OFFSET v_used - v_rpm LIMIT 1;
-        v_retry := greatest(1, ceil(extract(epoch FROM (v_oldest + interval '1 minute' - now())))::integer);
+        -- At most 60: a run another instance accepted after this transaction began is newer than now().
+        v_retry := least(60, greatest(1, ceil(extract(epoch FROM (v_oldest + interval '1 minute' - now())))::integer));
         RETURN json_build_object('status', 'limited', 'limit', 'runs_per_minute', 'scope', v_scope, 'max', v_rpm, 'used', v_used,
           'retry_after', v_retry, 'resets_at', to_char((now() + make_interval(secs => v_retry)) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'));
       END IF;
