@@ -204,9 +204,18 @@ export function flushEvents(): Promise<void> {
  * whose log was archived) from its archive, the same bytes. A log past retention is AppError GONE.
  * `ended`: the run had ended (a read replica may answer).
  */
-export async function readEvents({ runId, after, limit, ended = false }: { runId: string; after: number; limit: number; ended?: boolean }): Promise<EventRecord[]> {
+export async function readEvents(opts: { runId: string; after: number; limit: number; ended?: boolean }): Promise<EventRecord[]> {
+  return (await readEventPage(opts)).records;
+}
+
+/**
+ * readEvents, saying whether the page came from the hot rows. `hot`: an earlier page did, so an
+ * empty one means caught up (a log is archived days after its run ended, not while it is followed)
+ * and a caught-up follower's re-reads skip the archive's lookup.
+ */
+export async function readEventPage({ runId, after, limit, ended = false, hot = false }: { runId: string; after: number; limit: number; ended?: boolean; hot?: boolean }): Promise<{ records: EventRecord[]; hot: boolean }> {
   const rows = await selectEventBatches({ runId, after, limit, ended });
-  if (rows.length === 0) return readArchivedEvents({ runId, after, limit });
+  if (rows.length === 0) return { records: hot ? [] : await readArchivedEvents({ runId, after, limit }), hot };
   const out: EventRecord[] = [];
   for (const row of rows) {
     const types = row.types.split(" ");
@@ -216,7 +225,7 @@ export async function readEvents({ runId, after, limit, ended = false }: { runId
       if (seq > after) out.push({ seq, type: types[i]!, json: events[i]! });
     }
   }
-  return out;
+  return { records: out, hot: true };
 }
 
 async function readArchivedEvents({ runId, after, limit }: { runId: string; after: number; limit: number }): Promise<EventRecord[]> {

@@ -3,7 +3,7 @@ import { AppError } from "../kernel/errors";
 import { logger } from "../logger";
 import { listen } from "./repository/notifications";
 import { RUN_EVENTS_CHANNEL } from "./repository/run-events";
-import { lastPersistedSeq, readEvents } from "./event-log";
+import { lastPersistedSeq, readEventPage } from "./event-log";
 import { onDatabaseLost } from "./database-reach";
 import { streamDeadline } from "./function-limits";
 import { END_OF_RUN, getLiveRun, type LiveRun } from "./live-runs";
@@ -157,15 +157,22 @@ async function* followFromLog(runId: string, after: number, { waker, stopped }: 
     return null;
   });
   const readAll = () => (remoteHigh = Number.MAX_SAFE_INTEGER);
+  // Whether a read found the log's hot rows: after that an empty page is not an archived log.
+  let hot = false;
+  const read = async (after: number, limit: number) => {
+    const page = await readEventPage({ runId, after, limit, ended: runEnded, hot });
+    hot = page.hot;
+    return page.records;
+  };
   try {
     readAll(); // read once unconditionally
     // A client resuming after the run's terminal event has everything: it ends at once.
-    if (cursor > 0 && TERMINAL_EVENT_TYPES.has((await readEvents({ runId, after: cursor - 1, limit: 1, ended: runEnded }))[0]?.type ?? "")) return;
+    if (cursor > 0 && TERMINAL_EVENT_TYPES.has((await read(cursor - 1, 1))[0]?.type ?? "")) return;
     while (!stopped()) {
       if (remoteHigh > cursor) {
         remoteHigh = 0;
         for (;;) {
-          const page = await readEvents({ runId, after: cursor, limit: PAGE, ended: runEnded });
+          const page = await read(cursor, PAGE);
           const { batch, ended } = admit(page, cursor);
           if (batch.length > 0) {
             cursor = batch[batch.length - 1]!.seq;
