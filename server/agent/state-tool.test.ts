@@ -36,6 +36,29 @@ describe("update_state", () => {
   });
 });
 
+describe("update_state on a large state", () => {
+  it("takes any number of small changes, refuses the one past the limit, and answers without the state", () => {
+    // About 60 KB of the 64 KiB limit.
+    const { state, events } = shared({ doc: "x".repeat(60_000), n: 0 });
+    for (let i = 1; i <= 500; i++) expect(answer(state.update({ operations: [{ op: "replace", path: "/n", value: i }] }))).toEqual({ status: "success", applied: 1 });
+    expect(state.value.n).toBe(500);
+    expect(answer(state.update({ operations: [{ op: "add", path: "/more", value: "y".repeat(6_000) }] })).error?.code).toBe("STATE_TOO_LARGE");
+    expect(answer(state.update({ operations: [{ op: "add", path: "/more", value: "y".repeat(3_000) }] })).status).toBe("success");
+    expect(Buffer.byteLength(JSON.stringify(state.value))).toBeLessThanOrEqual(64 * 1024);
+    // Removing makes room again, though the size followed only grows: the limit is measured when reached.
+    expect(answer(state.update({ operations: [{ op: "remove", path: "/doc" }] })).status).toBe("success");
+    expect(answer(state.update({ operations: [{ op: "add", path: "/doc2", value: "z".repeat(50_000) }] })).status).toBe("success");
+    expect(events).toHaveLength(503);
+  });
+
+  it("answers with the state again once it is small", () => {
+    const { state } = shared({ doc: "x".repeat(10_000) });
+    expect(answer(state.update({ operations: [{ op: "add", path: "/a", value: 1 }] })).state).toBeUndefined();
+    expect(answer(state.update({ operations: [{ op: "replace", path: "", value: { a: 1 } }] })).state).toEqual({ a: 1 });
+    expect(answer(state.update({ operations: [{ op: "add", path: "/b", value: 2 }] })).state).toEqual({ a: 1, b: 2 });
+  });
+});
+
 describe("the state a run starts from", () => {
   it("is the input's, or for a run taken over, what its log's snapshot and deltas left", () => {
     const input = { state: { n: 1 } } as never;

@@ -3,7 +3,7 @@ import { EventType } from "@ag-ui/core";
 import { jsonSchema, tool, type JSONSchema7, type Tool } from "ai";
 import { z } from "zod";
 import { applyJsonPatch, jsonPatchOperationSchema, JsonPatchError, type JsonPatchOperation } from "../lib/json-patch";
-import { patchProblem, stateProblem } from "../protocols/ag-ui/state-rules";
+import { MAX_STATE_BYTES, patchProblem, stateBytes, stateProblem } from "../protocols/ag-ui/state-rules";
 import type { RunnerInput } from "../kernel/runs";
 import { toolFailureText, type ToolOutcome } from "./tool-outcome";
 
@@ -49,8 +49,36 @@ const DESCRIPTION =
   "Changes the shared state the user's application shows (its current value is in the system prompt under \"Shared state (JSON)\"). " +
   "Give RFC 6902 JSON Patch operations; they apply in order, all or nothing, and the application sees the change at once. Never put secrets in state.";
 
-/** The run's shared state as the agent changes it; each change streams as a STATE_DELTA. */
+// A member as JSON: its name quoted (the pointer's token is never shorter than the name it escapes),
+// a colon, its value and a comma.
+const memberBytes = (path: string, value: unknown) => stateBytes(JSON.stringify(path.slice(path.lastIndexOf("/") + 1))) + stateBytes(JSON.stringify(value) ?? "") + 2;
+
+/**
+ * No less than the serialized size of a state of `before` bytes once `operations` applied: what each
+ * writes is added, nothing is taken back for what it replaces or removes. Infinity for a copy (its
+ * value's size is the state's to tell) and for a change of the whole state.
+ */
+function grownBytes(before: number, operations: readonly JsonPatchOperation[]): number {
+  let bytes = before;
+  for (const op of operations) {
+    // The whole state replaced or removed: it is checked whole.
+    if (op.path === "") return Infinity;
+    if (op.op === "add" || op.op === "replace") bytes += memberBytes(op.path, op.value);
+    else if (op.op === "move") bytes += memberBytes(op.path, null);
+    else if (op.op === "copy") return Infinity;
+  }
+  return bytes;
+}
+
+/**
+ * The run's shared state as the agent changes it; each change streams as a STATE_DELTA. Its size
+ * is followed as a bound (grownBytes), so a change to a large state is checked against the limit
+ * without serializing all of it: only a change that could pass the limit measures it again.
+ */
 export class SharedState {
+  /** No less than the serialized size of `current`; null until first needed. */
+  private bytes: number | null = null;
+
   /** The run's shared state when it starts with one, else null (no update_state). */
   static open(initial: Record<string, unknown> | null, emit: RunnerInput["emit"]): SharedState | null {
     return initial ? new SharedState(initial, emit) : null;
@@ -66,6 +94,21 @@ export class SharedState {
   }
 
   /**
+   * Why `next` (the current state after `operations`) cannot be the state, or null; and the bound
+   * of its size to keep. Serializes `next` only when the bound could pass the limit, or `small` asks
+   * for its text below that many bytes.
+   */
+  private check(next: Record<string, unknown>, operations: readonly JsonPatchOperation[], small = 0): { problem: ReturnType<typeof stateProblem>; bytes: number; json: string | null } {
+    this.bytes ??= stateBytes(JSON.stringify(this.current));
+    const bound = grownBytes(this.bytes, operations);
+    if (bound <= MAX_STATE_BYTES && bound > small) return { problem: patchProblem(operations), bytes: bound, json: null };
+    const json = JSON.stringify(next) as string | undefined;
+    // The state before the change kept the rules: only its size and what the change wrote are checked again.
+    const problem = stateProblem(next, json, { secrets: false }) ?? patchProblem(operations);
+    return { problem, bytes: problem || json === undefined ? 0 : stateBytes(json), json: json ?? null };
+  }
+
+  /**
    * A predicted member's value while its call streams (predictive-state.ts), as one STATE_DELTA.
    * A value that would break the state rules is not predicted.
    */
@@ -73,8 +116,10 @@ export class SharedState {
     const path = `/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
     const operations: JsonPatchOperation[] = [{ op: "add", path, value }];
     const next = { ...this.current, [key]: value };
-    if (stateProblem(next, JSON.stringify(next), { secrets: false }) ?? patchProblem(operations)) return;
+    const checked = this.check(next, operations);
+    if (checked.problem) return;
     this.current = next;
+    this.bytes = checked.bytes;
     this.emit({ type: EventType.STATE_DELTA, delta: operations });
   }
 
@@ -89,6 +134,7 @@ export class SharedState {
       }
     }
     this.current = next;
+    this.bytes = null;
     this.emit({ type: EventType.STATE_SNAPSHOT, snapshot: next });
   }
 
@@ -108,13 +154,12 @@ export class SharedState {
       if (!(err instanceof JsonPatchError)) throw err;
       return failure("PATCH_FAILED", `${err.message}; the state is unchanged`);
     }
-    const json = JSON.stringify(next);
-    // The state before the patch kept the rules: only its size and what the patch wrote are checked again.
-    const problem = stateProblem(next, json, { secrets: false }) ?? patchProblem(operations);
+    const { problem, bytes, json } = this.check(next as Record<string, unknown>, operations, ECHO_STATE_BYTES);
     if (problem) return failure(problem.status === 413 ? "STATE_TOO_LARGE" : "INVALID_STATE", `${problem.message}; the state is unchanged`);
     this.current = next as Record<string, unknown>;
+    this.bytes = bytes;
     this.emit({ type: EventType.STATE_DELTA, delta: operations });
-    const answer = json.length <= ECHO_STATE_BYTES ? { status: "success", applied: operations.length, state: next } : { status: "success", applied: operations.length };
+    const answer = json !== null && json.length <= ECHO_STATE_BYTES ? { status: "success", applied: operations.length, state: next } : { status: "success", applied: operations.length };
     return { toolResponseText: JSON.stringify(answer), uiSchema: null, output: null };
   }
 }

@@ -25,13 +25,13 @@ export class RunStateKeeper {
   /** An event the run's log took, in log order. */
   observe(event: AgUiEvent): void {
     if (event.type === EventType.STATE_SNAPSHOT) {
-      // Its own copy, patched in place from here on: the event itself goes out as it is.
-      this.state = structuredClone(event.snapshot);
+      // Shared with the event, never changed: a delta copies the containers it writes to (copy on write).
+      this.state = event.snapshot;
       this.broken = false;
       this.changed ||= !(this.snapshots++ === 0 && this.fromThread);
     } else if (event.type === EventType.STATE_DELTA && !this.broken) {
       try {
-        this.state = applyJsonPatch(this.state, event.delta as JsonPatchOperation[], { inPlace: true });
+        this.state = applyJsonPatch(this.state, event.delta as JsonPatchOperation[]);
         this.changed = true;
       } catch (err) {
         // A client could not apply it either: the kept state stays as it was until the next snapshot.

@@ -24,7 +24,8 @@ export type ThreadConversationState = {
   lastUserSeq: number;
 };
 
-export async function findThreadConversationState({ threadId, messageIds }: { threadId: string; messageIds: string[] }): Promise<ThreadConversationState> {
+/** `withState`: read the state the thread keeps (a request that sends its own does without: null). */
+export async function findThreadConversationState({ threadId, messageIds, withState = true }: { threadId: string; messageIds: string[]; withState?: boolean }): Promise<ThreadConversationState> {
   const { rows } = await getPool().query<{
     ownerId: string;
     activeRun: Parameters<typeof toRunRow>[0] | null;
@@ -40,11 +41,11 @@ export async function findThreadConversationState({ threadId, messageIds }: { th
           order by r.created_at desc limit 1) as "activeRun",
         coalesce((select json_agg(json_build_object('messageId', m.message_id, 'role', m.role, 'content', m.content, 'seq', m.seq, 'onBranch', m.on_branch) order by m.seq)
           from messages m where m.thread_id = t.id and m.message_id = any($2::text[])), '[]'::json) as known,
-        (select s.state from thread_states s where s.thread_id = t.id) as "keptState",
+        case when $3 then (select s.state from thread_states s where s.thread_id = t.id) end as "keptState",
         (select m.seq from messages m where m.thread_id = t.id and m.on_branch order by m.seq desc limit 1) as "tipSeq",
         (select m.seq from messages m where m.thread_id = t.id and m.on_branch and m.role = 'user' order by m.seq desc limit 1) as "lastUserSeq"
       from threads t where t.id = $1`,
-    values: [threadId, messageIds],
+    values: [threadId, messageIds, withState],
   });
   const row = rows[0];
   if (!row) return { ownerId: null, activeRun: null, known: [], keptState: null, tipSeq: 0, lastUserSeq: 0 };

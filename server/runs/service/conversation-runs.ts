@@ -19,7 +19,8 @@ import { openCallAnswers } from "./client-tool-answers";
 import { knownById, reconcileConversation, type ReconciledConversation } from "./conversation-reconcile";
 import { startRun, type KeepAlive } from "./runs";
 import { threadNamed } from "../../threads/service/thread-names";
-import { nonEmptyState } from "../../thread-state/service";
+import { keptState, nonEmptyState } from "../../thread-state/service";
+import { sendsState } from "../../protocols/ag-ui/state-rules";
 
 // POST /api/v1/ag-ui: runs for AG-UI clients that hold the conversation themselves (CopilotKit,
 // @ag-ui/client on default settings). Their `messages` is reconciled with the thread
@@ -60,7 +61,9 @@ export async function startConversationRun(opts: {
   // Only user and tool messages are looked up: assistant messages are skipped whether the thread
   // has them or not (conversation-reconcile.ts), and they were half of a resent thread's lookups.
   const ids = input.messages.filter((m) => m.role === "user" || m.role === "tool").map((m) => m.id);
-  const state = await findThreadConversationState({ threadId: input.threadId, messageIds: ids });
+  // A client that sends its state replaces the kept one (docs/ag-ui.md, "Shared state"): up to 64 KB not read for nothing.
+  const sentState = sendsState(input.state);
+  const state = await findThreadConversationState({ threadId: input.threadId, messageIds: ids, withState: !sentState });
   if (state.ownerId !== null && state.ownerId !== userId) throw new AppError("NOT_FOUND", `Thread ${thread.name} not found`);
   const reconciled = reconcileConversation(input.messages, knownById(state.known));
   const { instructions } = reconciled;
@@ -82,7 +85,10 @@ export async function startConversationRun(opts: {
     if (previous) return { kind: "run", run: sameThread(previous, input), created: false };
     if (state.ownerId === null) throw new AppError("BAD_REQUEST", "messages has no user message: a new thread starts with one", { field: "messages" });
     if (state.activeRun) return { kind: "attach", run: state.activeRun, snapshot: await threadSnapshot(input.threadId, state.activeRun.id) };
-    if (!branching) return { kind: "snapshot", snapshot: await threadSnapshot(input.threadId, null), state: nonEmptyState(state.keptState) };
+    if (!branching) {
+      const kept = sentState ? await keptState({ userId, threadId: input.threadId }) : state.keptState;
+      return { kind: "snapshot", snapshot: await threadSnapshot(input.threadId, null), state: nonEmptyState(kept) };
+    }
   }
 
   const answers = tail.filter((m): m is ToolMessage => m.role === "tool");
