@@ -12,7 +12,8 @@ import { n, slope } from "./figures";
 import { targets } from "./targets";
 import type { Group } from "./tree";
 
-export type RunsKey = "c1" | "c10" | "c50" | "c50-follow-up" | "c50-ag-ui" | "c50-ag-ui-small-state" | "c50-ag-ui-state" | "c200-paced" | "vercel";
+export const RUNS_KEYS = ["c1", "c10", "c50", "c50-follow-up", "c50-ag-ui", "c50-ag-ui-small-state", "c50-ag-ui-state", "c200-paced", "vercel"] as const;
+export type RunsKey = (typeof RUNS_KEYS)[number];
 /** `durable`: the durable limit (bare + PostgreSQL, persist before publish), measured on the C=50 new-thread case. */
 /** `footprint`: what Dispatch's runs of the case wrote to PostgreSQL (bench/footprint.ts). */
 export type RunsRow = { key: RunsKey; label: string; dispatch: RunsFigures; limit: RunsFigures; durable?: RunsFigures; footprint?: Footprint };

@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only runs,streams,history,vercel,cli,mcp,relay,recovery,notify] [-- --profile DIR]`
+// `npm run bench [-- --quick] [-- --only runs,streams,history,vercel,cli,mcp,relay,recovery,notify] [-- --cases c50,c50-ag-ui,…] [-- --profile DIR]`
 // Measures the production build (NEXT_DIST_DIR, default .next) started as `npm start` starts it
 // (its own embedded PostgreSQL under a scratch DATA_DIR), with a local fake model, next to a
 // bare node:http server doing the same protocol work, and prints a markdown report. Loopback
@@ -13,7 +13,7 @@ import { measureNotify } from "./notify";
 import { percentile } from "./load";
 import { buildNextLimit } from "./next-limit";
 import { onCleanup, runScript, stopAll } from "./processes";
-import { renderReport, type CliFigures, type Report } from "./report";
+import { renderReport, RUNS_KEYS, type CliFigures, type Report } from "./report";
 import { measureRecovery } from "./recovery";
 import { RELAY_ENV, relayPhase } from "./relay-phase";
 import { seedConversations } from "./conversation";
@@ -30,11 +30,15 @@ const { values } = parseArgs({
     quick: { type: "boolean", default: false },
     only: { type: "string" },
     profile: { type: "string" },
+    // The runs phase's cases by key (bench/report.ts' RunsKey), all when absent.
+    cases: { type: "string" },
   },
 });
 const quick = values.quick!;
 const only = new Set<Phase>(values.only ? (values.only.split(",") as Phase[]) : PHASES);
 for (const p of only) if (!PHASES.includes(p)) throw new Error(`--only takes ${PHASES.join(",")}; got ${p}`);
+const cases = values.cases ? new Set(values.cases.split(",")) : undefined;
+for (const c of cases ?? []) if (!(RUNS_KEYS as readonly string[]).includes(c)) throw new Error(`--cases takes ${RUNS_KEYS.join(",")}; got ${c}`);
 
 export type Plan = typeof plan;
 const plan = {
@@ -68,7 +72,9 @@ const plan = {
 };
 
 // Ports in 3300-3399 when free, so parallel work on this machine can keep clear of them.
-const PORTS = { dispatch: 3300, limit: 3301, model: 3302, second: 3303, durable: 3304 };
+// BENCH_PORT_BASE moves them all, for two benches on one machine.
+const base = Number(process.env.BENCH_PORT_BASE ?? 3300);
+const PORTS = { dispatch: base, limit: base + 1, model: base + 2, second: base + 3, durable: base + 4 };
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -166,7 +172,7 @@ async function main(): Promise<void> {
           throw err;
         });
         try {
-          await runsPhase({ plan, dispatch: dispatchTarget(apiKey)(d.server), limit: limitTarget(limit), durable: limitTarget(durable), database: d.databaseUrl, conversations, rows: report.runs, log });
+          await runsPhase({ plan, dispatch: dispatchTarget(apiKey)(d.server), limit: limitTarget(limit), durable: limitTarget(durable), database: d.databaseUrl, conversations, rows: report.runs, log, cases });
         } finally {
           await durable.stop();
           await limit.stop();
