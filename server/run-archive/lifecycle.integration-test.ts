@@ -131,6 +131,16 @@ describe("event log lifecycle", () => {
     expect(await replay(first.runId)).toEqual({ status: 200, body: before.full });
   });
 
+  it("replays an archived log longer than a follower's page whole", async () => {
+    // About 700 content events: a follower reads the log 500 events at a time.
+    const long = await finishedRun(Array.from({ length: 700 }, (_, i) => `w${i}`).join(" "));
+    const hot = await replay(long.runId);
+    expect(hot.body.match(/"TEXT_MESSAGE_CONTENT"/g)!.length).toBeGreaterThan(500);
+    expect((await archiveRunsOnce({ now: Date.now() + 2 * DAY, afterDays: 1 })).failed).toBe(0);
+    expect(await hotRows(long.id)).toBe(0);
+    expect(await replay(long.runId)).toEqual({ status: 200, body: hot.body });
+  });
+
   it("resumes an archived run from a client's last event id, by query and by header", async () => {
     expect(await replay(first.runId, 3)).toEqual({ status: 200, body: before.fromThree });
     expect(await replay(first.runId, 3, "header")).toEqual({ status: 200, body: before.fromThree });
