@@ -37,6 +37,13 @@ function durableRows(c50: RunsRow | undefined): Row[] {
   ];
 }
 
+/** #45: two instances on the same cores, behind one proxy, do at least the runs of one behind it. */
+function instancesRows(r: Report): Row[] {
+  const name = (label: string) => `${label}: two instances (one PostgreSQL, round-robin proxy) runs/s ≥ 1.0× one instance's`;
+  const measured = r.instances.map((i) => compare(name(i.label), i.two.runsPerSec, i.one.runsPerSec, { unit: "runs/s", digits: 0, against: "one instance behind the proxy", bound: 1, atLeast: true }));
+  return measured.length ? measured : [notRun(name("C=50, new thread"))];
+}
+
 export function targets(r: Report): string[] {
   const row = (key: RunsKey) => r.runs.find((x) => x.key === key);
   const c50 = row("c50");
@@ -112,6 +119,7 @@ export function targets(r: Report): string[] {
       rows.push({ target: `/history p95 ≤ 6 ms, 1M-message thread (${h.after})`, measured: `${n(p95, 1)} ms (p50 ${n(Math.max(h.latest.p50, h.randomDay.p50), 1)})`, against: `host steal ${n(Math.max(h.latest.stealPct, h.randomDay.stealPct), 1)} %`, ratio: null, met: p95 <= 6 });
     }
   } else rows.push(notRun("/history p95 ≤ 6 ms, 1M-message thread, also after idling"));
+  rows.push(...instancesRows(r));
   const vercel = row("vercel");
   rows.push(
     vercel
