@@ -3,6 +3,7 @@
 // of each process group, and the issue's targets with a verdict (bench/targets.ts).
 import type { Footprint } from "./footprint";
 import type { HistoryFigures } from "./history";
+import { instancesTable, type InstancesRow } from "./instances-phase";
 import { notifyTable, type NotifyFigures } from "./notify";
 import { HEARTBEAT_MS, LEASE_MS, type RecoveryFigures } from "./recovery";
 import { relayTable, type RelayFigures } from "./relay-phase";
@@ -36,6 +37,8 @@ export type Report = {
   notify: NotifyFigures[];
   /** An AG-UI agent's events read directly and through Dispatch's relay (bench/agent-relay.ts). */
   relay: RelayFigures | null;
+  /** One instance, then two on the same database, behind a round-robin proxy (bench/instances-phase.ts). */
+  instances: InstancesRow[];
 };
 
 const ratio = (d: number, l: number) => (Number.isFinite(d) && Number.isFinite(l) && l > 0 ? ` (${(d / l).toFixed(2)}×)` : "");
@@ -184,6 +187,7 @@ export function renderReport(r: Report): string {
     );
   }
   if (r.relay) lines.push(...relayTable(r.relay), "");
+  if (r.instances.length) lines.push(...instancesTable(r.instances), "");
   lines.push("### Targets", "", ...targets(r), "");
   return lines.join("\n");
 }

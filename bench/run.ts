@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only runs,streams,history,vercel,cli,mcp,relay,recovery,notify] [-- --cases c50,c50-ag-ui,…] [-- --profile DIR]`
+// `npm run bench [-- --quick] [-- --only runs,instances,streams,history,vercel,cli,mcp,relay,recovery,notify] [-- --cases c50,c50-ag-ui,…] [-- --profile DIR]`
 // Measures the production build (NEXT_DIST_DIR, default .next) started as `npm start` starts it
 // (its own embedded PostgreSQL under a scratch DATA_DIR), with a local fake model, next to a
 // bare node:http server doing the same protocol work, and prints a markdown report. Loopback
@@ -8,6 +8,7 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 import { clusterPid, createBenchUser, externalDatabase, openDatabase, scratchDir } from "./database";
 import { measureHistory, seedHistory, type HistoryFigures } from "./history";
+import { instancesPhase } from "./instances-phase";
 import { measureMcpCalls } from "./mcp-call";
 import { measureNotify } from "./notify";
 import { percentile } from "./load";
@@ -22,7 +23,7 @@ import { assertBuilt, dispatchEnv, distDir, npmStartDatabase, startBaseline, sta
 import { streamsPhase, type Started } from "./streams-phase";
 import type { Target } from "./runs-phase";
 
-const PHASES = ["runs", "streams", "history", "vercel", "cli", "mcp", "relay", "recovery", "notify"] as const;
+const PHASES = ["runs", "instances", "streams", "history", "vercel", "cli", "mcp", "relay", "recovery", "notify"] as const;
 type Phase = (typeof PHASES)[number];
 
 const { values } = parseArgs({
@@ -118,7 +119,7 @@ async function main(): Promise<void> {
   const { databaseUrl, authSecret } = npmStartDatabase(stack);
   const e: DispatchEnv = { databaseUrl, authSecret, dataDir: stack.dataDir, modelUrl: stack.modelUrl, dbPid: null };
   const { userId, apiKey } = await createBenchUser(dispatchEnv(e));
-  const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, started, runs: [], streams: [], history: [], cli: null, mcp: null, mcpTool: null, recovery: [], notify: [], relay: null };
+  const report: Report = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`, started, runs: [], streams: [], history: [], cli: null, mcp: null, mcpTool: null, recovery: [], notify: [], relay: null, instances: [] };
 
   // A phase that fails is reported and skipped; the others still run and print.
   const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T | null> => {
@@ -194,6 +195,20 @@ async function main(): Promise<void> {
     }
     await d.server.stop();
     await d.stopDb();
+  }
+  if (only.has("instances")) {
+    // Always `npm start`, as an operator adds an instance: the second on the first's database and secret, with a DATA_DIR of its own.
+    await phase("instances", () =>
+      instancesPhase({
+        plan,
+        concurrency: 50,
+        startFirst: () => startNpmStart(PORTS.dispatch, stack),
+        startSecond: () => startNpmStart(PORTS.second, { ...stack, dataDir: path.join(scratchDir(), "data"), databaseUrl }, { AUTH_SECRET: authSecret }),
+        target: dispatchTarget(apiKey),
+        rows: report.instances,
+        log,
+      }),
+    );
   }
   if (only.has("vercel")) {
     await phase("vercel", () =>

@@ -15,10 +15,12 @@ export type RunsFigures = LoadResult & {
   stealPct: number;
   /** The load generator's own CPU during the window, in % of one core. */
   clientCpuPct: number;
+  /** CPU per run of a proxy in front of the target (`Target.proxy`), not counted in `cpuMsPerRun`; NaN without one. */
+  proxyCpuMsPerRun: number;
 };
 
-/** What to load: the server's port and processes, the path and headers of a run. */
-export type Target = { port: number; tree: Tree; path: string; headers: Record<string, string> };
+/** What to load: the server's port and processes, the path and headers of a run; `proxy`: a proxy's processes, when `port` is a proxy's. */
+export type Target = { port: number; tree: Tree; path: string; headers: Record<string, string>; proxy?: Tree };
 
 export type Pace = "fast" | "slow" | "stall";
 
@@ -65,6 +67,9 @@ export async function measureRuns(
   const threadOf = (w: number) => (opts.threading === "follow-up" ? threads[w]! : randomUUID());
   let atOpen: GroupUsage | null = null;
   let atClose: GroupUsage | null = null;
+  let proxyAtOpen = NaN;
+  let proxyCpuMs = NaN;
+  const proxyCpu = () => (target.proxy ? totalCpu(target.proxy.usage()) : NaN);
   let clientAtOpen = process.cpuUsage();
   let clientCpuUs = NaN;
   let stopRss: (() => number) | null = null;
@@ -82,12 +87,14 @@ export async function measureRuns(
     onWindow: (edge) => {
       if (edge === "open") {
         atOpen = target.tree.usage();
+        proxyAtOpen = proxyCpu();
         clientAtOpen = process.cpuUsage();
         stopRss = watchPeakRss(target.tree);
         stopMemory = watchPeakMemory(target.tree);
         stopSteal = watchSteal();
       } else {
         atClose = target.tree.usage();
+        proxyCpuMs = proxyCpu() - proxyAtOpen;
         const c = process.cpuUsage(clientAtOpen);
         clientCpuUs = c.user + c.system;
         peakKb = stopRss?.() ?? NaN;
@@ -109,5 +116,6 @@ export async function measureRuns(
     peakMemory: peakMemory ?? (Object.fromEntries(GROUPS.map((g) => [g, { pssKb: NaN, ussKb: NaN, rssKb: NaN }])) as GroupMemory),
     stealPct,
     clientCpuPct: (100 * clientCpuUs) / 1000 / opts.windowMs,
+    proxyCpuMsPerRun: perRun(proxyCpuMs),
   };
 }

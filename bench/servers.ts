@@ -95,6 +95,34 @@ export function startDurable(preferredPort: number, modelUrl: string, db: { url:
   return startTsServer("durable-server.ts", "The durable limit server", preferredPort, ["--model-url", modelUrl, "--database-url", db.url], db.pid ? [db.pid] : []);
 }
 
+/** A round-robin proxy (bench/proxy-server.ts) in front of `targets`; `close` stops it and returns how many requests each target got. */
+export async function startProxy(targets: string[]): Promise<{ port: number; tree: Tree; close: () => Promise<number[]> }> {
+  const child = startScript("proxy-server.ts", targets.flatMap((t) => ["--target", t]), { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout!.on("data", (c: Buffer) => (out += c.toString("utf8")));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("The proxy did not start within 20 s")), 20_000);
+    const check = () => {
+      const m = /^ready (\d+)$/m.exec(out);
+      if (!m) return;
+      clearTimeout(timer);
+      child.stdout!.off("data", check);
+      resolve(Number(m[1]));
+    };
+    child.stdout!.on("data", check);
+    void exited.then(() => reject(new Error(`The proxy exited during start-up (code ${child.exitCode})`)));
+  });
+  const close = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exited;
+    const last = out.trim().split("\n").at(-1)!;
+    if (!last.startsWith("[")) throw new Error(`The proxy ended without its counts (code ${child.exitCode})`);
+    return JSON.parse(last) as number[];
+  };
+  return { port, tree: processTree([child.pid!], port), close };
+}
+
 /** What a Dispatch server is started with; `dbPid` is the database's postmaster when the bench runs it. */
 export type DispatchEnv = { databaseUrl: string; authSecret: string; dataDir: string; modelUrl: string; dbPid: number | null };
 
@@ -167,11 +195,12 @@ export type NpmStack = { dataDir: string; modelUrl: string; databaseUrl: string 
  * `npm start -- -p PORT -H 127.0.0.1` with the README's configuration and nothing else: it opens
  * (the first time: creates) its embedded PostgreSQL under DATA_DIR, migrates, seeds the first
  * admin and serves. Stopped as a supervisor stops it: SIGTERM to npm, which passes it on.
+ * `extraEnv`: what an operator adds (a second instance's AUTH_SECRET, shared with the first).
  */
-export async function startNpmStart(preferredPort: number, stack: NpmStack): Promise<DispatchServer> {
+export async function startNpmStart(preferredPort: number, stack: NpmStack, extraEnv: Record<string, string> = {}): Promise<DispatchServer> {
   const port = await freePort(preferredPort);
   const url = `http://127.0.0.1:${port}`;
-  const env = { ...npmStartEnv(stack), ...(stack.databaseUrl ? { DATABASE_URL: stack.databaseUrl } : {}) };
+  const env = { ...npmStartEnv(stack), ...(stack.databaseUrl ? { DATABASE_URL: stack.databaseUrl } : {}), ...extraEnv };
   // No NODE_ENV, as a user's shell has none: `npm start` sets the server's itself.
   const child = startProcess("npm", ["start", "--", "-p", String(port), "-H", "127.0.0.1"], { env: env as NodeJS.ProcessEnv, stdio: ["ignore", serverLog(), "pipe"] });
   // Its status lines (one per migration on the first start) are shown only when it fails to start.

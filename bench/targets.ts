@@ -3,6 +3,7 @@
 // and whether it is met.
 import { PACED_IDEAL_MS } from "./answer";
 import { n, slope } from "./figures";
+import { instancesMean, type InstancesRow } from "./instances-phase";
 import type { Report, RunsKey, RunsRow } from "./report";
 
 type Row = { target: string; measured: string; against: string; ratio: number | null; met: boolean | null };
@@ -35,6 +36,14 @@ function durableRows(c50: RunsRow | undefined): Row[] {
     compare("… CPU per run, whole tree incl. PostgreSQL ≤ 1.3× durable limit", d.cpuMsPerRun, l.cpuMsPerRun, { unit: "ms", digits: 2, against, bound: 1.3, atLeast: false }),
     compare("… TTFE p99 ≤ 1.1× durable limit", d.ttfe.p99, l.ttfe.p99, { unit: "ms", digits: 1, against, bound: 1.1, atLeast: false }),
   ];
+}
+
+/** #45: two instances on the same cores, behind one proxy, do at least the runs of one behind it. */
+function instancesRows(r: Report): Row[] {
+  const name = (label: string) => `${label}: two instances (one PostgreSQL, round-robin proxy) runs/s ≥ 1.0× one instance's`;
+  const runs = (row: InstancesRow, instances: number) => instancesMean(row, instances, (f) => f.runsPerSec);
+  const measured = r.instances.map((i) => compare(name(i.label), runs(i, 2), runs(i, 1), { unit: "runs/s", digits: 0, against: "one instance behind the proxy; means of 2 readings each", bound: 1, atLeast: true }));
+  return measured.length ? measured : [notRun(name("C=50, new thread"))];
 }
 
 export function targets(r: Report): string[] {
@@ -112,6 +121,7 @@ export function targets(r: Report): string[] {
       rows.push({ target: `/history p95 ≤ 6 ms, 1M-message thread (${h.after})`, measured: `${n(p95, 1)} ms (p50 ${n(Math.max(h.latest.p50, h.randomDay.p50), 1)})`, against: `host steal ${n(Math.max(h.latest.stealPct, h.randomDay.stealPct), 1)} %`, ratio: null, met: p95 <= 6 });
     }
   } else rows.push(notRun("/history p95 ≤ 6 ms, 1M-message thread, also after idling"));
+  rows.push(...instancesRows(r));
   const vercel = row("vercel");
   rows.push(
     vercel

@@ -154,6 +154,18 @@ export function processTree(roots: number[], port: number): Tree {
   };
 }
 
+/** Several systems measured as one (instances sharing a database): each group summed over the trees. */
+export function combinedTree(trees: Tree[]): Tree {
+  const sum = <T extends Record<string, number>>(parts: Record<Group, T>[]): Record<Group, T> =>
+    Object.fromEntries(GROUPS.map((g) => [g, parts.map((p) => p[g]).reduce((a, b) => Object.fromEntries(Object.keys(a).map((k) => [k, a[k]! + b[k]!])) as T)])) as Record<Group, T>;
+  return {
+    roots: trees.flatMap((t) => t.roots),
+    usage: () => sum(trees.map((t) => t.usage())),
+    memory: () => sum(trees.map((t) => t.memory())),
+    listening: () => trees.every((t) => t.listening()),
+  };
+}
+
 export const totalCpu = (u: GroupUsage): number => GROUPS.reduce((n, g) => n + u[g].cpuMs, 0);
 export const totalRss = (u: GroupUsage): number => GROUPS.reduce((n, g) => n + u[g].rssKb, 0);
 

@@ -2,18 +2,18 @@
 // CopilotKit's own runtime (@copilotkitnext/runtime, in ./copilotkit: npm ci there), registered
 // as an AG-UI agent and bound to a user. The unmodified @ag-ui/client HttpAgent talks to Dispatch;
 // every stream Dispatch serves is checked with its verifyEvents, on both AG-UI doors.
-import { HttpAgent, verifyEvents, type BaseEvent } from "@ag-ui/client";
+import { HttpAgent, type BaseEvent } from "@ag-ui/client";
 import { randomUUID } from "node:crypto";
-import { from, lastValueFrom, toArray } from "rxjs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { bindRunner, registerAgent } from "@/server/runner-host/service";
+import { registerAgent } from "@/server/runner-host/service";
 import { StreamObjectSchema } from "@/server/protocols/agent-api/response";
-import { baseUrl, bearer, createTestUser } from "@/test/helpers";
+import { baseUrl, bearer } from "@/test/helpers";
 import { getJson, paced, postRun, runInput, waitForRunEnd } from "@/test/runs";
 import { collectSse } from "@/test/sse";
 import { waitFor } from "@/test/wait";
 import { agUiUrl } from "@/test/clients/dispatch";
 import { startCopilotKitAgent, STATE_DELTA_TOOL, WEATHER_TOOL, type CopilotKitAgentServer } from "./copilotkit/agent";
+import { runIdOf, send, userBoundTo, verified } from "./turns";
 
 let copilotkit: CopilotKitAgentServer;
 let runnerId = "";
@@ -27,27 +27,6 @@ afterAll(async () => {
   await copilotkit?.close();
 });
 
-async function userBoundTo(id: string) {
-  const user = await createTestUser();
-  await bindRunner({ runnerId: id, email: user.email });
-  return user;
-}
-
-const verified = (events: BaseEvent[]) => lastValueFrom(from(events).pipe(verifyEvents(), toArray()));
-
-/** One chat turn on the client: its events, checked by @ag-ui/client's own verifier, and the answer. */
-async function send(agent: HttpAgent, text: string, subscriber: Parameters<HttpAgent["runAgent"]>[1] = {}, state?: unknown) {
-  const events: BaseEvent[] = [];
-  agent.addMessage({ id: randomUUID(), role: "user", content: text });
-  if (state !== undefined) agent.setState(state as Record<string, unknown>);
-  // A client's own abort (stop) rejects the run's promise; the events it got are still checked.
-  await agent.runAgent({}, { ...subscriber, onEvent: ({ event }) => void events.push(event) }).catch(() => undefined);
-  await verified(events);
-  const last = agent.messages.findLast((m) => m.role === "assistant" && typeof m.content === "string" && m.content !== "");
-  return { events, answer: typeof last?.content === "string" ? last.content : "" };
-}
-
-const runIdOf = (events: BaseEvent[]) => (events.find((e) => e.type === "RUN_STARTED") as unknown as { runId: string }).runId;
 const newAgent = (apiKey: string, threadId = randomUUID()) => new HttpAgent({ url: agUiUrl(), headers: bearer(apiKey), threadId });
 
 describe("a CopilotKit agent (@copilotkitnext/runtime) behind Dispatch", () => {

@@ -2,19 +2,19 @@
 // (@ag-ui/mastra, in ./mastra: npm ci there), registered as an AG-UI agent and bound to a user.
 // The unmodified @ag-ui/client HttpAgent talks to Dispatch's POST /api/v1/ag-ui; Dispatch relays
 // the Mastra agent's events through its event log. Also: the seed door, stop, and broken agents.
-import { HttpAgent, verifyEvents, type BaseEvent, type Interrupt } from "@ag-ui/client";
+import { HttpAgent, type BaseEvent, type Interrupt } from "@ag-ui/client";
 import { randomUUID } from "node:crypto";
-import { from, lastValueFrom, toArray } from "rxjs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { bindRunner, registerAgent } from "@/server/runner-host/service";
+import { registerAgent } from "@/server/runner-host/service";
 import { StreamObjectSchema } from "@/server/protocols/agent-api/response";
-import { baseUrl, bearer, createTestUser } from "@/test/helpers";
+import { baseUrl, bearer } from "@/test/helpers";
 import { getJson, paced, postRun, runInput, waitForRunEnd } from "@/test/runs";
 import { collectSse } from "@/test/sse";
 import { waitFor } from "@/test/wait";
 import { agUiUrl } from "@/test/clients/dispatch";
 import { getPool } from "@/server/db";
 import { startMastraAgent, SEND_MAIL_TOOL, WEATHER_TOOL, type MastraAgentServer } from "./mastra/agent";
+import { runIdOf, send, userBoundTo, verified } from "./turns";
 
 let mastra: MastraAgentServer;
 let runnerId = "";
@@ -27,25 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await mastra?.close();
 });
-
-async function userBoundTo(id: string) {
-  const user = await createTestUser();
-  await bindRunner({ runnerId: id, email: user.email });
-  return user;
-}
-
-/** One chat turn on the client: its events, checked by @ag-ui/client's own verifier, and the answer. */
-async function send(agent: HttpAgent, text: string, subscriber: Parameters<HttpAgent["runAgent"]>[1] = {}) {
-  const events: BaseEvent[] = [];
-  agent.addMessage({ id: randomUUID(), role: "user", content: text });
-  let error: unknown = null;
-  await agent.runAgent({}, { ...subscriber, onEvent: ({ event }) => void events.push(event) }).catch((err: unknown) => (error = err));
-  await lastValueFrom(from(events).pipe(verifyEvents(), toArray()));
-  const last = agent.messages.findLast((m) => m.role === "assistant");
-  return { events, error, answer: typeof last?.content === "string" ? last.content : "" };
-}
-
-const runIdOf = (events: BaseEvent[]) => (events.find((e) => e.type === "RUN_STARTED") as unknown as { runId: string }).runId;
 
 describe("a Mastra agent (@ag-ui/mastra) behind Dispatch", () => {
   it("holds a three-turn conversation with a tool call through /api/v1/ag-ui, kept in /history", async () => {
@@ -85,7 +66,7 @@ describe("a Mastra agent (@ag-ui/mastra) behind Dispatch", () => {
     const frames = (await collectSse(res)).map((f) => JSON.parse(f.data) as { type: string; delta?: string });
     expect(frames.filter((f) => f.type === "TEXT_MESSAGE_CONTENT").map((f) => f.delta).join("")).toBe("You said: through the seed door");
     expect(frames.at(-1)?.type).toBe("RUN_FINISHED");
-    await lastValueFrom(from(frames as BaseEvent[]).pipe(verifyEvents(), toArray()));
+    await verified(frames as BaseEvent[]);
   });
 
   it("answers through the Agent API (POST /api/v1/agent/process) with valid stream objects", async () => {
@@ -146,7 +127,7 @@ describe("a Mastra tool that suspends for a person (human in the loop)", () => {
     await getPool().query(`update approvals set created_at = created_at - interval '23 hours', expires_at = expires_at - interval '23 hours' where id = $1`, [interrupts[0]!.id]);
     const events: BaseEvent[] = [];
     await agent.runAgent({ resume: [{ interruptId: interrupts[0]!.id, status: "resolved", payload: { approved: true } }] }, { onEvent: ({ event }) => void events.push(event) });
-    await lastValueFrom(from(events).pipe(verifyEvents(), toArray()));
+    await verified(events);
     const resumed = mastra.requests.at(-1)!;
     expect(resumed.resume).toEqual([{ interruptId: `${firstRun.runId}::${interrupts[0]!.toolCallId}`, status: "resolved", payload: { approved: true } }]);
     expect(events.at(-1), JSON.stringify(events.map((e) => e.type === "RUN_ERROR" ? e : e.type))).toMatchObject({ type: "RUN_FINISHED" });
@@ -170,7 +151,7 @@ describe("a Mastra run outlives its client", () => {
     const after = new HttpAgent({ url: agUiUrl(), headers: bearer(user.apiKey), threadId });
     const events: BaseEvent[] = [];
     await after.runAgent({}, { onEvent: ({ event }) => void events.push(event) });
-    await lastValueFrom(from(events).pipe(verifyEvents(), toArray()));
+    await verified(events);
     expect(events.slice(0, 2).map((e) => e.type)).toEqual(["RUN_STARTED", "MESSAGES_SNAPSHOT"]);
     expect(events.at(-1)?.type).toBe("RUN_FINISHED");
     expect(after.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);

@@ -1,19 +1,17 @@
 import { HttpAgent, verifyEvents, type BaseEvent, type Interrupt } from "@ag-ui/client";
 import { randomUUID } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { from, lastValueFrom, toArray } from "rxjs";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { getPool } from "@/server/db";
 import { StreamObjectSchema, type StreamObject } from "@/server/protocols/agent-api/response";
 import { extraServersForFile } from "@/test/extra-server";
-import { baseUrl, bearer, createTestUser } from "@/test/helpers";
+import { baseUrl, bearer } from "@/test/helpers";
 import { postRun, runInput, waitForRunEnd } from "@/test/runs";
 import { collectSse, readSse } from "@/test/sse";
 import { callerAs } from "@/test/trpc-callers";
 import { waitFor } from "@/test/wait";
 import { decide, history } from "../../approvals/test-support";
-import { bindRunner, registerAgent } from "../service";
+import { scriptedAgents, type Script as AgentScript } from "./test-fixtures";
 
 // An AG-UI agent that ends its run with an interrupt outcome, scripted frame by frame behind the
 // production server: its interrupts become durable approvals (inbox, /history cards, every door's
@@ -23,50 +21,11 @@ import { bindRunner, registerAgent } from "../service";
 
 vi.mock("@/server/auth/session", () => ({ getSessionPrincipal: async () => null }));
 
-type Frame = Record<string, unknown>;
 type AgentInput = { threadId: string; runId: string; messages: { role: string; content?: unknown }[]; resume?: unknown[] };
-/** Frames to send; `hold` keeps the response open after them (an agent still working). */
-type Script = (input: AgentInput) => { frames: Frame[]; hold?: boolean };
+type Script = AgentScript<AgentInput>;
 
-const scripts = new Map<string, { script: Script; received: AgentInput[] }>();
+const { userWithAgent } = scriptedAgents<AgentInput>("hitl");
 const extra = extraServersForFile(1);
-let server: http.Server;
-let origin = "";
-
-beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c: Buffer) => (body += c.toString()));
-    req.on("end", () => {
-      const agent = scripts.get(req.url ?? "")!;
-      const input = JSON.parse(body) as AgentInput;
-      agent.received.push(input);
-      const { frames, hold } = agent.script(input);
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      const text = frames.map((f) => `data: ${JSON.stringify(f)}\n\n`).join("");
-      if (hold) res.write(text);
-      else res.end(text);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
-
-/** A user whose runs go to an agent that answers with `script`; what the agent received. */
-async function userWithAgent(script: Script) {
-  const path = `/${randomUUID()}`;
-  const received: AgentInput[] = [];
-  scripts.set(path, { script, received });
-  const { runnerId } = await registerAgent({ url: `${origin}${path}`, name: `hitl-${randomUUID().slice(0, 8)}` });
-  const user = await createTestUser();
-  await bindRunner({ runnerId, email: user.email });
-  return { user, received };
-}
 
 const text = (id: string, words: string) => [
   { type: "TEXT_MESSAGE_START", messageId: id, role: "assistant" },

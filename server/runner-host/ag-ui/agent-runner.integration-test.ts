@@ -1,53 +1,20 @@
 import { HttpAgent, verifyEvents, type BaseEvent } from "@ag-ui/client";
 import { randomUUID } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { from, lastValueFrom, toArray } from "rxjs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baseUrl, bearer, createTestUser } from "@/test/helpers";
+import { describe, expect, it } from "vitest";
+import { baseUrl, bearer } from "@/test/helpers";
 import { pngBytes } from "@/test/images";
 import { getJson, postRun, runInput, waitForRunEnd } from "@/test/runs";
 import { collectSse } from "@/test/sse";
-import { bindRunner, registerAgent } from "../service";
+import { scriptedAgents, type Script as AgentScript } from "./test-fixtures";
 
 // AG-UI agents scripted frame by frame (a framework's agent is in test/framework-agents), behind the
 // production server: what Dispatch keeps of an agent's state, and how each broken stream ends.
 
-type Frame = Record<string, unknown>;
-type Script = (input: { threadId: string; runId: string; state: unknown }) => { status?: number; contentType?: string; frames: (Frame | string)[] };
+type AgentInput = { threadId: string; runId: string; state: unknown };
+type Script = AgentScript<AgentInput>;
 
-const scripts = new Map<string, Script>();
-let server: http.Server;
-let origin = "";
-
-beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c: Buffer) => (body += c.toString()));
-    req.on("end", () => {
-      const script = scripts.get(req.url ?? "")!;
-      const { status = 200, contentType = "text/event-stream", frames } = script(JSON.parse(body));
-      res.writeHead(status, { "content-type": contentType });
-      res.end(frames.map((f) => (typeof f === "string" ? f : `data: ${JSON.stringify(f)}\n\n`)).join(""));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
-});
-
-/** A user whose runs go to an agent that answers with `script`. */
-async function userWithAgent(script: Script) {
-  const path = `/${randomUUID()}`;
-  scripts.set(path, script);
-  const { runnerId } = await registerAgent({ url: `${origin}${path}`, name: `scripted-${randomUUID().slice(0, 8)}` });
-  const user = await createTestUser();
-  await bindRunner({ runnerId, email: user.email });
-  return user;
-}
+const { userWithAgent } = scriptedAgents<AgentInput>("scripted");
 
 async function run(apiKey: string, threadId: string, text: string, state?: Record<string, unknown>) {
   const agent = new HttpAgent({ url: `${baseUrl()}/api/v1/ag-ui`, headers: bearer(apiKey), threadId, initialState: state });
@@ -67,7 +34,7 @@ const answer = (id: string) => [
 describe("an AG-UI agent's state", () => {
   it("is kept as the thread's state, and the next run is sent it", async () => {
     const received: unknown[] = [];
-    const user = await userWithAgent(({ threadId, runId, state }) => {
+    const { user } = await userWithAgent(({ threadId, runId, state }) => {
       received.push(state);
       return {
         frames: [
@@ -92,7 +59,7 @@ describe("an AG-UI agent's state", () => {
 
 describe("an AG-UI agent's shorthand", () => {
   it("takes TEXT_MESSAGE_CHUNK events as the message they stand for", async () => {
-    const user = await userWithAgent(({ threadId, runId }) => ({
+    const { user } = await userWithAgent(({ threadId, runId }) => ({
       frames: [
         { type: "RUN_STARTED", threadId, runId },
         { type: "TEXT_MESSAGE_CHUNK", messageId: `c-${runId}`, role: "assistant", delta: "in " },
@@ -112,7 +79,7 @@ describe("an AG-UI agent's shorthand", () => {
 describe("an AG-UI agent's input", () => {
   it("has the user's image as an image part with a fresh signed URL", async () => {
     let sent: { role: string; content?: unknown }[] = [];
-    const user = await userWithAgent((input) => {
+    const { user } = await userWithAgent((input) => {
       sent = (input as unknown as { messages: typeof sent }).messages;
       return { frames: [{ type: "RUN_STARTED", threadId: input.threadId, runId: input.runId }, ...answer(`a-${input.runId}`), { type: "RUN_FINISHED", threadId: input.threadId, runId: input.runId }] };
     });
@@ -141,7 +108,7 @@ describe("a broken AG-UI stream ends the run with a clear RUN_ERROR", () => {
     ["the agent's own RUN_ERROR", ({ threadId, runId }) => ({ frames: [{ type: "RUN_STARTED", threadId, runId }, { type: "RUN_ERROR", code: "quota", message: "out of credit" }] }), "agent.run_error", /\(quota\): out of credit/],
   ];
   it.each(cases)("%s", async (_what, script, code, message) => {
-    const user = await userWithAgent(script);
+    const { user } = await userWithAgent(script);
     const { events } = await run(user.apiKey, randomUUID(), "hello");
     const last = events.at(-1) as unknown as { type: string; code: string; message: string };
     expect(last).toMatchObject({ type: "RUN_ERROR", code });
