@@ -24,7 +24,7 @@ async function measureCase(c: Case, dispatch: Target, limit: Target, log: (line:
     if (durable.firstFailure) log(`a durable-limit run failed: ${durable.firstFailure}`);
   }
   log(`runs ${c.label}: Dispatch`);
-  const measured = extra.database ? await measureFootprint(extra.database, () => measureRuns(dispatch, opts)) : { result: await measureRuns(dispatch, opts), footprint: undefined };
+  const measured = extra.database ? await measureFootprint(extra.database, () => measureRuns(dispatch, opts), c.label) : { result: await measureRuns(dispatch, opts), footprint: undefined };
   const d = measured.result;
   if (d.firstFailure) log(`a Dispatch run failed: ${d.firstFailure}`);
   return { key: c.key, label: c.label, dispatch: d, limit: l, ...(durable ? { durable } : {}), ...(measured.footprint ? { footprint: measured.footprint } : {}) };
@@ -33,6 +33,9 @@ async function measureCase(c: Case, dispatch: Target, limit: Target, log: (line:
 /** Pushes each case's row into `rows` as soon as it is measured; the durable limit runs the C=50 new-thread case. */
 export async function runsPhase(p: { plan: Timing; dispatch: Target; limit: Target; durable: Target; database: string; conversations: Conversation[]; rows: RunsRow[]; log: (line: string) => void }): Promise<void> {
   const { plan } = p;
+  // BENCH_RUNS_CASES=c50,... measures only those cases (their keys), to compare one change quickly.
+  const only = process.env.BENCH_RUNS_CASES?.split(",");
+  const want = (key: RunsKey) => !only || only.includes(key);
   const fast = { pace: "fast" as const, warmupMs: plan.warmupMs, windowMs: plan.windowMs };
   const cases: Case[] = [
     { key: "c1", label: "C=1, new thread", concurrency: 1, threading: "new", ...fast },
@@ -40,11 +43,11 @@ export async function runsPhase(p: { plan: Timing; dispatch: Target; limit: Targ
     { key: "c50", label: "C=50, new thread", concurrency: 50, threading: "new", ...fast },
     { key: "c50-follow-up", label: "C=50, follow-up turn", concurrency: 50, threading: "follow-up", ...fast },
   ];
-  for (const c of cases) p.rows.push(await measureCase(c, p.dispatch, p.limit, p.log, c.key === "c50" ? { durable: p.durable, database: p.database } : {}));
+  for (const c of cases.filter((c) => want(c.key))) p.rows.push(await measureCase(c, p.dispatch, p.limit, p.log, c.key === "c50" ? { durable: p.durable, database: p.database } : {}));
   // POST /api/v1/ag-ui with a 200-message thread resent on every run; the limit reads the same body.
   const resent: Case = { key: "c50-ag-ui", label: `C=${p.conversations.length}, /api/v1/ag-ui, ${plan.resentMessages} messages resent`, concurrency: p.conversations.length, threading: "follow-up", ...fast };
   const body = (w: number) => conversationBody(p.conversations[w]!, "Write me two hundred words, please. [[bench:fast]]");
-  p.rows.push(await measureCase(resent, { ...p.dispatch, path: "/api/v1/ag-ui" }, p.limit, p.log, { body }));
+  if (want(resent.key)) p.rows.push(await measureCase(resent, { ...p.dispatch, path: "/api/v1/ag-ui" }, p.limit, p.log, { body }));
   // The same with shared state sent, and 10 update_state calls in one step (10 STATE_DELTA events)
   // before the answer: first a state of a few bytes (what the calls and their extra model step
   // cost), then ~20 KB (what the state's size adds): #40's target compares the second with no state.
@@ -52,8 +55,8 @@ export async function runsPhase(p: { plan: Timing; dispatch: Target; limit: Targ
     measureCase({ ...resent, key, label: `${resent.label}, ${size} state, 10 deltas` }, { ...p.dispatch, path: "/api/v1/ag-ui" }, p.limit, p.log, {
       body: (w) => conversationBody(p.conversations[w]!, "Write me two hundred words, please. [[bench:state]]", state),
     });
-  p.rows.push(await stateful("c50-ag-ui-small-state", "12-byte", { progress: 0 }));
-  p.rows.push(await stateful("c50-ag-ui-state", "20 KB", BENCH_STATE));
+  if (want("c50-ag-ui-small-state")) p.rows.push(await stateful("c50-ag-ui-small-state", "12-byte", { progress: 0 }));
+  if (want("c50-ag-ui-state")) p.rows.push(await stateful("c50-ag-ui-state", "20 KB", BENCH_STATE));
   const paced: Case = {
     key: "c200-paced",
     label: `C=${plan.pacedConcurrency}, 20 ms/token, new thread`,
@@ -63,7 +66,7 @@ export async function runsPhase(p: { plan: Timing; dispatch: Target; limit: Targ
     warmupMs: plan.pacedWarmupMs,
     windowMs: plan.pacedWindowMs,
   };
-  p.rows.push(await measureCase(paced, p.dispatch, p.limit, p.log));
+  if (want(paced.key)) p.rows.push(await measureCase(paced, p.dispatch, p.limit, p.log));
 }
 
 /** Dispatch under plain `next start` (every route through Next, as on Vercel) against a bare Next.js route handler. */

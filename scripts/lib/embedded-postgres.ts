@@ -144,6 +144,10 @@ export async function startEmbeddedPostgres(opts: {
   };
   const recentOutput: string[] = [];
   const postgresFlags = info.socketDir ? ["-c", `unix_socket_directories=${info.socketDir}`] : [];
+  // Opt-in statement statistics, for profiling what runs cost the cluster (bench/pg-statements.ts).
+  if (process.env.DISPATCH_PG_STATEMENTS === "1") {
+    postgresFlags.push("-c", "shared_preload_libraries=pg_stat_statements", "-c", "pg_stat_statements.track=all", "-c", "pg_stat_statements.track_planning=on");
+  }
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port: info.port,
