@@ -2,6 +2,7 @@
 // rows and messages, over a measured stretch of runs. Inputs of the capacity model
 // (docs/scaling.md): a cluster's WAL bandwidth and row rates divide by these.
 import pg from "pg";
+import { startStatementProfile } from "./pg-statements";
 
 /** `logKbPerRun`: how much the event log's table (with its TOAST and indexes) grew per run. */
 export type Footprint = { runs: number; walKbPerRun: number; logKbPerRun: number; batchRowsPerRun: number; messagesPerRun: number };
@@ -19,8 +20,9 @@ async function query<T extends pg.QueryResultRow>(url: string, text: string, val
 }
 
 /** Runs `fn`, and tells what the runs started meanwhile wrote. */
-export async function measureFootprint<T>(url: string, fn: () => Promise<T>): Promise<{ result: T; footprint: Footprint }> {
+export async function measureFootprint<T>(url: string, fn: () => Promise<T>, label = "runs"): Promise<{ result: T; footprint: Footprint }> {
   const before = await query<Mark>(url, "select pg_current_wal_lsn()::text as lsn, clock_timestamp() as at, pg_total_relation_size('run_event_batches')::text as log");
+  const profile = await startStatementProfile(url, label);
   const result = await fn();
   const after = await query<{ wal: string; log: string; runs: string; batches: string; messages: string }>(
     url,
@@ -31,5 +33,6 @@ export async function measureFootprint<T>(url: string, fn: () => Promise<T>): Pr
     [before.lsn, before.at],
   );
   const runs = Number(after.runs);
+  await profile?.end(runs);
   return { result, footprint: { runs, walKbPerRun: Number(after.wal) / 1024 / runs, logKbPerRun: (Number(after.log) - Number(before.log)) / 1024 / runs, batchRowsPerRun: Number(after.batches) / runs, messagesPerRun: Number(after.messages) / runs } };
 }

@@ -30,7 +30,7 @@ async function measureCase(c: Case, dispatch: Target, limit: Target, log: (line:
     if (durable.firstFailure) log(`a durable-limit run failed: ${durable.firstFailure}`);
   }
   log(`runs ${c.label}: Dispatch`);
-  const measured = extra.database ? await measureFootprint(extra.database, () => measureRuns(dispatch, opts)) : { result: await measureRuns(dispatch, opts), footprint: undefined };
+  const measured = extra.database ? await measureFootprint(extra.database, () => measureRuns(dispatch, opts), c.label) : { result: await measureRuns(dispatch, opts), footprint: undefined };
   const d = measured.result;
   if (d.firstFailure) log(`a Dispatch run failed: ${d.firstFailure}`);
   return { key: c.key, label: c.label, dispatch: d, limit: l, ...(durable ? { durable } : {}), ...(measured.footprint ? { footprint: measured.footprint } : {}) };

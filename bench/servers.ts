@@ -149,6 +149,8 @@ function npmStartEnv(e: { dataDir: string; modelUrl: string }): Omit<NodeJS.Proc
     RUN_FOLLOWERS_PER_USER: "100000",
     // Tuning knobs of server/env.ts worth comparing; unset means the server's default.
     ...(process.env.DATABASE_POOL_MAX ? { DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX } : {}),
+    // The statement profile (bench/pg-statements.ts) needs the embedded cluster to load pg_stat_statements.
+    ...(process.env.BENCH_PG_STATEMENTS ? { DISPATCH_PG_STATEMENTS: "1" } : {}),
   };
 }
 

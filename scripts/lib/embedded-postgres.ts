@@ -99,6 +99,15 @@ async function stopOrphan(clusterDir: string, log: Log): Promise<void> {
   }
 }
 
+/** The postmaster's settings: its socket, and opt-in statement statistics (bench/pg-statements.ts). */
+function postmasterFlags(info: ClusterInfo): string[] {
+  const flags = info.socketDir ? ["-c", `unix_socket_directories=${info.socketDir}`] : [];
+  if (process.env.DISPATCH_PG_STATEMENTS === "1") {
+    flags.push("-c", "shared_preload_libraries=pg_stat_statements", "-c", "pg_stat_statements.track=all", "-c", "pg_stat_statements.track_planning=on");
+  }
+  return flags;
+}
+
 /**
  * Starts (or joins) the embedded PostgreSQL cluster under `<dataDir>/pg` and makes sure
  * `database` exists. A cluster another live process runs for the same folder is reused rather
@@ -143,7 +152,7 @@ export async function startEmbeddedPostgres(opts: {
     owner: opts.host?.pid ?? process.pid,
   };
   const recentOutput: string[] = [];
-  const postgresFlags = info.socketDir ? ["-c", `unix_socket_directories=${info.socketDir}`] : [];
+  const postgresFlags = postmasterFlags(info);
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port: info.port,

@@ -7,6 +7,7 @@ import { appendRunMessages, finishRun } from "@/server/runs/repository/run-messa
 import { createTestUser } from "@/test/helpers";
 import { runInput } from "@/test/runs";
 import { waitFor } from "@/test/wait";
+import { entryEventId, type EntryEvent } from "@/server/runner-host/entry-events";
 import { acceptRun } from "./accept";
 import { readEvents } from "./event-log";
 
@@ -165,5 +166,27 @@ describe("accepting a run", () => {
     const recorded = await acceptRun({ userId, input: input(randomUUID(), "recorded only"), protocol: "ag-ui", runner: "test" });
     expect(recorded.opened).toBeUndefined();
     expect(await readEvents({ runId: recorded.run.id, after: 0, limit: 10 })).toEqual([]);
+  });
+
+  it("numbers a thread's entry events from 1, once per entry, and a new thread without one from 0", async () => {
+    const threadId = randomUUID();
+    const entry = (messageId: string): EntryEvent => ({ id: entryEventId({ threadId, messageId }), eventType: "message.received", source: "test", sourceEventType: null, data: {}, rawRef: null });
+    const events = async (id: string) => {
+      const { rows } = await getPool().query<{ id: string; seq: number }>("select id, seq from agent_events where thread_id = $1 order by seq", [id]);
+      const thread = await getPool().query<{ last: number }>("select last_event_seq as last from threads where id = $1", [id]);
+      return { events: rows, last: thread.rows[0]?.last };
+    };
+    const first = await acceptRun({ userId, input: input(threadId, "first"), protocol: "ag-ui", runner: "test", entry: entry("m-1") });
+    expect(await events(threadId)).toEqual({ events: [{ id: entry("m-1").id, seq: 1 }], last: 1 });
+    await finishRun({ threadId, runId: first.run.id, messages: [], end: { status: "completed" } });
+    const second = await acceptRun({ userId, input: input(threadId, "second"), protocol: "ag-ui", runner: "test", entry: entry("m-2") });
+    await finishRun({ threadId, runId: second.run.id, messages: [], end: { status: "completed" } });
+    // The same entry again (another protocol's delivery of it) is the same event: not numbered twice.
+    await acceptRun({ userId, input: input(threadId, "again"), protocol: "ag-ui", runner: "test", entry: entry("m-2") });
+    expect(await events(threadId)).toEqual({ events: [{ id: entry("m-1").id, seq: 1 }, { id: entry("m-2").id, seq: 2 }], last: 2 });
+
+    const without = randomUUID();
+    await acceptRun({ userId, input: input(without, "no entry"), protocol: "ag-ui", runner: "test" });
+    expect(await events(without)).toEqual({ events: [], last: 0 });
   });
 });

@@ -62,7 +62,7 @@ BEGIN
   IF NOT v_thread.waiting THEN
     PERFORM dispatch_accept_messages(p, v_run_uuid, v_thread.seq);
   END IF;
-  PERFORM dispatch_accept_entry(p);
+  PERFORM dispatch_accept_entry(p, v_thread.is_new);
 
   IF v_thread.waiting THEN
     RETURN json_build_object('status', 'queued', 'run', v_run, 'position',

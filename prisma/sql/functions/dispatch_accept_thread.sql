@@ -23,7 +23,9 @@ DECLARE
 BEGIN
   waiting := false;
   -- xmax is 0 on a row this statement inserted.
-  INSERT INTO threads (id, user_id, title, updated_at, last_seq, active_run_id) VALUES (v_thread_id, v_user_id, p->>'title', now(), 1, p_run)
+  -- A new thread's entry event, when the run brings one, is its event 1 (dispatch_accept_entry).
+  INSERT INTO threads (id, user_id, title, updated_at, last_seq, last_event_seq, active_run_id)
+    VALUES (v_thread_id, v_user_id, p->>'title', now(), 1, CASE WHEN p->'entry' IS NULL THEN 0 ELSE 1 END, p_run)
     ON CONFLICT (id) DO UPDATE SET title = threads.title
     RETURNING user_id, xmax = 0, active_run_id INTO v_owner, is_new, v_active;
   IF v_owner <> v_user_id THEN
