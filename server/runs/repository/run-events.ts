@@ -34,12 +34,14 @@ function insertSql(rows: number): string {
   // more events: its log ends with the terminal event that closed it. Nor does a run another
   // instance took over (its attempt moved on): the new executor writes after what it read. Such
   // runs come back as `closed` rows, the others' new ends as `notice` rows (`<runs.id>:<last seq>`).
+  // run_created_at is the run's created_at (the table's partition key): one per run, so the
+  // conflict target is as unique as (run_id, first_seq).
   return `with v (run_id, first_seq, last_seq, types, events, created_at, attempt) as (values ${values.join(", ")}),
 ins as (
-  insert into run_event_batches (run_id, first_seq, last_seq, types, events, created_at)
-  select v.run_id, v.first_seq, v.last_seq, v.types, v.events, v.created_at from v join runs r on r.id = v.run_id
+  insert into run_event_batches (run_id, first_seq, last_seq, types, events, created_at, run_created_at)
+  select v.run_id, v.first_seq, v.last_seq, v.types, v.events, v.created_at, r.created_at from v join runs r on r.id = v.run_id
   where r.status in ('queued', 'running') and r.attempt = v.attempt
-  on conflict (run_id, first_seq) do nothing
+  on conflict (run_id, first_seq, run_created_at) do nothing
   returning run_id, last_seq
 )
 select null as closed, run_id::text || ':' || max(last_seq) as notice from ins group by run_id
@@ -87,6 +89,12 @@ export async function notifyDurable(notices: string[]): Promise<void> {
 }
 
 /**
+ * The run's creation time, the log's partition key (`$1`: runs.id): known when the statement
+ * starts, so only the run's partition is read (run-time partition pruning), not every month's.
+ */
+const RUN_PARTITION = "(select created_at from runs where id = $1)";
+
+/**
  * The run's batches that hold events after `after`, up to `after + limit`, in order. An ended run's
  * log no longer changes: a read replica that has replayed everything committed before this read
  * (so the run's end too) answers as the primary would (docs/scaling.md "Read replicas").
@@ -94,13 +102,15 @@ export async function notifyDurable(notices: string[]): Promise<void> {
 export async function selectEventBatches({ runId, after, limit, ended = false }: { runId: string; after: number; limit: number; ended?: boolean }) {
   const { rows } = await (ended ? readPool({ after: "now" }) : getPool()).query<Pick<RunEventBatchModel, "firstSeq" | "types" | "events">>(
     `select first_seq as "firstSeq", types, events from run_event_batches
-     where run_id = $1 and last_seq > $2 and first_seq <= $2 + $3 order by first_seq`,
+     where run_id = $1 and run_created_at = ${RUN_PARTITION} and last_seq > $2 and first_seq <= $2 + $3 order by first_seq`,
     [runId, after, limit],
   );
   return rows;
 }
 
 export async function findLastPersistedSeq({ runId }: { runId: string }): Promise<number> {
-  const { rows } = await getPool().query<{ max: number | null }>("select max(last_seq) as max from run_event_batches where run_id = $1", [runId]);
+  const { rows } = await getPool().query<{ max: number | null }>(`select max(last_seq) as max from run_event_batches where run_id = $1 and run_created_at = ${RUN_PARTITION}`, [
+    runId,
+  ]);
   return rows[0]?.max ?? 0;
 }
