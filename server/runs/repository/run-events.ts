@@ -88,11 +88,39 @@ export async function notifyDurable(notices: string[]): Promise<void> {
   });
 }
 
+// A run's partition key, runs.created_at as PostgreSQL prints it, read once per run and kept (a
+// run's creation time never changes). A read that names it as a parameter is planned against the
+// run's partition alone; one that does not, or that looks it up in a subquery, probes every month's
+// index (measured with 16 partitions: 3.1x and 4.7x the time of the read that names it).
+const partitionKeys = new Map<string, string>();
+const KEYS_KEPT = 10_000;
+
+async function partitionKey(runId: string, fresh: boolean): Promise<string | null> {
+  const kept = fresh ? undefined : partitionKeys.get(runId);
+  if (kept !== undefined) return kept;
+  const { rows } = await getPool().query<{ key: string }>("select created_at::text as key from runs where id = $1", [runId]);
+  const key = rows[0]?.key ?? null;
+  if (key === null) partitionKeys.delete(runId);
+  else {
+    if (partitionKeys.size >= KEYS_KEPT) partitionKeys.clear();
+    partitionKeys.set(runId, key);
+  }
+  return key;
+}
+
 /**
- * The run's creation time, the log's partition key (`$1`: runs.id): known when the statement
- * starts, so only the run's partition is read (run-time partition pruning), not every month's.
+ * `read` with the run's partition key. A kept key that finds nothing is checked once against the
+ * run's row (a run whose created_at was edited behind the runtime's back reads as it now is).
  */
-const RUN_PARTITION = "(select created_at from runs where id = $1)";
+async function inRunPartition<T>(runId: string, read: (key: string) => Promise<T>, none: (found: T) => boolean, empty: T): Promise<T> {
+  const kept = partitionKeys.get(runId);
+  const key = kept ?? (await partitionKey(runId, true));
+  if (key === null) return empty;
+  const found = await read(key);
+  if (kept === undefined || !none(found)) return found;
+  const fresh = await partitionKey(runId, true);
+  return fresh === null ? empty : fresh === kept ? found : read(fresh);
+}
 
 /**
  * The run's batches that hold events after `after`, up to `after + limit`, in order. An ended run's
@@ -100,17 +128,21 @@ const RUN_PARTITION = "(select created_at from runs where id = $1)";
  * (so the run's end too) answers as the primary would (docs/scaling.md "Read replicas").
  */
 export async function selectEventBatches({ runId, after, limit, ended = false }: { runId: string; after: number; limit: number; ended?: boolean }) {
-  const { rows } = await (ended ? readPool({ after: "now" }) : getPool()).query<Pick<RunEventBatchModel, "firstSeq" | "types" | "events">>(
-    `select first_seq as "firstSeq", types, events from run_event_batches
-     where run_id = $1 and run_created_at = ${RUN_PARTITION} and last_seq > $2 and first_seq <= $2 + $3 order by first_seq`,
-    [runId, after, limit],
-  );
-  return rows;
+  type Row = Pick<RunEventBatchModel, "firstSeq" | "types" | "events">;
+  const read = async (key: string) =>
+    (
+      await (ended ? readPool({ after: "now" }) : getPool()).query<Row>(
+        `select first_seq as "firstSeq", types, events from run_event_batches
+         where run_id = $1 and run_created_at = $4::timestamp and last_seq > $2 and first_seq <= $2 + $3 order by first_seq`,
+        [runId, after, limit, key],
+      )
+    ).rows;
+  return inRunPartition(runId, read, (rows) => rows.length === 0, [] as Row[]);
 }
 
 export async function findLastPersistedSeq({ runId }: { runId: string }): Promise<number> {
-  const { rows } = await getPool().query<{ max: number | null }>(`select max(last_seq) as max from run_event_batches where run_id = $1 and run_created_at = ${RUN_PARTITION}`, [
-    runId,
-  ]);
-  return rows[0]?.max ?? 0;
+  const read = async (key: string) =>
+    (await getPool().query<{ max: number | null }>("select max(last_seq) as max from run_event_batches where run_id = $1 and run_created_at = $2::timestamp", [runId, key]))
+      .rows[0]?.max ?? 0;
+  return inRunPartition(runId, read, (max) => max === 0, 0);
 }
