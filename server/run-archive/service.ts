@@ -15,7 +15,8 @@ import {
 
 // The event log's lifecycle (docs/event-log-lifecycle.md): finished runs' logs move from the hot
 // rows to one gzip'd NDJSON object each in the attachment storage after RUN_ARCHIVE_AFTER_DAYS,
-// and are deleted after RUN_EVENTS_RETENTION_DAYS. Both are duties (the cron route on Vercel, a
+// and are deleted after RUN_EVENTS_RETENTION_DAYS, whole months at a time where they can be (the
+// log is partitioned by month: ./partitions.ts). Both are duties (the cron route on Vercel, a
 // timer on a long-lived server); a tick does bounded work and the next one goes on.
 
 const DAY_MS = 86_400_000;
