@@ -19,14 +19,17 @@ async function query<T extends pg.QueryResultRow>(url: string, text: string, val
   }
 }
 
+// The event log is partitioned (one table a month, plus a default one): its size is its partitions'.
+const LOG_SIZE = "(select sum(pg_total_relation_size(relid)) from pg_partition_tree('run_event_batches'))";
+
 /** Runs `fn`, and tells what the runs started meanwhile wrote. */
 export async function measureFootprint<T>(url: string, fn: () => Promise<T>, label = "runs"): Promise<{ result: T; footprint: Footprint }> {
-  const before = await query<Mark>(url, "select pg_current_wal_lsn()::text as lsn, clock_timestamp() as at, pg_total_relation_size('run_event_batches')::text as log");
+  const before = await query<Mark>(url, `select pg_current_wal_lsn()::text as lsn, clock_timestamp() as at, ${LOG_SIZE}::text as log`);
   const profile = await startStatementProfile(url, label);
   const result = await fn();
   const after = await query<{ wal: string; log: string; runs: string; batches: string; messages: string }>(
     url,
-    `select pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::text as wal, pg_total_relation_size('run_event_batches')::text as log,
+    `select pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::text as wal, ${LOG_SIZE}::text as log,
        (select count(*) from runs where created_at >= $2)::text as runs,
        (select count(*) from run_event_batches where created_at >= $2)::text as batches,
        (select count(*) from messages where created_at >= $2)::text as messages`,

@@ -62,6 +62,48 @@ describe("prisma/migrations", () => {
   });
 });
 
+describe("the event log's partitioning (20261207230000_partitioned_event_log)", () => {
+  const PARTITIONING = "20261207230000_partitioned_event_log";
+  const LOG = `select run_id::text, first_seq, last_seq, types, events, created_at::text from run_event_batches order by run_id, first_seq`;
+
+  it("keeps every row of a log written before it, each in its run's month's partition", async () => {
+    const url = await freshDatabase();
+    const dir = await copyOfMigrations();
+    for (const m of await readMigrations(dir)) if (m.name >= PARTITIONING) await rm(join(dir, m.name), { recursive: true });
+    await migrate({ connectionString: url, migrationsDir: dir });
+
+    // Runs of three months (one 14 months back), 40 batches each, before the migration.
+    const [user, thread] = ["00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"];
+    await query(url, `insert into users (id, email, updated_at) values ($1, 'log@example.com', now())`, [user]);
+    await query(url, `insert into threads (id, user_id, updated_at) values ($1, $2, now())`, [thread, user]);
+    await query(
+      url,
+      `insert into runs (id, run_id, thread_id, user_id, protocol, runner, deadline_at, status, created_at)
+       select gen_random_uuid(), 'run-' || g, $1, $2, 'ag-ui', 'test', now(), 'completed', localtimestamp - make_interval(months => g) from unnest(array[0, 1, 14]) g`,
+      [thread, user],
+    );
+    await query(
+      url,
+      `insert into run_event_batches (run_id, first_seq, last_seq, types, events, created_at)
+       select r.id, s * 2 - 1, s * 2, 'TEXT_MESSAGE_CONTENT TEXT_MESSAGE_CONTENT', '{"delta":"' || s || '"}' || E'\\n' || '{"delta":"é ' || s || '"}', r.created_at + make_interval(secs => s)
+       from runs r, generate_series(1, 40) s`,
+    );
+    const before = await query(url, LOG);
+    expect(before).toHaveLength(120);
+
+    expect((await migrate({ connectionString: url })).applied).toContain(PARTITIONING);
+    expect(await query(url, LOG)).toEqual(before);
+    // Every row carries its run's creation time and sits in that month's partition, none in the default one.
+    const homes = await query<{ home: string; expected: string }>(
+      url,
+      `select distinct b.tableoid::regclass::text as home, 'run_event_batches_' || to_char(r.created_at, 'YYYY_MM') as expected
+       from run_event_batches b join runs r on r.id = b.run_id and r.created_at = b.run_created_at`,
+    );
+    expect(homes).toHaveLength(3);
+    for (const h of homes) expect(h.home).toBe(h.expected);
+  });
+});
+
 describe("migrate()", () => {
   it("applies every migration once, and a second run changes nothing", async () => {
     const url = await freshDatabase();

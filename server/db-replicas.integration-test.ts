@@ -82,7 +82,11 @@ async function editOnPrimary(threadId: string, content: string): Promise<void> {
 
 /** The replica's scans of a table: its own statistics, so only reads made there count. */
 async function replicaScans(table: string): Promise<number> {
-  const [row] = await cluster.onReplica<{ scans: string }>("select coalesce(seq_scan, 0) + coalesce(idx_scan, 0) as scans from pg_stat_user_tables where relname = $1", [table]);
+  // A partitioned table (the event log) is scanned in its partitions: their scans are its scans.
+  const [row] = await cluster.onReplica<{ scans: string }>(
+    "select coalesce(sum(coalesce(seq_scan, 0) + coalesce(idx_scan, 0)), 0) as scans from pg_stat_user_tables where relid = $1::regclass or relid in (select relid from pg_partition_tree($1::regclass))",
+    [table],
+  );
   return Number(row!.scans);
 }
 

@@ -3,7 +3,7 @@ import { AppError } from "../kernel/errors";
 import { logger } from "../logger";
 import { getStorage } from "../storage/driver";
 import { decodeArchive, sha256Of } from "./archive-format";
-import { findRunArchive } from "./repository";
+import { findRunArchive } from "./repository/run-logs";
 import type { ArchivedEventLine, ArchiveManifest } from "./schemas";
 
 // The read side of the lifecycle, for the event log's readers (server/runs/event-log.ts, the

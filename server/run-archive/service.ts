@@ -3,6 +3,7 @@ import { env } from "../env";
 import { logger } from "../logger";
 import { getStorage } from "../storage/driver";
 import { encodeArchive, sha256Of } from "./archive-format";
+import { dropExpiredPartitions, keepPartitionsAhead } from "./partitions";
 import {
   listRunBatches,
   listRunsToArchive,
@@ -10,11 +11,12 @@ import {
   markRunEventsExpired,
   recordArchiveAndDeleteHotRows,
   type DueRun,
-} from "./repository";
+} from "./repository/run-logs";
 
 // The event log's lifecycle (docs/event-log-lifecycle.md): finished runs' logs move from the hot
 // rows to one gzip'd NDJSON object each in the attachment storage after RUN_ARCHIVE_AFTER_DAYS,
-// and are deleted after RUN_EVENTS_RETENTION_DAYS. Both are duties (the cron route on Vercel, a
+// and are deleted after RUN_EVENTS_RETENTION_DAYS, whole months at a time where they can be (the
+// log is partitioned by month: ./partitions.ts). Both are duties (the cron route on Vercel, a
 // timer on a long-lived server); a tick does bounded work and the next one goes on.
 
 const DAY_MS = 86_400_000;
@@ -80,26 +82,45 @@ async function archiveRun({ runId, userId }: DueRun): Promise<boolean> {
   return moved;
 }
 
-/** Deletes up to `limit` finished runs' logs (archived or hot) past retention; returns how many. Off while RUN_EVENTS_RETENTION_DAYS is unset. */
+/**
+ * Deletes finished runs' logs past retention; returns how many. Off while
+ * RUN_EVENTS_RETENTION_DAYS is unset. First every month whose runs are all past it goes whole (a
+ * partition dropped, no row deleted one by one), then up to `limit` runs one by one: archived
+ * runs' objects, and runs whose month is not wholly past retention yet.
+ */
 export async function expireRunEventsOnce({ now = Date.now(), afterDays = env.RUN_EVENTS_RETENTION_DAYS, limit = LIFECYCLE_BATCH }: TickOptions = {}): Promise<number> {
   if (afterDays === undefined) return 0;
-  const due = await listRunsToExpire({ before: new Date(now - afterDays * DAY_MS), limit });
+  const before = new Date(now - afterDays * DAY_MS);
+  const dropped = await dropExpiredPartitions({ before });
+  const due = await listRunsToExpire({ before, limit });
   for (const run of due) {
     // The bytes go first: a failure here leaves the run due, and the next tick deletes again.
     if (run.bucket && run.path) await getStorage().deleteObject({ bucket: run.bucket, path: run.path });
     await markRunEventsExpired({ runId: run.runId });
   }
-  return due.length;
+  return dropped + due.length;
+}
+
+/**
+ * The archive duty's tick: the event log's next partitions first (whatever the policies: the log
+ * is partitioned on every deployment), then the archive.
+ */
+export async function archiveRunsTick(options: TickOptions = {}): Promise<{ archived: number; failed: number }> {
+  await keepPartitionsAhead();
+  return archiveRunsOnce(options);
 }
 
 let timer: NodeJS.Timeout | null = null;
 
-/** On a long-lived server: one tick at start-up, then every ten minutes, while either policy is set. */
+/**
+ * On a long-lived server: one tick at start-up, then every ten minutes. The event log's partitions
+ * are kept ahead on every tick; archive and retention act while their policy is set.
+ */
 export function startEventLogLifecycle(): void {
-  if (timer || (env.RUN_ARCHIVE_AFTER_DAYS === undefined && env.RUN_EVENTS_RETENTION_DAYS === undefined)) return;
+  if (timer) return;
   const tick = () =>
     void (async () => {
-      const { archived, failed } = await archiveRunsOnce();
+      const { archived, failed } = await archiveRunsTick();
       const expired = await expireRunEventsOnce();
       if (archived + failed + expired > 0) logger.info({ archived, failed, expired }, "event log lifecycle tick");
     })().catch((err: unknown) => logger.warn({ err }, "event log lifecycle tick failed; the next one goes on"));

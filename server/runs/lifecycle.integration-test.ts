@@ -107,7 +107,8 @@ describe("run lifecycle", () => {
     const started = { type: "RUN_STARTED", threadId: run.threadId, runId: run.runId };
     const open = { type: "TEXT_MESSAGE_START", messageId: "m-dead", role: "assistant" };
     await getPool().query(
-      `insert into run_event_batches (run_id, first_seq, last_seq, types, events) values ($1, 1, 2, 'RUN_STARTED TEXT_MESSAGE_START', $2)`,
+      `insert into run_event_batches (run_id, first_seq, last_seq, types, events, run_created_at)
+       select $1, 1, 2, 'RUN_STARTED TEXT_MESSAGE_START', $2, created_at from runs where id = $1`,
       [run.id, `${JSON.stringify(started)}\n${JSON.stringify(open)}`],
     );
     await getPool().query(`update runs set status = 'running', heartbeat_at = now() - interval '20 seconds' where id = $1`, [run.id]);
@@ -126,7 +127,7 @@ describe("run lifecycle", () => {
     const { run } = await accept();
     const started = { type: "RUN_STARTED", threadId: run.threadId, runId: run.runId };
     const batch = (first: number, events: object[]) =>
-      getPool().query(`insert into run_event_batches (run_id, first_seq, last_seq, types, events) values ($1, $2, $3, $4, $5)`, [
+      getPool().query(`insert into run_event_batches (run_id, first_seq, last_seq, types, events, run_created_at) select $1, $2, $3, $4, $5, created_at from runs where id = $1`, [
         run.id,
         first,
         first + events.length - 1,

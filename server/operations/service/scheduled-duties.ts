@@ -4,7 +4,7 @@ import { z } from "zod";
 import { env } from "../../env";
 import { AppError } from "../../kernel/errors";
 import { sweepOldApiCalls } from "../../runner-host/api/audit-retention";
-import { archiveRunsOnce, expireRunEventsOnce } from "../../run-archive/service";
+import { archiveRunsTick, expireRunEventsOnce } from "../../run-archive/service";
 import { recoverAbandonedRuns, type KeepExecuting } from "../../runs/recovery";
 import { deliverWebhooksOnce } from "../../queue/webhook-worker";
 import { fireSchedulesOnce, queueLogger, runQueuedRunsOnce } from "../../queue/worker";
@@ -31,13 +31,15 @@ const DUTIES = {
   "start-queued-runs": async () => ({ startedRuns: await runQueuedRunsOnce() }),
   // Deletes host API audit rows past RUNNER_API_AUDIT_RETENTION_DAYS.
   "audit-retention": async () => ({ deletedAuditRows: await sweepOldApiCalls() }),
-  // Moves up to 100 finished runs' event logs past RUN_ARCHIVE_AFTER_DAYS to the attachment
-  // storage (docs/event-log-lifecycle.md); the next call goes on with the rest.
+  // Makes the event log's next monthly partitions, then moves up to 100 finished runs' event logs
+  // past RUN_ARCHIVE_AFTER_DAYS to the attachment storage (docs/event-log-lifecycle.md); the next
+  // call goes on with the rest.
   "archive-runs": async () => {
-    const { archived, failed } = await archiveRunsOnce();
+    const { archived, failed } = await archiveRunsTick();
     return { archivedRuns: archived, failedRuns: failed };
   },
-  // Deletes up to 100 finished runs' event logs past RUN_EVENTS_RETENTION_DAYS; their threads stay whole.
+  // Deletes finished runs' event logs past RUN_EVENTS_RETENTION_DAYS (whole monthly partitions,
+  // then up to 100 runs one by one); their threads stay whole.
   "expire-run-events": async () => ({ expiredRuns: await expireRunEventsOnce() }),
   // Attempts the webhook deliveries that are due (first attempts and retries at their back-off):
   // with no long-lived worker, this is what sends them, once a minute. A call that runs out of

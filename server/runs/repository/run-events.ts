@@ -34,12 +34,14 @@ function insertSql(rows: number): string {
   // more events: its log ends with the terminal event that closed it. Nor does a run another
   // instance took over (its attempt moved on): the new executor writes after what it read. Such
   // runs come back as `closed` rows, the others' new ends as `notice` rows (`<runs.id>:<last seq>`).
+  // run_created_at is the run's created_at (the table's partition key): one per run, so the
+  // conflict target is as unique as (run_id, first_seq).
   return `with v (run_id, first_seq, last_seq, types, events, created_at, attempt) as (values ${values.join(", ")}),
 ins as (
-  insert into run_event_batches (run_id, first_seq, last_seq, types, events, created_at)
-  select v.run_id, v.first_seq, v.last_seq, v.types, v.events, v.created_at from v join runs r on r.id = v.run_id
+  insert into run_event_batches (run_id, first_seq, last_seq, types, events, created_at, run_created_at)
+  select v.run_id, v.first_seq, v.last_seq, v.types, v.events, v.created_at, r.created_at from v join runs r on r.id = v.run_id
   where r.status in ('queued', 'running') and r.attempt = v.attempt
-  on conflict (run_id, first_seq) do nothing
+  on conflict (run_id, first_seq, run_created_at) do nothing
   returning run_id, last_seq
 )
 select null as closed, run_id::text || ':' || max(last_seq) as notice from ins group by run_id
@@ -86,21 +88,61 @@ export async function notifyDurable(notices: string[]): Promise<void> {
   });
 }
 
+// A run's partition key, runs.created_at as PostgreSQL prints it, read once per run and kept (a
+// run's creation time never changes). A read that names it as a parameter is planned against the
+// run's partition alone; one that does not, or that looks it up in a subquery, probes every month's
+// index (measured with 16 partitions: 3.1x and 4.7x the time of the read that names it).
+const partitionKeys = new Map<string, string>();
+const KEYS_KEPT = 10_000;
+
+async function partitionKey(runId: string, fresh: boolean): Promise<string | null> {
+  const kept = fresh ? undefined : partitionKeys.get(runId);
+  if (kept !== undefined) return kept;
+  const { rows } = await getPool().query<{ key: string }>("select created_at::text as key from runs where id = $1", [runId]);
+  const key = rows[0]?.key ?? null;
+  if (key === null) partitionKeys.delete(runId);
+  else {
+    if (partitionKeys.size >= KEYS_KEPT) partitionKeys.clear();
+    partitionKeys.set(runId, key);
+  }
+  return key;
+}
+
+/**
+ * `read` with the run's partition key. A kept key that finds nothing is checked once against the
+ * run's row (a run whose created_at was edited behind the runtime's back reads as it now is).
+ */
+async function inRunPartition<T>(runId: string, read: (key: string) => Promise<T>, none: (found: T) => boolean, empty: T): Promise<T> {
+  const kept = partitionKeys.get(runId);
+  const key = kept ?? (await partitionKey(runId, true));
+  if (key === null) return empty;
+  const found = await read(key);
+  if (kept === undefined || !none(found)) return found;
+  const fresh = await partitionKey(runId, true);
+  return fresh === null ? empty : fresh === kept ? found : read(fresh);
+}
+
 /**
  * The run's batches that hold events after `after`, up to `after + limit`, in order. An ended run's
  * log no longer changes: a read replica that has replayed everything committed before this read
  * (so the run's end too) answers as the primary would (docs/scaling.md "Read replicas").
  */
 export async function selectEventBatches({ runId, after, limit, ended = false }: { runId: string; after: number; limit: number; ended?: boolean }) {
-  const { rows } = await (ended ? readPool({ after: "now" }) : getPool()).query<Pick<RunEventBatchModel, "firstSeq" | "types" | "events">>(
-    `select first_seq as "firstSeq", types, events from run_event_batches
-     where run_id = $1 and last_seq > $2 and first_seq <= $2 + $3 order by first_seq`,
-    [runId, after, limit],
-  );
-  return rows;
+  type Row = Pick<RunEventBatchModel, "firstSeq" | "types" | "events">;
+  const read = async (key: string) =>
+    (
+      await (ended ? readPool({ after: "now" }) : getPool()).query<Row>(
+        `select first_seq as "firstSeq", types, events from run_event_batches
+         where run_id = $1 and run_created_at = $4::timestamp and last_seq > $2 and first_seq <= $2 + $3 order by first_seq`,
+        [runId, after, limit, key],
+      )
+    ).rows;
+  return inRunPartition(runId, read, (rows) => rows.length === 0, [] as Row[]);
 }
 
 export async function findLastPersistedSeq({ runId }: { runId: string }): Promise<number> {
-  const { rows } = await getPool().query<{ max: number | null }>("select max(last_seq) as max from run_event_batches where run_id = $1", [runId]);
-  return rows[0]?.max ?? 0;
+  const read = async (key: string) =>
+    (await getPool().query<{ max: number | null }>("select max(last_seq) as max from run_event_batches where run_id = $1 and run_created_at = $2::timestamp", [runId, key]))
+      .rows[0]?.max ?? 0;
+  return inRunPartition(runId, read, (max) => max === 0, 0);
 }

@@ -109,12 +109,12 @@ export async function finishRun({
     text: `with closed as (update runs set status = $4, finished_at = now(), error_code = $5, error_message = $6, usage = coalesce($7::jsonb, usage),
        model = coalesce($8, model), tool_calls = coalesce($13, tool_calls)
      where id = $2 and status in ('queued', 'running') and ($14::int is null or attempt = $14)
-     returning id, user_id, api_key_id, runner, model, status, usage, tool_calls, finished_at - coalesce(started_at, created_at) as took),
+     returning id, user_id, api_key_id, runner, model, status, usage, tool_calls, finished_at - coalesce(started_at, created_at) as took, created_at),
      ${insertMessages("closed")},
      ${ADD_TO_LEDGER},
      ${endOpenAttemptSql("closed", "$15")},
-     ev as (insert into run_event_batches (run_id, first_seq, last_seq, types, events, created_at)
-       select closed.id, $9::int, $10::int, $11, $12, now() from closed where $9::int is not null
+     ev as (insert into run_event_batches (run_id, first_seq, last_seq, types, events, created_at, run_created_at)
+       select closed.id, $9::int, $10::int, $11, $12, now(), closed.created_at from closed where $9::int is not null
        returning run_id, last_seq)
      select true as closed, user_id::text as "userId" from closed
      union all

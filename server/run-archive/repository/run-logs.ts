@@ -1,7 +1,7 @@
 import "server-only";
-import { getPool } from "../db";
-import type { HotBatch } from "./archive-format";
-import type { ArchiveManifest } from "./schemas";
+import { getPool } from "../../db";
+import type { HotBatch } from "../archive-format";
+import type { ArchiveManifest } from "../schemas";
 
 // The event log's lifecycle in SQL: which finished runs' logs are due to move to storage or to
 // expire, their hot rows (run_event_batches), and the archive table (run_event_archives) that
