@@ -35,8 +35,8 @@ afterAll(stopS3);
 
 vi.mock("@/server/auth/session", () => ({ getSessionPrincipal: async () => null }));
 
-const { bearer, createTestUser } = await import("@/test/helpers");
-const { runInput } = await import("@/test/runs");
+const { createTestUser } = await import("@/test/helpers");
+const { runsOver } = await import("./test-fixtures");
 const { startExtraServer } = await import("@/test/extra-server");
 const { callerAs } = await import("@/test/trpc-callers");
 const { getPool } = await import("@/server/db");
@@ -50,38 +50,17 @@ const LIFECYCLE_ENV = { CRON_SECRET: "lifecycle-cron-secret", RUN_ARCHIVE_AFTER_
 let server: Awaited<ReturnType<typeof startExtraServer>>;
 let user: Awaited<ReturnType<typeof createTestUser>>;
 let admin: ReturnType<typeof callerAs>;
+let get: ReturnType<typeof runsOver>["get"];
+let finishedRun: ReturnType<typeof runsOver>["finishedRun"];
+let replay: ReturnType<typeof runsOver>["replay"];
 
 beforeAll(async () => {
   // Its own lifecycle duties are on, for the cron route; its start-up tick finds nothing due yet.
   [server, user] = await Promise.all([startExtraServer({ ...s3.env, ...LIFECYCLE_ENV, DATABASE_URL: database.url }), createTestUser()]);
   admin = callerAs(await createTestUser({ role: "admin" }));
+  ({ get, finishedRun, replay } = runsOver(server.url, user.apiKey));
 }, 90_000);
 afterAll(() => server?.child.kill("SIGKILL"));
-
-const get = (path: string, headers: Record<string, string> = {}) => fetch(`${server.url}${path}`, { headers: { ...bearer(user.apiKey), ...headers } });
-
-/** A finished run started over HTTP (202), its thread and its ids. */
-async function finishedRun(text: string): Promise<{ runId: string; threadId: string; id: string }> {
-  const input = runInput({}, text);
-  const res = await fetch(`${server.url}/api/v1/agent/runs`, {
-    method: "POST",
-    headers: { ...bearer(user.apiKey), "content-type": "application/json" },
-    body: JSON.stringify(input),
-  });
-  expect(res.status).toBe(202);
-  // Following the run to its end is the wait: the stream ends with its terminal event.
-  await (await get(`/api/v1/agent/runs/${input.runId}/events`, { accept: "text/event-stream" })).text();
-  const { rows } = await getPool().query<{ id: string }>(`select id from runs where run_id = $1 and status = 'completed'`, [input.runId]);
-  expect(rows).toHaveLength(1);
-  return { runId: input.runId, threadId: input.threadId, id: rows[0]!.id };
-}
-
-/** What a client reads following the run from `after` (by `?after=` or by Last-Event-ID). */
-async function replay(runId: string, after = 0, how: "query" | "header" = "query"): Promise<{ status: number; body: string }> {
-  const path = `/api/v1/agent/runs/${runId}/events${how === "query" && after > 0 ? `?after=${after}` : ""}`;
-  const res = await get(path, { accept: "text/event-stream", ...(how === "header" ? { "last-event-id": String(after) } : {}) });
-  return { status: res.status, body: await res.text() };
-}
 
 const hotRows = async (id: string) =>
   (await getPool().query<{ n: number }>(`select count(*)::int as n from run_event_batches where run_id = $1`, [id])).rows[0]!.n;

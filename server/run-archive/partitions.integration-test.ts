@@ -22,8 +22,9 @@ afterAll(async () => {
 
 vi.mock("@/server/auth/session", () => ({ getSessionPrincipal: async () => null }));
 
-const { bearer, createTestUser } = await import("@/test/helpers");
+const { createTestUser } = await import("@/test/helpers");
 const { runInput } = await import("@/test/runs");
+const { runsOver } = await import("./test-fixtures");
 const { startExtraServer } = await import("@/test/extra-server");
 const { getPool } = await import("@/server/db");
 const { expireRunEventsOnce } = await import("./service");
@@ -35,34 +36,19 @@ const { readEvents } = await import("@/server/runs/event-log");
 const CRON_SECRET = "partitions-cron-secret";
 let server: Awaited<ReturnType<typeof startExtraServer>>;
 let user: Awaited<ReturnType<typeof createTestUser>>;
+let get: ReturnType<typeof runsOver>["get"];
+let finishedRun: ReturnType<typeof runsOver>["finishedRun"];
+let replay: ReturnType<typeof runsOver>["replay"];
 
 beforeAll(async () => {
   // Its lifecycle timer is on (it always is, for the partitions); no retention policy of its own.
   [server, user] = await Promise.all([startExtraServer({ CRON_SECRET, DATABASE_URL: database.url }), createTestUser()]);
+  ({ get, finishedRun, replay } = runsOver(server.url, user.apiKey));
 }, 90_000);
 afterAll(() => server?.child.kill("SIGKILL"));
 
-const get = (p: string, headers: Record<string, string> = {}) => fetch(`${server.url}${p}`, { headers: { ...bearer(user.apiKey), ...headers } });
 const query = async <T extends Record<string, unknown>>(sql: string, params: unknown[] = []) => (await getPool().query<T>(sql, params)).rows;
 
-/** A finished run started over HTTP (202), its thread and its ids. */
-async function finishedRun(text: string): Promise<{ runId: string; threadId: string; id: string }> {
-  const input = runInput({}, text);
-  const res = await fetch(`${server.url}/api/v1/agent/runs`, {
-    method: "POST",
-    headers: { ...bearer(user.apiKey), "content-type": "application/json" },
-    body: JSON.stringify(input),
-  });
-  expect(res.status).toBe(202);
-  await (await get(`/api/v1/agent/runs/${input.runId}/events`, { accept: "text/event-stream" })).text();
-  const [row] = await query<{ id: string }>(`select id from runs where run_id = $1 and status = 'completed'`, [input.runId]);
-  return { runId: input.runId, threadId: input.threadId, id: row!.id };
-}
-
-const replay = async (runId: string) => {
-  const res = await get(`/api/v1/agent/runs/${runId}/events`, { accept: "text/event-stream" });
-  return { status: res.status, body: await res.text() };
-};
 const history = async (threadId: string) => (await get(`/api/v1/agent/history?threadId=${threadId}`)).json();
 
 /** The month `offset` months from the database's current one, as its partition's name. */
