@@ -109,8 +109,8 @@ async function partitionKey(runId: string, fresh: boolean): Promise<string | nul
 }
 
 /**
- * `read` with the run's partition key. A kept key that finds nothing is checked once against the
- * run's row (a run whose created_at was edited behind the runtime's back reads as it now is).
+ * `read` with the run's partition key. A kept key whose answer `none` doubts is checked once against
+ * the run's row (a run whose created_at was edited behind the runtime's back reads as it now is).
  */
 async function inRunPartition<T>(runId: string, read: (key: string) => Promise<T>, none: (found: T) => boolean, empty: T): Promise<T> {
   const kept = partitionKeys.get(runId);
@@ -137,7 +137,9 @@ export async function selectEventBatches({ runId, after, limit, ended = false }:
         [runId, after, limit, key],
       )
     ).rows;
-  return inRunPartition(runId, read, (rows) => rows.length === 0, [] as Row[]);
+  // Only a read from the log's start that finds nothing is in doubt (every log starts with
+  // RUN_STARTED): a caught-up follower's empty re-reads cost no second statement.
+  return inRunPartition(runId, read, (rows) => rows.length === 0 && after === 0, [] as Row[]);
 }
 
 export async function findLastPersistedSeq({ runId }: { runId: string }): Promise<number> {
