@@ -1,12 +1,8 @@
 import { GetObjectCommand, HeadObjectCommand } from "@aws-sdk/client-s3";
 import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startEmbeddedPostgres } from "@/scripts/lib/embedded-postgres";
-import { migrate } from "@/scripts/lib/migrator";
+import { startOwnDatabase } from "@/test/own-database";
 import { s3ClientOf, startS3Server } from "@/test/s3-server";
 
 // The event log's lifecycle end to end: runs made over HTTP by a production server whose
@@ -18,14 +14,7 @@ const s3 = await startS3Server();
 Object.assign(process.env, s3.env);
 // A database of this file's own: the duties archive and expire every due run of the database they
 // run on, and with the clock moved on, that would be every other test file's runs as well.
-const scratch = mkdtempSync(path.join(os.tmpdir(), "dispatch-lifecycle-db-"));
-const database = await startEmbeddedPostgres({ dataDir: scratch, database: "dispatch" });
-await migrate({ connectionString: database.url });
-process.env.DATABASE_URL = database.url;
-afterAll(async () => {
-  await database.stop().catch(() => {});
-  rmSync(scratch, { recursive: true, force: true });
-});
+const database = await startOwnDatabase("lifecycle");
 let s3Stopped = false;
 const stopS3 = async () => {
   if (!s3Stopped) await s3.stop();

@@ -1,24 +1,13 @@
 import { EventType } from "@ag-ui/core";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startEmbeddedPostgres } from "@/scripts/lib/embedded-postgres";
-import { migrate } from "@/scripts/lib/migrator";
+import { startOwnDatabase } from "@/test/own-database";
 
 // The event log's monthly partitions: made ahead by the archive duty, dropped whole by retention
 // while the current month's runs stream on, the dropped runs' replays answering 410 and their
 // threads whole. Runs are made over HTTP by a production server and, for the one that streams
 // during the drop, executed in this process; "older" runs are moved back in time, run and log
 // together. A database of this file's own: retention here expires every due run of its database.
-const scratch = mkdtempSync(path.join(os.tmpdir(), "dispatch-partitions-db-"));
-const database = await startEmbeddedPostgres({ dataDir: scratch, database: "dispatch" });
-await migrate({ connectionString: database.url });
-process.env.DATABASE_URL = database.url;
-afterAll(async () => {
-  await database.stop().catch(() => {});
-  rmSync(scratch, { recursive: true, force: true });
-});
+const database = await startOwnDatabase("partitions");
 
 vi.mock("@/server/auth/session", () => ({ getSessionPrincipal: async () => null }));
 
