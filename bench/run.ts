@@ -75,6 +75,7 @@ const plan = {
 // Ports in 3300-3399 when free, so parallel work on this machine can keep clear of them.
 // BENCH_PORT_BASE moves them all, for two benches on one machine.
 const base = Number(process.env.BENCH_PORT_BASE ?? 3300);
+if (!Number.isInteger(base) || base < 1024 || base > 65_530) throw new Error(`BENCH_PORT_BASE takes a port from 1024 to 65530 (it uses that one and the next four); got ${process.env.BENCH_PORT_BASE}`);
 const PORTS = { dispatch: base, limit: base + 1, model: base + 2, second: base + 3, durable: base + 4 };
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
